@@ -1,14 +1,69 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
+//! `agent`: run the AI coding CLI that really answers right now. See DESIGN.md for the
+//! contract; `main.rs` only calls [`run`].
+
+pub mod cascade;
+pub mod cli;
+pub mod cli_settings;
+pub mod config;
+pub mod discover;
+pub mod docs;
+pub mod error_class;
+pub mod events;
+pub mod exit_codes;
+pub mod expand;
+pub mod health;
+pub mod launch;
+pub mod launcher;
+pub mod paths;
+pub mod probe;
+pub mod redact;
+pub mod report;
+pub mod rung;
+pub mod signals;
+pub mod state_file;
+pub mod term;
+
+use std::process::ExitCode;
+
+/// Parses the command line and does what it asks.
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = match cli::parse(std::env::args_os().skip(1).collect()) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // --help and --version land here too, with exit code 0.
+            let _ = err.print();
+            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
+        }
+    };
+    term::init(cli.quiet, cli.color);
+    if let Some(dir) = &cli.generate_man {
+        docs::write_man(dir)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dir) = &cli.generate_completions {
+        docs::write_completions(dir)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let config = config::load(paths::config_file(cli.config.clone()))?;
+    if cli.list {
+        return report::list::run(&config, cli.json);
+    }
+    let options = launcher::Options {
+        args: &cli.cli_args,
+        dry_run: cli.dry_run,
+        json: cli.json,
+    };
+    match &cli.use_backend {
+        Some(spec) => launcher::force(&config, spec, &options),
+        None => launcher::run(&config, &options),
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
+/// A closed stdout (`agent --list | head -1`) is not an error worth a word.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -1,0 +1,343 @@
+//! Choosing a rung (DESIGN.md §5): health first (cooling rungs are skipped and fresh good
+//! ones trusted, without a call), then probes — hedged, so a vendor that hangs costs one
+//! probe timeout rather than one per rung. The winner is the first rung in table order that
+//! answered once every rung above it has failed.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::error_class::ErrorClass;
+use crate::health::{self, HealthFile, Store, Verdict};
+use crate::probe::{self, Call, Outcome};
+use crate::rung::{self, Rung};
+
+/// What is known about one rung.
+#[derive(Debug, Clone)]
+pub enum Status {
+    /// Usable: trusted from health, probed now, or unprobed by configuration.
+    Good {
+        how: Good,
+        reason: String,
+        latency: Option<Duration>,
+    },
+    /// Not usable now. `skip`: a built-in rung whose CLI is not installed.
+    Failed {
+        class: ErrorClass,
+        reason: String,
+        skip: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Good {
+    Trusted,
+    Probed,
+    Unprobed,
+}
+
+impl Status {
+    pub fn is_good(&self) -> bool {
+        matches!(self, Status::Good { .. })
+    }
+
+    pub fn reason(&self) -> &str {
+        match self {
+            Status::Good { reason, .. } | Status::Failed { reason, .. } => reason,
+        }
+    }
+}
+
+/// The result of one choice: the winner (0-based), and every rung passed over on the way.
+#[derive(Debug)]
+pub struct Choice {
+    pub winner: Option<usize>,
+    pub passed: Vec<(usize, Status)>,
+    pub winner_status: Option<Status>,
+}
+
+#[derive(Debug, Clone)]
+enum Slot {
+    Unresolved,
+    Known(Status),
+    NeedsProbe,
+    Waiting(String),
+}
+
+enum Probe {
+    Running,
+    Done(Outcome),
+}
+
+pub struct Cascade<'a> {
+    config: &'a Config,
+    store: Store,
+    health: HealthFile,
+    rungs: Vec<Option<Rung<'a>>>,
+    /// Probes this process started, by target: a target shared by two rungs is called once.
+    probes: HashMap<String, Probe>,
+    tx: mpsc::Sender<(String, Outcome)>,
+    rx: mpsc::Receiver<(String, Outcome)>,
+}
+
+impl<'a> Cascade<'a> {
+    pub fn new(config: &'a Config, store: Store) -> Cascade<'a> {
+        let health = store.load();
+        let (tx, rx) = mpsc::channel();
+        Cascade {
+            config,
+            store,
+            health,
+            rungs: vec![None; config.rungs.len()],
+            probes: HashMap::new(),
+            tx,
+            rx,
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The resolved rung at `index` (0-based), resolving it on first use.
+    pub fn rung(&mut self, index: usize) -> &Rung<'a> {
+        if self.rungs[index].is_none() {
+            let def = &self.config.rungs[index];
+            self.rungs[index] = Some(rung::resolve(self.config, index + 1, def));
+        }
+        self.rungs[index].as_ref().expect("resolved above")
+    }
+
+    /// Chooses the first usable rung at or after `start`.
+    pub fn choose(&mut self, start: usize) -> Choice {
+        let count = self.config.rungs.len();
+        let mut slots: Vec<Slot> = vec![Slot::Unresolved; count];
+        let mut last_start: Option<Instant> = None;
+        let hedge = self.config.hedge;
+        loop {
+            let frontier =
+                (start..count).find(|&i| !matches!(&slots[i], Slot::Known(Status::Failed { .. })));
+            let Some(frontier) = frontier else {
+                return Self::finish(start, None, &slots);
+            };
+            if matches!(slots[frontier], Slot::Unresolved) {
+                slots[frontier] = self.evaluate(frontier);
+                continue;
+            }
+            match slots[frontier].clone() {
+                Slot::Known(Status::Good { .. }) => {
+                    return Self::finish(start, Some(frontier), &slots);
+                }
+                Slot::Known(Status::Failed { .. }) | Slot::Unresolved => {}
+                Slot::NeedsProbe => {
+                    if self.start_probe(frontier) {
+                        last_start = Some(Instant::now());
+                    }
+                    slots[frontier] = Slot::Waiting(self.target(frontier));
+                }
+                Slot::Waiting(_) => {
+                    let deadline = last_start.map_or_else(Instant::now, |at| at + hedge);
+                    if Instant::now() >= deadline {
+                        if let Some(next) = self.hedge_candidate(frontier, &mut slots) {
+                            crate::term::debug(&format!(
+                                "rung {} has not answered within {} ms: probing rung {} alongside",
+                                frontier + 1,
+                                hedge.as_millis(),
+                                next + 1
+                            ));
+                            if self.start_probe(next) {
+                                last_start = Some(Instant::now());
+                            }
+                            slots[next] = Slot::Waiting(self.target(next));
+                            continue;
+                        }
+                        // Nothing left to hedge with: wait for the answers already asked for.
+                        last_start = None;
+                        self.wait(&mut slots, None);
+                    } else {
+                        self.wait(&mut slots, Some(deadline));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next rung below `frontier` worth probing early, if none below it is already good.
+    fn hedge_candidate(&mut self, frontier: usize, slots: &mut [Slot]) -> Option<usize> {
+        for (next, slot) in slots.iter_mut().enumerate().skip(frontier + 1) {
+            if matches!(slot, Slot::Unresolved) {
+                *slot = self.evaluate(next);
+            }
+            match slot {
+                Slot::NeedsProbe => return Some(next),
+                Slot::Known(Status::Good { .. }) => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Waits for one probe answer (until `deadline`, if given) and applies it to every rung
+    /// that was waiting on that target.
+    fn wait(&mut self, slots: &mut [Slot], deadline: Option<Instant>) {
+        let received = match deadline {
+            Some(deadline) => self
+                .rx
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .ok(),
+            None => self.rx.recv().ok(),
+        };
+        let Some((target, outcome)) = received else {
+            return;
+        };
+        for slot in slots.iter_mut() {
+            if matches!(slot, Slot::Waiting(t) if *t == target) {
+                *slot = Slot::Known(status_of(&outcome));
+            }
+        }
+        self.probes.insert(target, Probe::Done(outcome));
+    }
+
+    fn target(&mut self, index: usize) -> String {
+        match &self.rung(index).state {
+            Ok(ready) => ready.plan.target.clone(),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// What can be said of a rung without a new call.
+    fn evaluate(&mut self, index: usize) -> Slot {
+        let cache = self.config.probe_cache;
+        let now = health::now_ms();
+        let rung = self.rung(index).clone();
+        let label = rung.label();
+        let ready = match &rung.state {
+            Err(unusable) => {
+                crate::term::debug(&format!("rung {}: {label}: {}", index + 1, unusable.reason));
+                return Slot::Known(Status::Failed {
+                    class: unusable.class,
+                    reason: unusable.reason.clone(),
+                    skip: unusable.skip,
+                });
+            }
+            Ok(ready) => ready,
+        };
+        let target = &ready.plan.target;
+        match self.probes.get(target) {
+            Some(Probe::Done(outcome)) => return Slot::Known(status_of(outcome)),
+            Some(Probe::Running) => return Slot::Waiting(target.clone()),
+            None => {}
+        }
+        if matches!(ready.plan.call, Call::None) {
+            return Slot::Known(Status::Good {
+                how: Good::Unprobed,
+                reason: "not probed (probe kind none): the fast-fail net guards the launch".into(),
+                latency: None,
+            });
+        }
+        match self.health.verdict(target, cache, now) {
+            Verdict::Trusted { reason } => {
+                crate::term::debug(&format!(
+                    "rung {}: {label}: trusted, probed OK within {}s",
+                    index + 1,
+                    cache.as_secs()
+                ));
+                Slot::Known(Status::Good {
+                    how: Good::Trusted,
+                    reason,
+                    latency: None,
+                })
+            }
+            Verdict::Cooling {
+                class,
+                reason,
+                until_ms,
+            } => {
+                let left = until_ms.map_or_else(
+                    || "until the configuration changes".to_string(),
+                    |until| format!("{}s more", until.saturating_sub(now).div_ceil(1000)),
+                );
+                crate::term::debug(&format!(
+                    "rung {}: {label}: skipped, cooling down {left} after {class}",
+                    index + 1
+                ));
+                Slot::Known(Status::Failed {
+                    class,
+                    reason,
+                    skip: false,
+                })
+            }
+            Verdict::Unknown => Slot::NeedsProbe,
+        }
+    }
+
+    /// Starts the probe of rung `index` on its own thread. False when its target is already
+    /// being probed (the rung joins that probe instead).
+    fn start_probe(&mut self, index: usize) -> bool {
+        let Ok(ready) = &self.rung(index).state else {
+            return false;
+        };
+        let plan = ready.plan.clone();
+        if self.probes.contains_key(&plan.target) {
+            return false;
+        }
+        crate::term::debug(&format!("rung {}: probing {}", index + 1, plan.target));
+        self.probes.insert(plan.target.clone(), Probe::Running);
+        let tx = self.tx.clone();
+        let store = self.store.clone();
+        let quota_cooldown = self.config.quota_cooldown;
+        std::thread::spawn(move || {
+            let outcome = probe::run(&plan);
+            store.record(&plan.target, &outcome, quota_cooldown);
+            let _ = tx.send((plan.target, outcome));
+        });
+        true
+    }
+
+    fn finish(start: usize, winner: Option<usize>, slots: &[Slot]) -> Choice {
+        let end = winner.unwrap_or(slots.len());
+        let passed = (start..end)
+            .filter_map(|i| match &slots[i] {
+                Slot::Known(status) => Some((i, status.clone())),
+                _ => None,
+            })
+            .collect();
+        let winner_status = winner.and_then(|w| match &slots[w] {
+            Slot::Known(status) => Some(status.clone()),
+            _ => None,
+        });
+        Choice {
+            winner,
+            passed,
+            winner_status,
+        }
+    }
+}
+
+fn status_of(outcome: &Outcome) -> Status {
+    if outcome.is_ok() {
+        Status::Good {
+            how: Good::Probed,
+            reason: outcome.reason.clone(),
+            latency: Some(outcome.latency),
+        }
+    } else {
+        Status::Failed {
+            class: outcome.class,
+            reason: outcome.reason.clone(),
+            skip: false,
+        }
+    }
+}
+
+impl Cascade<'_> {
+    /// How many rungs the table has.
+    pub fn len(&self) -> usize {
+        self.rungs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rungs.is_empty()
+    }
+}

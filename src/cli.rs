@@ -1,0 +1,221 @@
+//! The command line: agent's own flags (a fixed set of long options), and the split that
+//! leaves every other word for the CLI it launches, unchanged and in order.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{ArgAction, CommandFactory, Parser, ValueEnum};
+
+const AFTER_HELP: &str = "\
+Every argument that is not one of agent's options passes through to the chosen CLI unchanged
+and in order; `--` ends agent's options (everything after it passes through). In a launch,
+`--json` also passes through (codex uses it); it is agent's only next to --list or --dry-run.
+
+Examples:
+  agent                          auto-pick the best live rung and run it
+  agent -p \"explain this bug\"    arguments pass straight through to the chosen CLI
+  agent --use gemini             force a backend: no probes, no fallback
+  agent --use claude:sonnet      force backend and model (aliases map to full ids)
+  agent --dry-run -p hi          show what would run, and why; run nothing
+  agent --list                   the backends and the rung table
+
+Exit codes: the launched CLI's own; 2 usage or configuration error; 69 no rung available.
+Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
+state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
+
+/// agent's options. Parsed only from the words the split kept for agent.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent",
+    version,
+    about = "Run the AI coding CLI that really answers right now; fall back, announced, when it does not",
+    override_usage = "agent [AGENT OPTIONS] [--] [ARGS FOR THE CLI]...",
+    after_help = AFTER_HELP,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// Force a backend (and model): no probes, no fallback; agent execs the CLI in its place
+    #[arg(long = "use", value_name = "BACKEND[:MODEL]")]
+    pub use_backend: Option<String>,
+
+    /// Choose a rung (probing as a launch would) and print the command, environment names
+    /// and the reason; run nothing
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print the backends and the rung table
+    #[arg(long)]
+    pub list: bool,
+
+    /// Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Machine-readable output for --list and --dry-run
+    #[arg(long)]
+    pub json: bool,
+
+    /// When to colour agent's own output (NO_COLOR is honoured)
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+
+    /// Print no notices (errors are still printed)
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// Write the man page into DIR (for packagers)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub generate_man: Option<PathBuf>,
+
+    /// Write bash, zsh and fish completions into DIR (for packagers)
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub generate_completions: Option<PathBuf>,
+
+    /// Arguments for the launched CLI, passed through unchanged
+    #[arg(
+        value_name = "ARGS FOR THE CLI",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub cli_args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Cli {
+    /// True when agent reports instead of launching: then `--json` is agent's.
+    fn is_report(&self) -> bool {
+        self.list || self.dry_run
+    }
+}
+
+/// Splits argv (without argv0) into agent's words and the CLI's words, then parses agent's.
+///
+/// agent's options are recognised anywhere before `--`; everything else, including values
+/// that look like flags, passes through in order.
+pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    let command = Cli::command();
+    let mut ours: Vec<OsString> = vec!["agent".into()];
+    let mut theirs: Vec<OsString> = Vec::new();
+    // `--json` is kept in place among the CLI's words until we know whether this is a report.
+    let mut json_at: Vec<usize> = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let Some(text) = arg.to_str() else {
+            theirs.push(arg);
+            continue;
+        };
+        if text == "--" {
+            theirs.extend(args.by_ref());
+            break;
+        }
+        let Some(long) = text.strip_prefix("--") else {
+            theirs.push(arg);
+            continue;
+        };
+        let (name, inline_value) = match long.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (long, None),
+        };
+        match own_option(&command, name) {
+            Some(_) if name == "json" => {
+                json_at.push(theirs.len());
+                theirs.push(arg);
+            }
+            Some(takes_value) => {
+                ours.push(arg.clone());
+                if takes_value
+                    && inline_value.is_none()
+                    && let Some(value) = args.next()
+                {
+                    ours.push(value);
+                }
+            }
+            None => theirs.push(arg),
+        }
+    }
+    let mut cli = Cli::try_parse_from(ours)?;
+    if !json_at.is_empty() && cli.is_report() {
+        cli.json = true;
+        for index in json_at.into_iter().rev() {
+            theirs.remove(index);
+        }
+    }
+    cli.cli_args = theirs
+        .into_iter()
+        .map(|arg| {
+            arg.into_string()
+                .unwrap_or_else(|raw| raw.to_string_lossy().into_owned())
+        })
+        .collect();
+    Ok(cli)
+}
+
+/// `Some(takes_value)` when `name` is one of agent's long options (help and version included).
+fn own_option(command: &clap::Command, name: &str) -> Option<bool> {
+    match name {
+        "help" | "version" => return Some(false),
+        _ => {}
+    }
+    command
+        .get_arguments()
+        .find(|arg| arg.get_long() == Some(name))
+        .map(|arg| matches!(arg.get_action(), ArgAction::Set | ArgAction::Append))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(args: &[&str]) -> Cli {
+        parse(args.iter().map(OsString::from).collect()).expect("parses")
+    }
+
+    #[test]
+    fn unknown_words_pass_through_in_order() {
+        let cli = split(&["-p", "hi", "--model", "x", "--verbose", "-c"]);
+        assert_eq!(
+            cli.cli_args,
+            ["-p", "hi", "--model", "x", "--verbose", "-c"]
+        );
+    }
+
+    #[test]
+    fn own_options_are_taken_anywhere_before_double_dash() {
+        let cli = split(&["-p", "hi", "--use", "claude:sonnet", "--resume"]);
+        assert_eq!(cli.use_backend.as_deref(), Some("claude:sonnet"));
+        assert_eq!(cli.cli_args, ["-p", "hi", "--resume"]);
+    }
+
+    #[test]
+    fn double_dash_ends_agent_options() {
+        let cli = split(&["--dry-run", "--", "--list", "--", "x"]);
+        assert!(cli.dry_run);
+        assert!(!cli.list);
+        assert_eq!(cli.cli_args, ["--list", "--", "x"]);
+    }
+
+    #[test]
+    fn inline_values_are_understood() {
+        let cli = split(&["--use=gemini", "--color=never", "hi"]);
+        assert_eq!(cli.use_backend.as_deref(), Some("gemini"));
+        assert_eq!(cli.color, ColorWhen::Never);
+        assert_eq!(cli.cli_args, ["hi"]);
+    }
+
+    #[test]
+    fn json_belongs_to_the_cli_in_a_launch_and_to_agent_in_a_report() {
+        assert_eq!(
+            split(&["exec", "--json", "hi"]).cli_args,
+            ["exec", "--json", "hi"]
+        );
+        let report = split(&["--list", "--json"]);
+        assert!(report.json);
+        assert!(report.cli_args.is_empty());
+    }
+}

@@ -1,0 +1,514 @@
+//! The configuration (DESIGN.md §3): the embedded built-in table, overridden key by key by
+//! the user's TOML file, then by the `AGENT_*` environment. Every mistake in the file is a
+//! usage error naming the file, the line and the key.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::exit_codes::usage;
+
+const BUILTIN: &str = include_str!("builtin.toml");
+
+/// The settings agent runs with, after merging.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file that was read, if any.
+    pub source: Option<PathBuf>,
+    pub fastfail: Duration,
+    pub probe_timeout: Duration,
+    pub probe_cache: Duration,
+    pub hedge: Duration,
+    pub quota_cooldown: Duration,
+    pub backends: BTreeMap<String, Backend>,
+    pub rungs: Vec<RungDef>,
+    /// False when the user's file replaced the table with its own `[[rungs]]`.
+    pub rungs_are_builtin: bool,
+}
+
+/// One way to run a CLI.
+#[derive(Debug, Clone)]
+pub struct Backend {
+    pub name: String,
+    /// What a person calls it in notices: "Claude Code".
+    pub label: String,
+    pub command: String,
+    pub vendor: String,
+    pub model_flag: Option<String>,
+    /// The model to probe when neither the rung nor the CLI's own settings name one.
+    pub default_model: Option<String>,
+    /// Aliases (`opus`) to full ids; values may hold `${VAR}` references.
+    pub models: BTreeMap<String, String>,
+    /// Extra environment for the launched CLI; values may hold `${VAR}` references.
+    pub env: BTreeMap<String, String>,
+    /// Variables removed from the launched CLI's environment.
+    pub env_remove: Vec<String>,
+    pub probe: ProbeDef,
+    /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
+    pub builtin: bool,
+}
+
+/// How a backend is probed. Unset `url`/`key` mean "whatever the CLI itself uses".
+#[derive(Debug, Clone, Default)]
+pub struct ProbeDef {
+    pub kind: ProbeKind,
+    pub url: Option<String>,
+    pub key: Option<String>,
+    pub auth: Option<Auth>,
+    pub api: OpenAiApi,
+    /// For `command` probes: the argv to run instead of `<command> [--model M] -p hi`.
+    pub argv: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeKind {
+    Anthropic,
+    Openai,
+    Gemini,
+    Command,
+    #[default]
+    None,
+}
+
+impl ProbeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeKind::Anthropic => "anthropic",
+            ProbeKind::Openai => "openai",
+            ProbeKind::Gemini => "gemini",
+            ProbeKind::Command => "command",
+            ProbeKind::None => "none",
+        }
+    }
+}
+
+/// How an Anthropic key is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Auth {
+    /// `x-api-key: KEY`
+    XApiKey,
+    /// `Authorization: Bearer KEY`
+    Bearer,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpenAiApi {
+    #[default]
+    Chat,
+    Responses,
+}
+
+/// One row of the table, as written (aliases and variables not yet resolved).
+#[derive(Debug, Clone)]
+pub struct RungDef {
+    pub backend: String,
+    pub probe_model: String,
+    pub run_model: String,
+}
+
+// ---- the file's shape -------------------------------------------------------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    fastfail_seconds: Option<Spanned<Seconds>>,
+    probe_timeout_seconds: Option<Spanned<Seconds>>,
+    probe_cache_seconds: Option<Spanned<Seconds>>,
+    hedge_ms: Option<u64>,
+    quota_minutes: Option<Spanned<Seconds>>,
+    #[serde(default)]
+    backends: BTreeMap<String, Spanned<BackendFile>>,
+    rungs: Option<Vec<RungFile>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BackendFile {
+    label: Option<String>,
+    command: Option<Spanned<String>>,
+    vendor: Option<String>,
+    model_flag: Option<String>,
+    default_model: Option<String>,
+    models: Option<BTreeMap<String, Spanned<String>>>,
+    env: Option<BTreeMap<String, String>>,
+    env_remove: Option<Vec<String>>,
+    probe: Option<ProbeFile>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProbeFile {
+    kind: Option<ProbeKind>,
+    url: Option<String>,
+    key: Option<String>,
+    auth: Option<Auth>,
+    api: Option<OpenAiApi>,
+    argv: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RungFile {
+    backend: Spanned<String>,
+    #[serde(default)]
+    probe_model: String,
+    #[serde(default)]
+    run_model: String,
+}
+
+/// A number of seconds, written as an integer or a float.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(untagged)]
+enum Seconds {
+    Int(u64),
+    Float(f64),
+}
+
+impl Seconds {
+    fn duration(self) -> Option<Duration> {
+        match self {
+            Seconds::Int(secs) => Some(Duration::from_secs(secs)),
+            Seconds::Float(secs) => Duration::try_from_secs_f64(secs).ok(),
+        }
+    }
+}
+
+// ---- loading ----------------------------------------------------------------------------
+
+/// Loads the built-in table, then the file (when there is one), then the environment.
+pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
+    let builtin: FileConfig = toml::from_str(BUILTIN).expect("the built-in table parses");
+    let mut config = Config {
+        source: None,
+        fastfail: Duration::from_secs(25),
+        probe_timeout: Duration::from_secs(10),
+        probe_cache: Duration::from_secs(300),
+        hedge: Duration::from_millis(400),
+        quota_cooldown: Duration::from_secs(60 * 60),
+        backends: BTreeMap::new(),
+        rungs: Vec::new(),
+        rungs_are_builtin: true,
+    };
+    let builtin_source = Source {
+        path: Path::new("<built-in>"),
+        text: BUILTIN,
+    };
+    merge(&mut config, builtin, &builtin_source, true)?;
+
+    if let Some((path, explicit)) = file {
+        match fs::read_to_string(&path) {
+            Ok(text) => {
+                let source = Source {
+                    path: &path,
+                    text: &text,
+                };
+                let parsed: FileConfig = toml::from_str(&text).map_err(|err| {
+                    let line = err.span().map_or(String::new(), |span| {
+                        format!(":{}", source.line(span.start))
+                    });
+                    usage(format!(
+                        "{}{line}: {}",
+                        path.display(),
+                        err.message().trim_end()
+                    ))
+                })?;
+                merge(&mut config, parsed, &source, false)?;
+                config.source = Some(path);
+            }
+            Err(err) if err.kind() == io::ErrorKind::NotFound && !explicit => {}
+            Err(err) => {
+                return Err(err)
+                    .with_context(|| format!("reading the configuration file {}", path.display()));
+            }
+        }
+    }
+    apply_env_overrides(&mut config)?;
+    Ok(config)
+}
+
+struct Source<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Source<'_> {
+    /// 1-based line of a byte offset.
+    fn line(&self, offset: usize) -> usize {
+        self.text[..offset.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+
+    fn error(&self, offset: usize, key: &str, message: &str) -> anyhow::Error {
+        usage(format!(
+            "{}:{}: {key}: {message}",
+            self.path.display(),
+            self.line(offset)
+        ))
+    }
+}
+
+fn merge(
+    config: &mut Config,
+    file: FileConfig,
+    source: &Source,
+    builtin: bool,
+) -> anyhow::Result<()> {
+    let seconds = |value: Option<Spanned<Seconds>>,
+                   key: &str,
+                   scale: u32|
+     -> anyhow::Result<Option<Duration>> {
+        value
+            .map(|spanned| {
+                let span = spanned.span();
+                spanned
+                    .into_inner()
+                    .duration()
+                    .map(|d| d * scale)
+                    .ok_or_else(|| source.error(span.start, key, "must be a non-negative number"))
+            })
+            .transpose()
+    };
+    if let Some(d) = seconds(file.fastfail_seconds, "fastfail_seconds", 1)? {
+        config.fastfail = d;
+    }
+    if let Some(d) = seconds(file.probe_timeout_seconds, "probe_timeout_seconds", 1)? {
+        config.probe_timeout = d;
+    }
+    if let Some(d) = seconds(file.probe_cache_seconds, "probe_cache_seconds", 1)? {
+        config.probe_cache = d;
+    }
+    if let Some(d) = seconds(file.quota_minutes, "quota_minutes", 60)? {
+        config.quota_cooldown = d;
+    }
+    if let Some(ms) = file.hedge_ms {
+        config.hedge = Duration::from_millis(ms);
+    }
+
+    for (name, spanned) in file.backends {
+        let span = spanned.span();
+        let over = spanned.into_inner();
+        let key = format!("backends.{name}");
+        let backend = match config.backends.remove(&name) {
+            Some(existing) => existing,
+            None => {
+                let Some(command) = &over.command else {
+                    return Err(source.error(span.start, &key, "a new backend needs `command`"));
+                };
+                Backend {
+                    name: name.clone(),
+                    label: name.clone(),
+                    command: command.get_ref().clone(),
+                    vendor: name.clone(),
+                    model_flag: Some("--model".into()),
+                    default_model: None,
+                    models: BTreeMap::new(),
+                    env: BTreeMap::new(),
+                    env_remove: Vec::new(),
+                    probe: ProbeDef::default(),
+                    builtin,
+                }
+            }
+        };
+        let backend = overlay(backend, over, source, &key)?;
+        config.backends.insert(name, backend);
+    }
+
+    if let Some(rungs) = file.rungs {
+        let mut defs = Vec::with_capacity(rungs.len());
+        for (index, rung) in rungs.into_iter().enumerate() {
+            let name = rung.backend.get_ref();
+            if !config.backends.contains_key(name) {
+                let known: Vec<&str> = config.backends.keys().map(String::as_str).collect();
+                return Err(source.error(
+                    rung.backend.span().start,
+                    &format!("rungs[{}].backend", index + 1),
+                    &format!("unknown backend \"{name}\" (known: {})", known.join(", ")),
+                ));
+            }
+            defs.push(RungDef {
+                backend: rung.backend.into_inner(),
+                probe_model: rung.probe_model,
+                run_model: rung.run_model,
+            });
+        }
+        if defs.is_empty() {
+            return Err(usage(format!(
+                "{}: rungs: the table has no rungs",
+                source.path.display()
+            )));
+        }
+        config.rungs = defs;
+        config.rungs_are_builtin = builtin;
+    }
+    Ok(())
+}
+
+fn overlay(
+    mut backend: Backend,
+    over: BackendFile,
+    source: &Source,
+    key: &str,
+) -> anyhow::Result<Backend> {
+    if let Some(label) = over.label {
+        backend.label = label;
+    }
+    if let Some(command) = over.command {
+        if command.get_ref().trim().is_empty() {
+            return Err(source.error(
+                command.span().start,
+                &format!("{key}.command"),
+                "must not be empty",
+            ));
+        }
+        backend.command = command.into_inner();
+    }
+    if let Some(vendor) = over.vendor {
+        backend.vendor = vendor;
+    }
+    if let Some(flag) = over.model_flag {
+        backend.model_flag = (!flag.is_empty()).then_some(flag);
+    }
+    if let Some(model) = over.default_model {
+        backend.default_model = (!model.is_empty()).then_some(model);
+    }
+    for (alias, target) in over.models.unwrap_or_default() {
+        if target.get_ref().trim().is_empty() {
+            return Err(source.error(
+                target.span().start,
+                &format!("{key}.models.{alias}"),
+                "the alias resolves to nothing",
+            ));
+        }
+        backend.models.insert(alias, target.into_inner());
+    }
+    backend.env.extend(over.env.unwrap_or_default());
+    if let Some(remove) = over.env_remove {
+        backend.env_remove = remove;
+    }
+    if let Some(probe) = over.probe {
+        let def = &mut backend.probe;
+        if let Some(kind) = probe.kind {
+            def.kind = kind;
+        }
+        def.url = probe.url.or(def.url.take());
+        def.key = probe.key.or(def.key.take());
+        def.auth = probe.auth.or(def.auth);
+        def.api = probe.api.unwrap_or(def.api);
+        def.argv = probe.argv.or(def.argv.take());
+    }
+    Ok(backend)
+}
+
+/// `AGENT_PROBE_TIMEOUT` and `AGENT_FASTFAIL_SECONDS` win over the file.
+fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
+    for (var, slot) in [
+        ("AGENT_PROBE_TIMEOUT", &mut config.probe_timeout),
+        ("AGENT_FASTFAIL_SECONDS", &mut config.fastfail),
+    ] {
+        let Ok(text) = std::env::var(var) else {
+            continue;
+        };
+        if text.is_empty() {
+            continue;
+        }
+        let seconds: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| usage(format!("{var}={text}: expected a number of seconds")))?;
+        *slot = Duration::try_from_secs_f64(seconds).map_err(|_| {
+            usage(format!(
+                "{var}={text}: expected a non-negative number of seconds"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+impl Config {
+    /// The vendor of rung 1: rungs of any other vendor are "independent".
+    pub fn first_vendor(&self) -> Option<&str> {
+        self.rungs
+            .first()
+            .and_then(|rung| self.backends.get(&rung.backend))
+            .map(|backend| backend.vendor.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> anyhow::Result<Config> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        fs::write(&path, text).unwrap();
+        load(Some((path, true)))
+    }
+
+    #[test]
+    fn the_builtin_table_has_seven_rungs() {
+        let config = load(None).unwrap();
+        let names: Vec<&str> = config.rungs.iter().map(|r| r.backend.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "claude",
+                "claude",
+                "claude-proxy",
+                "claude-proxy",
+                "codex",
+                "agy",
+                "gemini"
+            ]
+        );
+        assert_eq!(config.first_vendor(), Some("anthropic"));
+    }
+
+    #[test]
+    fn a_backend_is_overridden_key_by_key() {
+        let config = load_text(
+            "[backends.gemini]\ncommand = \"my-gemini\"\nprobe = { url = \"http://x\" }\n",
+        )
+        .unwrap();
+        let gemini = &config.backends["gemini"];
+        assert_eq!(gemini.command, "my-gemini");
+        assert_eq!(gemini.label, "Gemini CLI");
+        assert_eq!(gemini.probe.kind, ProbeKind::Gemini);
+        assert_eq!(gemini.probe.url.as_deref(), Some("http://x"));
+        assert!(config.rungs_are_builtin);
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_key() {
+        let err =
+            load_text("fastfail_seconds = 3\n\n[backends.claude]\nmodles = {}\n").unwrap_err();
+        let text = format!("{err:#}");
+        assert!(text.contains("config.toml:4"), "{text}");
+        assert!(text.contains("modles"), "{text}");
+
+        let err = load_text("[[rungs]]\nbackend = \"claude\"\n\n[[rungs]]\nbackend = \"nope\"\n")
+            .unwrap_err();
+        let text = format!("{err:#}");
+        assert!(
+            text.contains("config.toml:5: rungs[2].backend: unknown backend \"nope\""),
+            "{text}"
+        );
+
+        let err = load_text("[backends.claude]\nmodels = { opus = \"\" }\n").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("config.toml:2: backends.claude.models.opus"),
+            "{err:#}"
+        );
+    }
+}

@@ -1,0 +1,64 @@
+//! The error classes of DESIGN.md §5: what an answer means for a rung's health.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    Ok,
+    /// 429 without quota words: cools down for two minutes.
+    RateLimited,
+    /// Quota, usage limit, credit balance, 402: skipped for `quota_minutes`.
+    Quota,
+    /// 529, 503.
+    Overloaded,
+    /// 401, 403: auth-dead, 15 minutes doubling to 6 hours.
+    Auth,
+    /// 404 or a model-not-found 400: dead until the configuration changes.
+    BadModel,
+    /// Any other 4xx.
+    BadRequest,
+    /// 500, 502, 504 and other 5xx.
+    Upstream5xx,
+    /// DNS, connect, TLS, timeout — or an answer that is not the API's (a captive portal).
+    Unreachable,
+    /// The launched CLI itself failed within `fastfail_seconds`.
+    Fastfail,
+    CredentialsMissing,
+    BinaryMissing,
+    Misconfigured,
+}
+
+impl ErrorClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::Ok => "ok",
+            ErrorClass::RateLimited => "rate_limited",
+            ErrorClass::Quota => "quota",
+            ErrorClass::Overloaded => "overloaded",
+            ErrorClass::Auth => "auth",
+            ErrorClass::BadModel => "bad_model",
+            ErrorClass::BadRequest => "bad_request",
+            ErrorClass::Upstream5xx => "upstream_5xx",
+            ErrorClass::Unreachable => "unreachable",
+            ErrorClass::Fastfail => "fastfail",
+            ErrorClass::CredentialsMissing => "credentials_missing",
+            ErrorClass::BinaryMissing => "binary_missing",
+            ErrorClass::Misconfigured => "misconfigured",
+        }
+    }
+
+    /// Classes decided locally: shown, never probed.
+    pub fn is_local(self) -> bool {
+        matches!(
+            self,
+            ErrorClass::CredentialsMissing | ErrorClass::BinaryMissing | ErrorClass::Misconfigured
+        )
+    }
+}
+
+impl std::fmt::Display for ErrorClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

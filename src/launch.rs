@@ -1,0 +1,99 @@
+//! Running the chosen CLI (DESIGN.md §5.4): spawn it with the user's arguments, pass its
+//! exit status through, and judge by the second net whether it ever really started.
+
+use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+use crate::signals;
+
+/// How the child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Code(i32),
+    Signal(i32),
+}
+
+/// What the second net makes of an ending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Done: pass this ending through.
+    Final,
+    /// Failed sooner than `fastfail_seconds`: it never really started; try the next rung.
+    FastFail,
+}
+
+/// The second net: exit 0 or 130 is done; a signal is done; a run of at least `fastfail`
+/// is done with its own code (it really worked, and re-running that work elsewhere is
+/// worse than showing the error); anything else failed fast.
+pub fn judge(ended: Ended, elapsed: Duration, fastfail: Duration) -> Verdict {
+    match ended {
+        Ended::Code(0 | 130) | Ended::Signal(_) => Verdict::Final,
+        Ended::Code(_) if elapsed >= fastfail => Verdict::Final,
+        Ended::Code(_) => Verdict::FastFail,
+    }
+}
+
+/// The command to run: the rung's argv prefix, then the user's arguments untouched.
+pub fn command(
+    argv: &[String],
+    user_args: &[String],
+    env: &[(String, String)],
+    env_remove: &[String],
+) -> Command {
+    let mut command = Command::new(&argv[0]);
+    command.args(&argv[1..]).args(user_args);
+    for name in env_remove {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().map(|(k, v)| (k, v)));
+    command
+}
+
+/// Spawns and waits, forwarding TERM/HUP and ignoring INT/QUIT meanwhile.
+pub fn run(mut command: Command) -> anyhow::Result<(Ended, Duration)> {
+    signals::forward_to_children();
+    let started = Instant::now();
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("starting {program}"))?;
+    signals::child_started(child.id());
+    let status = child.wait();
+    let elapsed = started.elapsed();
+    signals::child_ended();
+    let status = status.with_context(|| format!("waiting for {program}"))?;
+    let ended = match (status.code(), status.signal()) {
+        (Some(code), _) => Ended::Code(code),
+        (None, Some(signal)) => Ended::Signal(signal),
+        (None, None) => Ended::Code(1),
+    };
+    Ok((ended, elapsed))
+}
+
+/// Replaces agent with the command (`--use`): no probe, no fallback, nothing to come back to.
+pub fn exec(mut command: Command) -> anyhow::Error {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let err = command.exec();
+    anyhow::Error::new(err).context(format!("running {program}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_second_net() {
+        let fastfail = Duration::from_secs(25);
+        let soon = Duration::from_secs(2);
+        let late = Duration::from_secs(30);
+        assert_eq!(judge(Ended::Code(0), soon, fastfail), Verdict::Final);
+        assert_eq!(judge(Ended::Code(130), soon, fastfail), Verdict::Final);
+        assert_eq!(judge(Ended::Signal(15), soon, fastfail), Verdict::Final);
+        assert_eq!(judge(Ended::Code(1), soon, fastfail), Verdict::FastFail);
+        assert_eq!(judge(Ended::Code(42), soon, fastfail), Verdict::FastFail);
+        assert_eq!(judge(Ended::Code(1), late, fastfail), Verdict::Final);
+    }
+}

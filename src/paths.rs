@@ -1,0 +1,51 @@
+//! Where agent reads its configuration and keeps its state (DESIGN.md §3): XDG layout on
+//! every Unix, macOS included (the `directories` crate would pick Application Support).
+
+use std::env;
+use std::path::PathBuf;
+
+/// The user's home directory: `$HOME`, else the password database.
+pub fn home() -> Option<PathBuf> {
+    match env::var_os("HOME") {
+        Some(home) if !home.is_empty() => Some(PathBuf::from(home)),
+        _ => directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_path_buf()),
+    }
+}
+
+fn xdg(var: &str, fallback: &str) -> Option<PathBuf> {
+    match env::var_os(var) {
+        Some(dir) if !dir.is_empty() && PathBuf::from(&dir).is_absolute() => {
+            Some(PathBuf::from(dir))
+        }
+        _ => home().map(|home| home.join(fallback)),
+    }
+}
+
+/// The configuration directory: `$XDG_CONFIG_HOME/agent`, else `~/.config/agent`.
+pub fn config_dir() -> Option<PathBuf> {
+    xdg("XDG_CONFIG_HOME", ".config").map(|dir| dir.join("agent"))
+}
+
+/// Where the configuration file is looked for, and whether the user named it explicitly
+/// (an explicit file that is missing is an error; the default one may be absent).
+pub fn config_file(flag: Option<PathBuf>) -> Option<(PathBuf, bool)> {
+    if let Some(path) = flag {
+        return Some((path, true));
+    }
+    if let Some(path) = env::var_os("AGENT_CONFIG").filter(|p| !p.is_empty()) {
+        return Some((PathBuf::from(path), true));
+    }
+    config_dir().map(|dir| (dir.join("config.toml"), false))
+}
+
+/// The state directory: `$AGENT_STATE_DIR`, else `$XDG_STATE_HOME/agent`, else
+/// `~/.local/state/agent`.
+pub fn state_dir() -> PathBuf {
+    if let Some(dir) = env::var_os("AGENT_STATE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    xdg("XDG_STATE_HOME", ".local/state").map_or_else(
+        || env::temp_dir().join("agent-state"),
+        |dir| dir.join("agent"),
+    )
+}

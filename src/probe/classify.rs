@@ -1,0 +1,249 @@
+//! From an answer (status, body, headers) to an error class, a reason line, and — when the
+//! answer says when it will clear — the end of the cooldown.
+
+use std::time::{Duration, SystemTime};
+
+use crate::error_class::ErrorClass;
+
+/// At most this many characters of a failing body are quoted.
+pub const REASON_BODY_CHARS: usize = 140;
+
+/// Words that mean "out of quota" rather than "slow down" (seeds 000, 002; DESIGN.md §5).
+const QUOTA_WORDS: &[&str] = &[
+    "quota",
+    "usage limit",
+    "usage_limit",
+    "credit balance",
+    "arrearage",
+    "insufficient_quota",
+    "billing",
+    "relay_mode_disabled",
+    "relay_credentials_missing",
+];
+
+/// The class of a non-success HTTP status, reading the body for quota words.
+pub fn classify_status(status: u16, body: &str) -> ErrorClass {
+    let lower = body.to_ascii_lowercase();
+    let quota_words = QUOTA_WORDS.iter().any(|word| lower.contains(word));
+    match status {
+        402 => ErrorClass::Quota,
+        400..=499 if quota_words => ErrorClass::Quota,
+        429 => ErrorClass::RateLimited,
+        401 | 403 => ErrorClass::Auth,
+        404 => ErrorClass::BadModel,
+        400 if mentions_missing_model(&lower) => ErrorClass::BadModel,
+        400..=499 => ErrorClass::BadRequest,
+        503 | 529 => ErrorClass::Overloaded,
+        _ => ErrorClass::Upstream5xx,
+    }
+}
+
+fn mentions_missing_model(lower: &str) -> bool {
+    lower.contains("model")
+        && [
+            "not found",
+            "not_found",
+            "does not exist",
+            "invalid model",
+            "unknown model",
+            "not supported",
+        ]
+        .iter()
+        .any(|phrase| lower.contains(phrase))
+}
+
+/// The class of a CLI's failed run, from what it printed (command probes).
+pub fn classify_output(text: &str) -> ErrorClass {
+    let lower = text.to_ascii_lowercase();
+    if QUOTA_WORDS.iter().any(|word| lower.contains(word)) {
+        ErrorClass::Quota
+    } else if lower.contains("429") || lower.contains("rate limit") || lower.contains("rate_limit")
+    {
+        ErrorClass::RateLimited
+    } else if [
+        "401",
+        "403",
+        "invalid api key",
+        "not logged in",
+        "unauthorized",
+        "authentication",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+    {
+        ErrorClass::Auth
+    } else if lower.contains("529") || lower.contains("overloaded") || lower.contains("503") {
+        ErrorClass::Overloaded
+    } else {
+        ErrorClass::BadRequest
+    }
+}
+
+/// One line of at most [`REASON_BODY_CHARS`] characters: control characters and runs of
+/// white space folded to one space, an ellipsis where it was cut.
+pub fn snippet(text: &str) -> String {
+    let mut folded = String::with_capacity(text.len().min(512));
+    let mut last_space = true;
+    for ch in text.chars() {
+        if ch.is_whitespace() || ch.is_control() {
+            if !last_space {
+                folded.push(' ');
+                last_space = true;
+            }
+        } else {
+            folded.push(ch);
+            last_space = false;
+        }
+    }
+    let folded = folded.trim_end();
+    if folded.chars().count() <= REASON_BODY_CHARS {
+        return folded.to_string();
+    }
+    let cut: String = folded.chars().take(REASON_BODY_CHARS - 1).collect();
+    format!("{cut}…")
+}
+
+/// When the answer says it will clear: `retry-after` (seconds or an HTTP date), the
+/// `anthropic-ratelimit-*-reset` headers (RFC 3339), or `resets_in_seconds` / `resets_at`
+/// in the body. The latest of the reset headers is used: clearing one limit while another
+/// still holds would only earn another refusal.
+pub fn clears_at(headers: &[(String, String)], body: &str, now: SystemTime) -> Option<SystemTime> {
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.trim())
+    };
+    if let Some(value) = header("retry-after") {
+        if let Ok(seconds) = value.parse::<f64>() {
+            return Duration::try_from_secs_f64(seconds).ok().map(|d| now + d);
+        }
+        if let Some(at) = parse_http_date(value) {
+            return Some(at);
+        }
+    }
+    let resets = headers
+        .iter()
+        .filter(|(key, _)| {
+            let key = key.to_ascii_lowercase();
+            key.starts_with("anthropic-ratelimit-") && key.ends_with("-reset")
+        })
+        .filter_map(|(_, value)| parse_rfc3339(value.trim()))
+        .max();
+    if resets.is_some() {
+        return resets;
+    }
+    from_body(body, now)
+}
+
+fn from_body(body: &str, now: SystemTime) -> Option<SystemTime> {
+    let json: serde_json::Value = serde_json::from_str(body).ok()?;
+    let find = |key: &str| find_key(&json, key);
+    if let Some(seconds) = find("resets_in_seconds").and_then(serde_json::Value::as_f64) {
+        return Duration::try_from_secs_f64(seconds).ok().map(|d| now + d);
+    }
+    match find("resets_at")? {
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .map(|secs| SystemTime::UNIX_EPOCH + Duration::from_secs(secs)),
+        serde_json::Value::String(text) => parse_rfc3339(text),
+        _ => None,
+    }
+}
+
+fn find_key<'a>(value: &'a serde_json::Value, key: &str) -> Option<&'a serde_json::Value> {
+    match value {
+        serde_json::Value::Object(map) => map
+            .get(key)
+            .or_else(|| map.values().find_map(|v| find_key(v, key))),
+        serde_json::Value::Array(items) => items.iter().find_map(|v| find_key(v, key)),
+        _ => None,
+    }
+}
+
+fn parse_rfc3339(text: &str) -> Option<SystemTime> {
+    let ts: jiff::Timestamp = text.parse().ok()?;
+    SystemTime::try_from(ts).ok()
+}
+
+fn parse_http_date(text: &str) -> Option<SystemTime> {
+    let zoned = jiff::fmt::rfc2822::parse(text).ok()?;
+    SystemTime::try_from(zoned.timestamp()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_the_classes_of_the_design() {
+        assert_eq!(
+            classify_status(429, r#"{"error":{"type":"rate_limit_error"}}"#),
+            ErrorClass::RateLimited
+        );
+        assert_eq!(
+            classify_status(429, "You have hit your usage limit"),
+            ErrorClass::Quota
+        );
+        assert_eq!(
+            classify_status(400, "Your credit balance is too low"),
+            ErrorClass::Quota
+        );
+        assert_eq!(classify_status(402, ""), ErrorClass::Quota);
+        assert_eq!(classify_status(403, "Arrearage"), ErrorClass::Quota);
+        assert_eq!(classify_status(529, "overloaded"), ErrorClass::Overloaded);
+        assert_eq!(classify_status(503, ""), ErrorClass::Overloaded);
+        assert_eq!(classify_status(401, ""), ErrorClass::Auth);
+        assert_eq!(classify_status(403, ""), ErrorClass::Auth);
+        assert_eq!(classify_status(404, ""), ErrorClass::BadModel);
+        assert_eq!(
+            classify_status(400, "model: claude-x not found"),
+            ErrorClass::BadModel
+        );
+        assert_eq!(
+            classify_status(400, "max_tokens too large"),
+            ErrorClass::BadRequest
+        );
+        assert_eq!(classify_status(500, ""), ErrorClass::Upstream5xx);
+        assert_eq!(classify_status(502, ""), ErrorClass::Upstream5xx);
+    }
+
+    #[test]
+    fn snippets_are_one_line_and_bounded() {
+        let text = format!("line one\n\tline two {}", "x".repeat(300));
+        let cut = snippet(&text);
+        assert!(!cut.contains('\n'));
+        assert!(cut.starts_with("line one line two x"));
+        assert_eq!(cut.chars().count(), REASON_BODY_CHARS);
+    }
+
+    #[test]
+    fn retry_after_and_reset_headers_set_the_end_of_the_cooldown() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let headers = vec![("Retry-After".to_string(), "90".to_string())];
+        assert_eq!(
+            clears_at(&headers, "", now),
+            Some(now + Duration::from_secs(90))
+        );
+        let headers = vec![
+            (
+                "anthropic-ratelimit-requests-reset".to_string(),
+                "1970-01-12T13:48:00Z".to_string(),
+            ),
+            (
+                "anthropic-ratelimit-tokens-reset".to_string(),
+                "1970-01-12T13:47:00Z".to_string(),
+            ),
+        ];
+        assert_eq!(
+            clears_at(&headers, "", now),
+            Some(SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_080))
+        );
+        let body = r#"{"error":{"type":"usage_limit_reached","resets_in_seconds":600}}"#;
+        assert_eq!(
+            clears_at(&[], body, now),
+            Some(now + Duration::from_secs(600))
+        );
+        assert_eq!(clears_at(&[], "{}", now), None);
+    }
+}

@@ -1,0 +1,120 @@
+//! The `command` probe: run the CLI itself headless, in the user's current directory with
+//! stdin closed — the only probe that catches a CLI that refuses to start (gemini's
+//! untrusted-folder exit 55: the seed's "probe passed, launch failed").
+
+use std::os::unix::process::CommandExt as _;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use super::Outcome;
+use super::classify::{classify_output, snippet};
+use crate::error_class::ErrorClass;
+
+pub fn run(
+    argv: &[String],
+    env: &[(String, String)],
+    env_remove: &[String],
+    timeout: Duration,
+) -> Outcome {
+    let started = Instant::now();
+    let name = argv
+        .first()
+        .map(|p| {
+            std::path::Path::new(p)
+                .file_name()
+                .map_or(p.clone(), |n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_default();
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so a timeout ends the CLI and everything it started.
+        .process_group(0);
+    for name in env_remove {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().map(|(k, v)| (k, v)));
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(err) => {
+            return Outcome {
+                class: ErrorClass::BinaryMissing,
+                reason: format!("{name} could not be started: {err}"),
+                latency: started.elapsed(),
+                clears_at: None,
+            };
+        }
+    };
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let Ok(output) = rx.recv_timeout(timeout) else {
+        {
+            let _ = killpg(Pid::from_raw(pid.cast_signed()), Signal::SIGKILL);
+            let _ = rx.recv();
+            return Outcome {
+                class: ErrorClass::Unreachable,
+                reason: format!("{name} did not finish within {:.1}s", timeout.as_secs_f64()),
+                latency: started.elapsed(),
+                clears_at: None,
+            };
+        }
+    };
+    let latency = started.elapsed();
+    let output = match output {
+        Ok(output) => output,
+        Err(err) => {
+            return Outcome {
+                class: ErrorClass::Misconfigured,
+                reason: format!("{name}: {err}"),
+                latency,
+                clears_at: None,
+            };
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.success() && !stdout.trim().is_empty() {
+        return Outcome {
+            class: ErrorClass::Ok,
+            reason: format!(
+                "{name} answered: {}",
+                snippet(stdout.trim()).chars().take(60).collect::<String>()
+            ),
+            latency,
+            clears_at: None,
+        };
+    }
+    let how = match output.status.code() {
+        Some(0) => "exited 0 with no output".to_string(),
+        Some(code) => format!("exited {code}"),
+        None => "was killed by a signal".to_string(),
+    };
+    let printed = format!("{} {}", stderr.trim(), stdout.trim());
+    let class = if output.status.success() {
+        ErrorClass::BadRequest
+    } else {
+        classify_output(&printed)
+    };
+    let printed = snippet(&crate::redact::redact(printed.trim()));
+    let reason = if printed.is_empty() {
+        format!("{name} {how}")
+    } else {
+        format!("{name} {how}: {printed}")
+    };
+    Outcome {
+        class,
+        reason,
+        latency,
+        clears_at: None,
+    }
+}

@@ -1,0 +1,97 @@
+//! Probes: one real call that proves a rung works now (DESIGN.md §3). A model list is never
+//! liveness; a 200 that is not the API's own answer is a failure.
+
+mod classify;
+mod command;
+mod http;
+mod plan;
+
+use std::time::{Duration, SystemTime};
+
+pub use classify::{classify_output, classify_status, clears_at, snippet};
+pub use http::host;
+pub use plan::{PlanError, plan};
+
+use crate::config::{Auth, OpenAiApi};
+use crate::error_class::ErrorClass;
+
+/// Everything a probe needs, resolved: no variables, no aliases left.
+#[derive(Debug, Clone)]
+pub struct ProbePlan {
+    /// The health key: endpoint × model × credential source (never the credential).
+    pub target: String,
+    pub call: Call,
+    pub model: Option<String>,
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub enum Call {
+    Anthropic {
+        base: String,
+        key: String,
+        auth: Auth,
+        oauth: bool,
+    },
+    /// No credential to call with: only whether the API host answers at all.
+    Reach {
+        base: String,
+    },
+    OpenAi {
+        base: String,
+        key: Option<String>,
+        api: OpenAiApi,
+    },
+    Gemini {
+        base: String,
+        key: String,
+    },
+    Command {
+        argv: Vec<String>,
+        env: Vec<(String, String)>,
+        env_remove: Vec<String>,
+    },
+    /// `probe = { kind = "none" }`: unprobed; the fast-fail net alone guards the launch.
+    None,
+}
+
+/// What a probe found.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub class: ErrorClass,
+    /// One line, secrets redacted, failing bodies quoted to 140 characters.
+    pub reason: String,
+    pub latency: Duration,
+    /// When the answer said it would clear.
+    pub clears_at: Option<SystemTime>,
+}
+
+impl Outcome {
+    pub fn is_ok(&self) -> bool {
+        self.class == ErrorClass::Ok
+    }
+}
+
+/// Runs the probe. Blocking; never longer than the plan's timeout (plus process teardown).
+pub fn run(plan: &ProbePlan) -> Outcome {
+    let started = std::time::Instant::now();
+    let mut outcome = match &plan.call {
+        Call::Command {
+            argv,
+            env,
+            env_remove,
+        } => command::run(argv, env, env_remove, plan.timeout),
+        Call::None => Outcome {
+            class: ErrorClass::Ok,
+            reason: "not probed (probe kind none): the fast-fail net guards the launch".into(),
+            latency: Duration::ZERO,
+            clears_at: None,
+        },
+        call => http::run(call, plan.model.as_deref(), plan.timeout),
+    };
+    outcome.reason = crate::redact::redact(&outcome.reason);
+    if outcome.latency.is_zero() {
+        outcome.latency = started.elapsed();
+    }
+    outcome
+}

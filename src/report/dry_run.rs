@@ -1,0 +1,181 @@
+//! `agent --dry-run`: the choice a launch would make — rung, command line, the names of the
+//! environment it would add, and why — with nothing run. Probes are made as for a launch.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::cascade::{Cascade, Choice, Good, Status};
+use crate::config::Backend;
+use crate::exit_codes::UnavailableError;
+use crate::report::{emit, emit_json, shell_join};
+
+fn describe(status: &Status) -> String {
+    match status {
+        Status::Good {
+            how,
+            reason,
+            latency,
+        } => {
+            let how = match how {
+                Good::Trusted => "trusted: probed OK recently".to_string(),
+                Good::Probed => format!("probed now ({} ms)", latency.map_or(0, |l| l.as_millis())),
+                Good::Unprobed => "unprobed".to_string(),
+            };
+            format!("{reason} — {how}")
+        }
+        Status::Failed {
+            class,
+            reason,
+            skip: true,
+        } => format!("SKIP {reason} ({class})"),
+        Status::Failed { class, reason, .. } => format!("{class}: {reason}"),
+    }
+}
+
+fn state_name(status: &Status) -> &'static str {
+    match status {
+        Status::Good { .. } => "ok",
+        Status::Failed { skip: true, .. } => "skip",
+        Status::Failed { .. } => "fail",
+    }
+}
+
+pub fn print(
+    cascade: &mut Cascade,
+    choice: &Choice,
+    args: &[String],
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let passed: Vec<(usize, String, &Status)> = choice
+        .passed
+        .iter()
+        .map(|(i, status)| (*i, cascade.rung(*i).short_name(), status))
+        .collect();
+    let Some(winner) = choice.winner else {
+        let mut message = String::from("no rung is available:");
+        for (i, name, status) in &passed {
+            let _ = write!(message, "\n  rung {} {name}: {}", i + 1, describe(status));
+        }
+        return Err(anyhow::Error::new(UnavailableError(message)));
+    };
+    let rung = cascade.rung(winner).clone();
+    let Ok(ready) = &rung.state else {
+        unreachable!("a winner is always ready")
+    };
+    let mut argv = rung.command_prefix();
+    argv.extend(args.iter().cloned());
+    let env_names: Vec<&str> = ready.env.iter().map(|(k, _)| k.as_str()).collect();
+    let status = choice
+        .winner_status
+        .as_ref()
+        .expect("a winner has a status");
+
+    if json {
+        let passed: Vec<_> = passed
+            .iter()
+            .map(|(i, _, status)| {
+                let r = &cascade.rung(*i);
+                json!({
+                    "rung": i + 1,
+                    "backend": r.backend.name,
+                    "model": r.probe_model,
+                    "state": state_name(status),
+                    "class": match status { Status::Failed { class, .. } => class.as_str(), Status::Good { .. } => "ok" },
+                    "reason": status.reason(),
+                })
+            })
+            .collect();
+        emit_json(&json!({
+            "rung": winner + 1,
+            "backend": rung.backend.name,
+            "label": rung.label(),
+            "probe_model": rung.probe_model,
+            "run_model": rung.run_model,
+            "argv": argv,
+            "env": env_names,
+            "env_removed": rung.backend.env_remove,
+            "reason": status.reason(),
+            "passed": passed,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut out = String::new();
+    let total = cascade.len();
+    let _ = writeln!(
+        out,
+        "would run: {} — rung {} of {total}",
+        rung.label(),
+        winner + 1
+    );
+    let _ = writeln!(out, "command:   {}", shell_join(&argv));
+    let _ = writeln!(
+        out,
+        "env:       {}",
+        if env_names.is_empty() {
+            "(none added)".to_string()
+        } else {
+            env_names.join(", ")
+        }
+    );
+    if !rung.backend.env_remove.is_empty() {
+        let _ = writeln!(out, "unset:     {}", rung.backend.env_remove.join(", "));
+    }
+    let _ = writeln!(out, "why:       {}", describe(status));
+    for (i, name, status) in &passed {
+        let _ = writeln!(
+            out,
+            "passed:    rung {} {name}: {}",
+            i + 1,
+            describe(status)
+        );
+    }
+    emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--dry-run --use …`: what would be exec'd; nothing is probed.
+pub fn print_forced(
+    backend: &Backend,
+    run_model: Option<&str>,
+    argv: &[String],
+    env: &[(String, String)],
+    args: &[String],
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let mut full = argv.to_vec();
+    full.extend(args.iter().cloned());
+    let env_names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+    if json {
+        emit_json(&json!({
+            "backend": backend.name,
+            "label": backend.label,
+            "run_model": run_model,
+            "argv": full,
+            "env": env_names,
+            "env_removed": backend.env_remove,
+            "reason": "forced with --use: no probe, no fallback",
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "would run: {} — forced with --use", backend.label);
+    let _ = writeln!(out, "command:   {}", shell_join(&full));
+    let _ = writeln!(
+        out,
+        "env:       {}",
+        if env_names.is_empty() {
+            "(none added)".to_string()
+        } else {
+            env_names.join(", ")
+        }
+    );
+    let _ = writeln!(
+        out,
+        "why:       --use skips probes and fallback; the CLI replaces agent"
+    );
+    emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,130 @@
+//! `agent --list`: the backends and the rung table, with where each CLI was found. No calls.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::config::Config;
+use crate::rung;
+
+pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+    let rungs: Vec<_> = config
+        .rungs
+        .iter()
+        .enumerate()
+        .map(|(i, def)| (def, rung::resolve(config, i + 1, def)))
+        .collect();
+    let source = config.source.as_ref().map_or_else(
+        || "built-in (no configuration file)".to_string(),
+        |p| p.display().to_string(),
+    );
+
+    if json {
+        let backends: Vec<_> = config
+            .backends
+            .values()
+            .map(|b| {
+                json!({
+                    "name": b.name,
+                    "label": b.label,
+                    "command": b.command,
+                    "vendor": b.vendor,
+                    "probe": b.probe.kind.as_str(),
+                    "binary": crate::discover::find(&b.command),
+                })
+            })
+            .collect();
+        let rows: Vec<_> = rungs
+            .iter()
+            .map(|(def, r)| {
+                let (state, reason) = match &r.state {
+                    Ok(_) => ("ready", String::new()),
+                    Err(u) if u.skip => ("skip", u.reason.clone()),
+                    Err(u) => ("fail", u.reason.clone()),
+                };
+                json!({
+                    "rung": r.index,
+                    "backend": def.backend,
+                    "probe_model": r.probe_model,
+                    "run_model": r.run_model,
+                    "probe": r.backend.probe.kind.as_str(),
+                    "state": state,
+                    "reason": reason,
+                })
+            })
+            .collect();
+        crate::report::emit_json(&json!({"config": source, "backends": backends, "rungs": rows}))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(out, "config: {source}\n\nbackends:");
+    let name_width = config.backends.keys().map(String::len).max().unwrap_or(0);
+    for backend in config.backends.values() {
+        let found = crate::discover::find(&backend.command)
+            .map_or_else(|| "not installed".to_string(), |p| p.display().to_string());
+        let _ = writeln!(
+            out,
+            "  {:name_width$}  {:22} vendor {:10} probe {:10} {}",
+            backend.name,
+            backend.label,
+            backend.vendor,
+            backend.probe.kind.as_str(),
+            found
+        );
+    }
+    let table = if config.rungs_are_builtin {
+        "built-in table"
+    } else {
+        "from the configuration file"
+    };
+    let _ = writeln!(out, "\nrungs ({table}):");
+    let cells: Vec<[String; 5]> = rungs
+        .iter()
+        .map(|(def, r)| {
+            let state = match &r.state {
+                Ok(_) => String::new(),
+                Err(u) if u.skip => format!("SKIP {}", u.reason),
+                Err(u) => format!("FAIL {}", u.reason),
+            };
+            [
+                format!("{}", r.index),
+                def.backend.clone(),
+                r.probe_model.clone().unwrap_or_else(|| "-".into()),
+                r.run_model
+                    .clone()
+                    .unwrap_or_else(|| "(CLI default)".into()),
+                state,
+            ]
+        })
+        .collect();
+    let header = ["#", "backend", "probe model", "run model", ""].map(String::from);
+    let widths: Vec<usize> = (0..4)
+        .map(|c| {
+            cells
+                .iter()
+                .chain([&header])
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(&cells) {
+        let line = format!(
+            "  {:>w0$}  {:w1$}  {:w2$}  {:w3$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3]
+        );
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    crate::report::emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}

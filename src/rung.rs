@@ -1,0 +1,205 @@
+//! A rung made concrete: backend, models with aliases resolved, the binary found, the
+//! launch environment expanded and the probe planned — or the local reason it cannot run.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::cli_settings::{Family, bare_model};
+use crate::config::{Backend, Config, RungDef};
+use crate::discover;
+use crate::error_class::ErrorClass;
+use crate::expand::expand;
+use crate::probe::{self, PlanError, ProbePlan};
+
+#[derive(Debug, Clone)]
+pub struct Rung<'a> {
+    /// 1-based position in the table.
+    pub index: usize,
+    pub backend: &'a Backend,
+    pub probe_model: Option<String>,
+    /// `None`: pass no model flag, so the CLI keeps its own default.
+    pub run_model: Option<String>,
+    pub state: Result<Ready, Unusable>,
+}
+
+/// Everything needed to probe and launch.
+#[derive(Debug, Clone)]
+pub struct Ready {
+    pub binary: PathBuf,
+    pub env: Vec<(String, String)>,
+    pub plan: ProbePlan,
+}
+
+/// A rung that cannot run, known without a call.
+#[derive(Debug, Clone)]
+pub struct Unusable {
+    pub class: ErrorClass,
+    pub reason: String,
+    /// A built-in rung whose CLI is not installed: neither alive nor dead.
+    pub skip: bool,
+}
+
+impl From<PlanError> for Unusable {
+    fn from(err: PlanError) -> Unusable {
+        Unusable {
+            class: err.class,
+            reason: err.reason,
+            skip: false,
+        }
+    }
+}
+
+impl Rung<'_> {
+    /// "Claude Code (claude-opus-5)", as the notices name it.
+    pub fn label(&self) -> String {
+        match self.probe_model.as_deref().or(self.run_model.as_deref()) {
+            Some(model) => format!("{} ({model})", self.backend.label),
+            None => self.backend.label.clone(),
+        }
+    }
+
+    /// "claude / claude-opus-5", as tables name it.
+    pub fn short_name(&self) -> String {
+        match self.probe_model.as_deref().or(self.run_model.as_deref()) {
+            Some(model) => format!("{} / {model}", self.backend.name),
+            None => self.backend.name.clone(),
+        }
+    }
+
+    /// The command line the launch would run, before the user's own arguments.
+    pub fn command_prefix(&self) -> Vec<String> {
+        let Ok(ready) = &self.state else {
+            return Vec::new();
+        };
+        let mut argv = vec![ready.binary.to_string_lossy().into_owned()];
+        if let (Some(flag), Some(model)) = (&self.backend.model_flag, &self.run_model) {
+            argv.push(flag.clone());
+            argv.push(model.clone());
+        }
+        argv
+    }
+}
+
+/// Resolves an alias through the backend's `models`; anything else is a full id, verbatim.
+pub fn resolve_model(backend: &Backend, name: &str) -> Result<String, PlanError> {
+    match backend.models.get(name) {
+        Some(target) => expand(target).map_err(|var| PlanError::missing(&var, false)),
+        None => Ok(name.to_string()),
+    }
+}
+
+/// Makes rung `def` (1-based `index`) concrete.
+pub fn resolve<'a>(config: &'a Config, index: usize, def: &RungDef) -> Rung<'a> {
+    let backend = &config.backends[&def.backend];
+    resolve_with(
+        backend,
+        index,
+        &def.probe_model,
+        &def.run_model,
+        config.rungs_are_builtin,
+        config.probe_timeout,
+    )
+}
+
+pub fn resolve_with<'a>(
+    backend: &'a Backend,
+    index: usize,
+    probe_model: &str,
+    run_model: &str,
+    from_builtin_table: bool,
+    timeout: Duration,
+) -> Rung<'a> {
+    let family = Family::of(&backend.command);
+    let mut rung = Rung {
+        index,
+        backend,
+        probe_model: None,
+        run_model: None,
+        state: Err(placeholder()),
+    };
+    let models = (|| -> Result<(Option<String>, Option<String>), PlanError> {
+        let run = (!run_model.is_empty())
+            .then(|| resolve_model(backend, run_model))
+            .transpose()?;
+        let probe = if probe_model.is_empty() {
+            // Probe what runs: the run model, else the CLI's own configured model.
+            match &run {
+                Some(run) => Some(run.clone()),
+                None => family
+                    .configured_model()
+                    .or_else(|| backend.default_model.clone())
+                    .map(|name| resolve_model(backend, bare_model(&name)))
+                    .transpose()?,
+            }
+        } else {
+            Some(resolve_model(backend, probe_model)?)
+        };
+        Ok((probe, run))
+    })();
+    match models {
+        Ok((probe, run)) => {
+            rung.probe_model = probe;
+            rung.run_model = run;
+        }
+        Err(err) => {
+            rung.state = Err(err.into());
+            return rung;
+        }
+    }
+    rung.state = ready(&rung, from_builtin_table, timeout);
+    rung
+}
+
+fn placeholder() -> Unusable {
+    Unusable {
+        class: ErrorClass::Misconfigured,
+        reason: String::new(),
+        skip: false,
+    }
+}
+
+fn ready(rung: &Rung, from_builtin_table: bool, timeout: Duration) -> Result<Ready, Unusable> {
+    let backend = rung.backend;
+    let Some(binary) = discover::find(&backend.command) else {
+        return Err(if from_builtin_table {
+            Unusable {
+                class: ErrorClass::BinaryMissing,
+                reason: "not installed".into(),
+                skip: true,
+            }
+        } else {
+            Unusable {
+                class: ErrorClass::BinaryMissing,
+                reason: format!(
+                    "{} not found on PATH or in the usual install directories",
+                    backend.command
+                ),
+                skip: false,
+            }
+        });
+    };
+    let env = launch_env(backend)?;
+    let plan = probe::plan(
+        backend,
+        rung.probe_model.as_deref(),
+        rung.run_model.as_deref(),
+        &binary,
+        &env,
+        timeout,
+    )?;
+    Ok(Ready { binary, env, plan })
+}
+
+/// The backend's extra environment, expanded; an unset variable fails the rung by name.
+pub fn launch_env(backend: &Backend) -> Result<Vec<(String, String)>, Unusable> {
+    let mut env = Vec::with_capacity(backend.env.len());
+    for (name, template) in &backend.env {
+        let value =
+            expand(template).map_err(|var| Unusable::from(PlanError::missing(&var, false)))?;
+        if crate::redact::looks_secret(name) {
+            crate::redact::register(&value);
+        }
+        env.push((name.clone(), value));
+    }
+    Ok(env)
+}
