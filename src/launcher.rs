@@ -61,7 +61,12 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             &rung.backend.env_remove,
         );
         let (ended, elapsed) = launch::run(command)?;
-        match (ended, launch::judge(ended, elapsed, config.fastfail)) {
+        let verdict = if crate::signals::was_told_to_stop() {
+            Verdict::Final
+        } else {
+            launch::judge(ended, elapsed, config.fastfail)
+        };
+        match (ended, verdict) {
             (Ended::Signal(signal), _) => crate::signals::die_by(signal),
             (Ended::Code(code), Verdict::Final) => return Ok(ExitCode::from(exit_byte(code))),
             (Ended::Code(code), Verdict::FastFail) => {

@@ -36,12 +36,13 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
     };
     term::init(cli.quiet, cli.color);
-    if let Some(dir) = &cli.generate_man {
-        docs::write_man(dir)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Some(dir) = &cli.generate_completions {
-        docs::write_completions(dir)?;
+    if cli.generate_man.is_some() || cli.generate_completions.is_some() {
+        if let Some(dir) = &cli.generate_man {
+            docs::write_man(dir)?;
+        }
+        if let Some(dir) = &cli.generate_completions {
+            docs::write_completions(dir)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let config = config::load(paths::config_file(cli.config.clone()))?;

@@ -2,18 +2,22 @@
 //! terminal already sends them to the whole process group, so the CLI gets them itself —
 //! and TERM and HUP are forwarded to the child, which decides how to end.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use nix::unistd::Pid;
 
 /// The running child's pid, or 0 between children.
 static CHILD: AtomicI32 = AtomicI32::new(0);
+/// Set once a TERM or HUP has been forwarded: whoever sent it wants agent to end, so the
+/// child's ending is final — no fallback to the next rung.
+static FORWARDED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn forward(signo: nix::libc::c_int) {
     let pid = CHILD.load(Ordering::SeqCst);
     if pid > 0 {
-        // SAFETY-free: kill(2) is async-signal-safe.
+        FORWARDED.store(true, Ordering::SeqCst);
+        // kill(2) is async-signal-safe.
         let _ = signal::kill(Pid::from_raw(pid), Signal::try_from(signo).ok());
     } else if let Ok(sig) = Signal::try_from(signo) {
         // No child yet: behave as if no handler were installed.
@@ -50,6 +54,11 @@ pub fn child_ended() {
     CHILD.store(0, Ordering::SeqCst);
     let _ = reset(Signal::SIGINT);
     let _ = reset(Signal::SIGQUIT);
+}
+
+/// Whether agent was asked to end (a TERM or HUP reached the child through it).
+pub fn was_told_to_stop() -> bool {
+    FORWARDED.load(Ordering::SeqCst)
 }
 
 /// Dies the way the child died, so the shell sees the same signal; exits 128+N if that

@@ -1,5 +1,10 @@
 //! One integration-test binary: it links once, which matters on two cores.
 
 mod support;
+mod world;
 
+mod choosing;
+mod command_line;
+mod launching;
 mod mock_selftest;
+mod secrets;

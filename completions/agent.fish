@@ -1,0 +1,13 @@
+complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
+complete -c agent -l config -d 'Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
+complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent -l generate-man -d 'Write the man page into DIR (for packagers)' -r -F
+complete -c agent -l generate-completions -d 'Write bash, zsh and fish completions into DIR (for packagers)' -r -F
+complete -c agent -l dry-run -d 'Choose a rung (probing as a launch would) and print the command, environment names and the reason; run nothing'
+complete -c agent -l list -d 'Print the backends and the rung table'
+complete -c agent -l json -d 'Machine-readable output for --list and --dry-run'
+complete -c agent -l quiet -d 'Print no notices (errors are still printed)'
+complete -c agent -s h -l help -d 'Print help'
+complete -c agent -s V -l version -d 'Print version'

@@ -1,0 +1,295 @@
+//! The command line and the configuration: help, list, dry-run, errors that name the file,
+//! line and key, and the generated man page and completions.
+
+use crate::support::{Reply, Rule, Sandbox};
+use crate::world::world;
+
+#[test]
+fn with_no_config_file_list_shows_the_builtin_table() {
+    let sb = Sandbox::new();
+    sb.fake_cli("claude").install();
+
+    let run = sb.run(&["--list"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout
+            .contains("config: built-in (no configuration file)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("rungs (built-in table):"),
+        "{}",
+        run.stdout
+    );
+    let rows: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("rungs"))
+        .skip(2)
+        .collect();
+    let backends: Vec<&str> = rows
+        .iter()
+        .map(|r| r.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        backends,
+        [
+            "claude",
+            "claude",
+            "claude-proxy",
+            "claude-proxy",
+            "codex",
+            "agy",
+            "gemini"
+        ]
+    );
+    assert!(
+        rows[0].contains("claude-opus-5") && rows[0].contains("(CLI default)"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[1].contains("claude-sonnet-5  claude-sonnet-5"),
+        "{}",
+        rows[1]
+    );
+    assert!(
+        rows[4].contains("SKIP not installed"),
+        "codex is not installed: {}",
+        rows[4]
+    );
+    assert!(
+        !rows[0].contains("SKIP"),
+        "claude is installed: {}",
+        rows[0]
+    );
+}
+
+#[test]
+fn list_json_is_machine_readable() {
+    let sb = Sandbox::new();
+
+    let run = sb.run(&["--list", "--json"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("valid JSON");
+    assert_eq!(json["rungs"].as_array().unwrap().len(), 7);
+    assert_eq!(json["rungs"][6]["backend"], "gemini");
+    assert_eq!(json["rungs"][6]["state"], "skip");
+}
+
+#[test]
+fn dry_run_names_the_cli_arguments_and_reason_and_runs_nothing() {
+    let w = world();
+    w.api
+        .on(Rule::model("claude-opus-5").reply(Reply::anthropic_error(
+            429,
+            "rate_limit_error",
+            "capped",
+        )));
+
+    let run = w.sb.run(&["--dry-run", "-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let claude = w.sb.bin_dir().join("claude");
+    assert!(
+        run.stdout
+            .contains("would run: Claude Code (claude-sonnet-5) — rung 2 of 7"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "command:   {} --model claude-sonnet-5 -p hi",
+            claude.display()
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("why:       127.0.0.1"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("claude-sonnet-5 answered — probed now"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "passed:    rung 1 claude / claude-opus-5: rate_limited: claude-opus-5 unavailable"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(w.sb.calls("claude").is_empty(), "a dry run runs nothing");
+}
+
+#[test]
+fn dry_run_json_lists_argv_env_names_and_the_passed_rungs() {
+    let w = world();
+    w.sb.env_remove("AGENT_PROXY_URL");
+    w.sb.write_config("[[rungs]]\nbackend = \"claude-proxy\"\nprobe_model = \"sonnet\"\nrun_model = \"sonnet\"\n\n[[rungs]]\nbackend = \"gemini\"\n");
+
+    let run = w.sb.run(&["--dry-run", "--json", "-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("valid JSON");
+    assert_eq!(json["backend"], "gemini");
+    assert_eq!(json["argv"][1], "-p");
+    assert_eq!(json["passed"][0]["class"], "misconfigured");
+    assert_eq!(json["passed"][0]["reason"], "AGENT_PROXY_URL is not set");
+}
+
+#[test]
+fn help_lists_only_what_works_today() {
+    let run = Sandbox::new().run(&["--help"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    for flag in [
+        "--use",
+        "--dry-run",
+        "--list",
+        "--config",
+        "--json",
+        "--color",
+        "--quiet",
+        "--version",
+    ] {
+        assert!(run.stdout.contains(flag), "--help lacks {flag}");
+    }
+    for later in [
+        "--status",
+        "--check-fallback",
+        "--doctor",
+        "--budget",
+        "--relay",
+        "--generate-man",
+    ] {
+        assert!(
+            !run.stdout.contains(later),
+            "--help offers {later}, which does not exist yet"
+        );
+    }
+}
+
+#[test]
+fn version_prints_the_crate_version() {
+    let run = Sandbox::new().run(&["--version"]);
+    assert_eq!(
+        run.stdout.trim(),
+        format!("agent {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+fn config_error(toml: &str) -> String {
+    let sb = Sandbox::new();
+    sb.write_config(toml);
+    let run = sb.run(&["--list"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stdout.is_empty());
+    let path = sb.config_path().display().to_string();
+    assert!(
+        run.stderr.starts_with(&format!("agent: {path}:")),
+        "{}",
+        run.stderr
+    );
+    run.stderr.replace(&path, "CONFIG")
+}
+
+#[test]
+fn bad_toml_names_the_file_and_line() {
+    let err = config_error("fastfail_seconds = 3\nhedge_ms = \n");
+    assert!(err.starts_with("agent: CONFIG:2:"), "{err}");
+}
+
+#[test]
+fn an_unknown_key_names_the_file_line_and_key() {
+    let err = config_error("[backends.claude]\ncommand = \"claude\"\nmodle_flag = \"-m\"\n");
+    assert!(err.starts_with("agent: CONFIG:3:"), "{err}");
+    assert!(err.contains("modle_flag"), "{err}");
+}
+
+#[test]
+fn an_unknown_backend_names_the_file_line_and_key() {
+    let err = config_error("[[rungs]]\nbackend = \"claude\"\n\n[[rungs]]\nbackend = \"gemeni\"\n");
+    assert!(
+        err.starts_with("agent: CONFIG:5: rungs[2].backend: unknown backend \"gemeni\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_alias_that_resolves_to_nothing_names_the_file_line_and_key() {
+    let err = config_error("[backends.claude]\nmodels = { opus = \"\" }\n");
+    assert!(
+        err.starts_with(
+            "agent: CONFIG:2: backends.claude.models.opus: the alias resolves to nothing"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_config_named_on_the_command_line_must_exist() {
+    let sb = Sandbox::new();
+    let run = sb.run(&["--config", "/nonexistent/agent.toml", "--list"]);
+    assert_ne!(run.code, Some(0));
+    assert!(
+        run.stderr.contains("/nonexistent/agent.toml"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn environment_overrides_win_over_the_file() {
+    let sb = Sandbox::new();
+    sb.write_config("probe_timeout_seconds = 10\n");
+    sb.env("AGENT_PROBE_TIMEOUT", "soon");
+    let run = sb.run(&["--list"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("AGENT_PROBE_TIMEOUT=soon"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn man_page_and_completions_match_the_command_line() {
+    let sb = Sandbox::new();
+    let out = sb.root().join("generated");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+
+    assert_eq!(
+        sb.run(&["--generate-man", out.join("man").to_str().unwrap()])
+            .code,
+        Some(0)
+    );
+    assert_eq!(
+        sb.run(&[
+            "--generate-completions",
+            out.join("completions").to_str().unwrap()
+        ])
+        .code,
+        Some(0)
+    );
+
+    for file in [
+        "man/agent.1",
+        "completions/agent.bash",
+        "completions/_agent",
+        "completions/agent.fish",
+    ] {
+        let fresh = std::fs::read_to_string(out.join(file)).unwrap();
+        let committed = std::fs::read_to_string(repo.join(file)).unwrap_or_default();
+        assert!(
+            fresh == committed,
+            "{file} is stale: run `cargo run -- --generate-man man --generate-completions completions`"
+        );
+    }
+}

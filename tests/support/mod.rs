@@ -1,0 +1,11 @@
+//! The test harness: an in-process mock of the vendors' HTTP APIs ([`mock_api`]) and a
+//! sandbox that runs the `agent` binary with a temp `HOME` and fake CLIs ([`sandbox`]).
+
+// Not every helper is used by every test file yet.
+#![allow(dead_code, unused_imports)]
+
+pub mod mock_api;
+pub mod sandbox;
+
+pub use mock_api::{MockApi, Reply, Request, Rule, Usage};
+pub use sandbox::{FakeCli, Invocation, Run, Sandbox};
