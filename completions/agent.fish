@@ -7,7 +7,9 @@ complete -c agent -l generate-man -d 'Write the man page into DIR (for packagers
 complete -c agent -l generate-completions -d 'Write bash, zsh and fish completions into DIR (for packagers)' -r -F
 complete -c agent -l dry-run -d 'Choose a rung (probing as a launch would) and print the command, environment names and the reason; run nothing'
 complete -c agent -l list -d 'Print the backends and the rung table'
-complete -c agent -l json -d 'Machine-readable output for --list and --dry-run'
+complete -c agent -l status -d 'Probe every rung for real, in parallel (ignoring cached health), and report each'
+complete -c agent -l check-fallback -d 'Probe every provider-independent rung; exit 1 if one is dead (DEGRADED) or none answers (DOWN). For the watchdog'
+complete -c agent -l json -d 'Machine-readable output for --list, --status, --check-fallback and --dry-run'
 complete -c agent -l quiet -d 'Print no notices (errors are still printed)'
 complete -c agent -s h -l help -d 'Print help'
 complete -c agent -s V -l version -d 'Print version'

@@ -9,7 +9,7 @@ use clap::{ArgAction, CommandFactory, Parser, ValueEnum};
 const AFTER_HELP: &str = "\
 Every argument that is not one of agent's options passes through to the chosen CLI unchanged
 and in order; `--` ends agent's options (everything after it passes through). In a launch,
-`--json` also passes through (codex uses it); it is agent's only next to --list or --dry-run.
+`--json` also passes through (codex uses it); it is agent's only next to a report flag.
 
 Examples:
   agent                          auto-pick the best live rung and run it
@@ -18,8 +18,10 @@ Examples:
   agent --use claude:sonnet      force backend and model (aliases map to full ids)
   agent --dry-run -p hi          show what would run, and why; run nothing
   agent --list                   the backends and the rung table
+  agent --status                 probe every rung (in parallel) and report
+  agent --check-fallback         exit 1 if a provider-independent rung is dead or none is left
 
-Exit codes: the launched CLI's own; 2 usage or configuration error; 69 no rung available.
+Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or\nconfiguration error; 69 no rung available.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
 
@@ -47,11 +49,20 @@ pub struct Cli {
     #[arg(long)]
     pub list: bool,
 
+    /// Probe every rung for real, in parallel (ignoring cached health), and report each
+    #[arg(long)]
+    pub status: bool,
+
+    /// Probe every provider-independent rung; exit 1 if one is dead (DEGRADED) or none
+    /// answers (DOWN). For the watchdog
+    #[arg(long)]
+    pub check_fallback: bool,
+
     /// Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
 
-    /// Machine-readable output for --list and --dry-run
+    /// Machine-readable output for --list, --status, --check-fallback and --dry-run
     #[arg(long)]
     pub json: bool,
 
@@ -90,7 +101,7 @@ pub enum ColorWhen {
 impl Cli {
     /// True when agent reports instead of launching: then `--json` is agent's.
     fn is_report(&self) -> bool {
-        self.list || self.dry_run
+        self.list || self.dry_run || self.status || self.check_fallback
     }
 }
 

@@ -21,6 +21,7 @@ pub mod report;
 pub mod rung;
 pub mod signals;
 pub mod state_file;
+pub mod survey;
 pub mod term;
 
 use std::process::ExitCode;
@@ -48,6 +49,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let config = config::load(paths::config_file(cli.config.clone()))?;
     if cli.list {
         return report::list::run(&config, cli.json);
+    }
+    if cli.status {
+        return report::status::run(&config, cli.json);
+    }
+    if cli.check_fallback {
+        return report::check_fallback::run(&config, cli.json);
     }
     let options = launcher::Options {
         args: &cli.cli_args,

@@ -158,13 +158,16 @@ fn help_lists_only_what_works_today() {
         "--color",
         "--quiet",
         "--version",
+        "--status",
+        "--check-fallback",
     ] {
         assert!(run.stdout.contains(flag), "--help lacks {flag}");
     }
     for later in [
-        "--status",
-        "--check-fallback",
         "--doctor",
+        "--accounts",
+        "--usage",
+        "--install-watchdog",
         "--budget",
         "--relay",
         "--generate-man",

@@ -1,7 +1,9 @@
 //! Reports: what agent prints on stdout for a person (aligned text) or a script (`--json`).
 
+pub mod check_fallback;
 pub mod dry_run;
 pub mod list;
+pub mod status;
 
 use std::io::Write as _;
 

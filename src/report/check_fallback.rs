@@ -1,0 +1,123 @@
+//! `agent --check-fallback`: the watchdog's check (DESIGN.md §9). Every independent rung —
+//! vendor other than rung 1's — is probed for real, never stopping at the first green one:
+//! a fallback that nobody calls is not a fallback. Exit 0 only when all of them answer.
+
+use std::process::ExitCode;
+use std::sync::mpsc;
+
+use serde_json::json;
+
+use crate::cascade::Status;
+use crate::config::Config;
+use crate::health::Store;
+use crate::report::status::json_row;
+use crate::rung::{self, Rung};
+use crate::survey;
+
+/// The watchdog's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Ok,
+    Degraded,
+    Down,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Ok => "OK",
+            Verdict::Degraded => "DEGRADED",
+            Verdict::Down => "DOWN",
+        }
+    }
+}
+
+pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+    let first_vendor = config.first_vendor().unwrap_or_default().to_string();
+    let rungs: Vec<Rung> = config
+        .rungs
+        .iter()
+        .enumerate()
+        .filter(|(_, def)| config.backends[&def.backend].vendor != first_vendor)
+        .map(|(i, def)| rung::resolve(config, i + 1, def))
+        .collect();
+    let store = Store::new(&crate::paths::state_dir());
+    let (tx, rx) = mpsc::channel();
+    survey::probe_all(config, &store, &rungs, &tx);
+    drop(tx);
+    let mut findings: Vec<(usize, Status)> = rx.into_iter().map(|f| (f.index, f.status)).collect();
+    findings.sort_by_key(|(index, _)| *index);
+    let by_rung = |index: usize| {
+        rungs
+            .iter()
+            .find(|r| r.index == index + 1)
+            .expect("probed rung")
+    };
+
+    let mention = |(index, status): &(usize, Status)| {
+        let extra = match status {
+            Status::Good { latency, .. } => survey::latency_note(*latency),
+            Status::Failed { .. } => String::new(),
+        };
+        format!(
+            "{} — {}{extra}",
+            by_rung(*index).short_name(),
+            status.reason()
+        )
+    };
+    let alive: Vec<String> = findings
+        .iter()
+        .filter(|(_, s)| s.is_good())
+        .map(mention)
+        .collect();
+    let dead: Vec<String> = findings
+        .iter()
+        .filter(|(_, s)| matches!(s, Status::Failed { skip: false, .. }))
+        .map(mention)
+        .collect();
+    let (verdict, message) = if alive.is_empty() {
+        let why = if dead.is_empty() {
+            format!("none is configured or installed (every rung is {first_vendor})")
+        } else {
+            dead.join("; ")
+        };
+        (
+            Verdict::Down,
+            format!("DOWN: no provider-independent fallback answers: {why}"),
+        )
+    } else if dead.is_empty() {
+        (
+            Verdict::Ok,
+            format!(
+                "all provider-independent fallbacks OK: {}",
+                alive.join("; ")
+            ),
+        )
+    } else {
+        (
+            Verdict::Degraded,
+            format!(
+                "DEGRADED: still covered by {} but a rung died: {}",
+                alive.join("; "),
+                dead.join("; ")
+            ),
+        )
+    };
+
+    if json {
+        let rows: Vec<_> = findings
+            .iter()
+            .map(|(i, s)| json_row(by_rung(*i), s))
+            .collect();
+        crate::report::emit_json(
+            &json!({"state": verdict.as_str(), "message": message, "rungs": rows}),
+        )?;
+    } else {
+        crate::report::emit(&format!("{message}\n"))?;
+    }
+    Ok(if verdict == Verdict::Ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,127 @@
+//! `agent --status`: every rung probed for real, in parallel, ignoring the cache and
+//! cooldowns. Rows come in table order, each printed as soon as it and every row above it
+//! are known; on a terminal a progress line says what is still being waited for.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal as _, Write as _};
+use std::process::ExitCode;
+use std::sync::mpsc;
+
+use serde_json::json;
+
+use crate::cascade::Status;
+use crate::config::Config;
+use crate::health::Store;
+use crate::rung::{self, Rung};
+use crate::survey::{self, Finding};
+
+pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+    let rungs: Vec<Rung> = config
+        .rungs
+        .iter()
+        .enumerate()
+        .map(|(i, def)| rung::resolve(config, i + 1, def))
+        .collect();
+    let store = Store::new(&crate::paths::state_dir());
+    let names: Vec<String> = rungs.iter().map(Rung::short_name).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let live = !json && std::io::stdout().is_terminal();
+
+    let (tx, rx) = mpsc::channel();
+    let mut statuses: Vec<Option<Status>> = vec![None; rungs.len()];
+    let mut printed = 0;
+    let mut received = 0;
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        scope.spawn(|| survey::probe_all(config, &store, &rungs, &tx));
+        let mut out = std::io::stdout().lock();
+        while received < rungs.len() {
+            let Ok(Finding { index, status }) = rx.recv() else {
+                break;
+            };
+            received += 1;
+            statuses[index] = Some(status);
+            if json {
+                continue;
+            }
+            let mut chunk = String::new();
+            if live {
+                chunk.push_str("\r\x1b[2K");
+            }
+            while let Some(Some(status)) = statuses.get(printed) {
+                let _ = writeln!(chunk, "{}", row(&names[printed], width, status));
+                printed += 1;
+            }
+            if live && printed < rungs.len() {
+                let pending: Vec<&str> = (printed..rungs.len())
+                    .filter(|&i| statuses[i].is_none())
+                    .map(|i| names[i].as_str())
+                    .collect();
+                let _ = write!(chunk, "probing… waiting for {}", pending.join(", "));
+            }
+            out.write_all(chunk.as_bytes())?;
+            out.flush()?;
+        }
+        Ok(())
+    })?;
+
+    if json {
+        let rows: Vec<_> = rungs
+            .iter()
+            .zip(&statuses)
+            .map(|(rung, status)| {
+                let status = status.as_ref().expect("every rung has a finding");
+                json_row(rung, status)
+            })
+            .collect();
+        crate::report::emit_json(&serde_json::Value::Array(rows))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `OK   claude / claude-opus-5   api.anthropic.com reachable, claude-opus-5 answered (312 ms)`
+pub fn row(name: &str, width: usize, status: &Status) -> String {
+    let (state, text) = match status {
+        Status::Good {
+            reason, latency, ..
+        } => ("OK", format!("{reason}{}", survey::latency_note(*latency))),
+        Status::Failed {
+            reason, skip: true, ..
+        } => ("SKIP", reason.clone()),
+        Status::Failed { class, reason, .. } => ("FAIL", format!("{class}: {reason}")),
+    };
+    let state = paint(state);
+    format!("{state} {name:width$}   {text}")
+}
+
+fn paint(state: &str) -> String {
+    use owo_colors::OwoColorize as _;
+    let padded = format!("{state:4}");
+    if !crate::term::color_stdout() {
+        return padded;
+    }
+    match state {
+        "OK" => padded.green().to_string(),
+        "FAIL" => padded.red().to_string(),
+        _ => padded.dimmed().to_string(),
+    }
+}
+
+pub fn json_row(rung: &Rung, status: &Status) -> serde_json::Value {
+    let (state, class, latency) = match status {
+        Status::Good { latency, .. } => ("ok", "ok", latency.map(|l| l.as_millis())),
+        Status::Failed {
+            class, skip: true, ..
+        } => ("skip", class.as_str(), None),
+        Status::Failed { class, .. } => ("fail", class.as_str(), None),
+    };
+    json!({
+        "rung": rung.index,
+        "backend": rung.backend.name,
+        "vendor": rung.backend.vendor,
+        "model": rung.probe_model,
+        "state": state,
+        "class": class,
+        "reason": status.reason(),
+        "latency_ms": latency,
+    })
+}
