@@ -41,17 +41,23 @@ struct Env<'a> {
 }
 
 impl Env<'_> {
-    fn get(&self, name: &str) -> Option<String> {
+    /// The value as set, empty or not.
+    fn raw(&self, name: &str) -> Option<String> {
         self.child
             .iter()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.clone())
             .or_else(|| std::env::var(name).ok())
-            .filter(|value| !value.is_empty())
+    }
+
+    /// The value when set and not empty.
+    fn get(&self, name: &str) -> Option<String> {
+        self.raw(name).filter(|value| !value.is_empty())
     }
 
     fn expand(&self, text: &str, is_credential: bool) -> Result<String, PlanError> {
-        expand_with(text, &|name| self.get(name))
+        // Empty values reach `expand_with` as they are: refusing them is its job.
+        expand_with(text, &|name| self.raw(name))
             .map_err(|var| PlanError::missing(&var, is_credential))
     }
 
