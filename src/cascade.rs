@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::error_class::ErrorClass;
 use crate::health::{self, HealthFile, Store, Verdict};
+use crate::meter::Meter;
 use crate::probe::{self, Call, Outcome};
 use crate::rung::{self, Rung};
 
@@ -34,7 +35,10 @@ pub enum Status {
 pub enum Good {
     Trusted,
     Probed,
+    /// `probe = { kind = "none" }`.
     Unprobed,
+    /// The budget refused the probe: run unprobed, the fast-fail net still guards it.
+    BudgetUnprobed,
 }
 
 impl Status {
@@ -73,6 +77,7 @@ enum Probe {
 pub struct Cascade<'a> {
     config: &'a Config,
     store: Store,
+    meter: Meter,
     health: HealthFile,
     rungs: Vec<Option<Rung<'a>>>,
     /// Probes this process started, by target: a target shared by two rungs is called once.
@@ -82,12 +87,13 @@ pub struct Cascade<'a> {
 }
 
 impl<'a> Cascade<'a> {
-    pub fn new(config: &'a Config, store: Store) -> Cascade<'a> {
+    pub fn new(config: &'a Config, store: Store, meter: Meter) -> Cascade<'a> {
         let health = store.load();
         let (tx, rx) = mpsc::channel();
         Cascade {
             config,
             store,
+            meter,
             health,
             rungs: vec![None; config.rungs.len()],
             probes: HashMap::new(),
@@ -286,10 +292,11 @@ impl<'a> Cascade<'a> {
         self.probes.insert(plan.target.clone(), Probe::Running);
         let tx = self.tx.clone();
         let store = self.store.clone();
-        let quota_cooldown = self.config.quota_cooldown;
+        let meter = self.meter.clone();
+        let policy = self.config.policy();
         std::thread::spawn(move || {
-            let outcome = probe::run(&plan);
-            store.record(&plan.target, &outcome, quota_cooldown);
+            let outcome = probe::run(&plan, &meter);
+            store.record(&plan.target, &outcome, &policy);
             let _ = tx.send((plan.target, outcome));
         });
         true
@@ -316,6 +323,14 @@ impl<'a> Cascade<'a> {
 }
 
 fn status_of(outcome: &Outcome) -> Status {
+    if outcome.class == ErrorClass::Budget {
+        // With the budget spent a launch still runs: unprobed, guarded by the second net.
+        return Status::Good {
+            how: Good::BudgetUnprobed,
+            reason: outcome.reason.clone(),
+            latency: None,
+        };
+    }
     if outcome.is_ok() {
         Status::Good {
             how: Good::Probed,

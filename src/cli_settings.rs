@@ -18,6 +18,15 @@ pub enum Family {
 }
 
 impl Family {
+    /// The family of a backend: its command's file name, else the backend's own name (a
+    /// wrapper script configured as `[backends.codex] command = "…"` is still codex).
+    pub fn of_backend(name: &str, command: &str) -> Family {
+        match Family::of(command) {
+            Family::Other => Family::of(name),
+            family => family,
+        }
+    }
+
     pub fn of(command: &str) -> Family {
         let name = Path::new(command)
             .file_name()

@@ -12,7 +12,9 @@ use anyhow::Context as _;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::budget::Limits;
 use crate::exit_codes::usage;
+use crate::health::BreakerPolicy;
 
 const BUILTIN: &str = include_str!("builtin.toml");
 
@@ -30,6 +32,9 @@ pub struct Config {
     pub rungs: Vec<RungDef>,
     /// False when the user's file replaced the table with its own `[[rungs]]`.
     pub rungs_are_builtin: bool,
+    /// Daily caps from `[budget]` (`agent --budget set` overrides them).
+    pub budget: Limits,
+    pub breaker: BreakerPolicy,
 }
 
 /// One way to run a CLI.
@@ -128,6 +133,26 @@ struct FileConfig {
     #[serde(default)]
     backends: BTreeMap<String, Spanned<BackendFile>>,
     rungs: Option<Vec<RungFile>>,
+    budget: Option<BudgetSection>,
+    breaker: Option<BreakerSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BudgetSection {
+    calls: Option<u64>,
+    tokens: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BreakerSection {
+    threshold: Option<u32>,
+    error_rate: Option<f64>,
+    window_seconds: Option<Spanned<Seconds>>,
+    min_calls: Option<u32>,
+    backoff_seconds: Option<Spanned<Seconds>>,
+    max_backoff_seconds: Option<Spanned<Seconds>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -197,6 +222,8 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         backends: BTreeMap::new(),
         rungs: Vec::new(),
         rungs_are_builtin: true,
+        budget: Limits::default(),
+        breaker: BreakerPolicy::default(),
     };
     let builtin_source = Source {
         path: Path::new("<built-in>"),
@@ -293,6 +320,37 @@ fn merge(
     }
     if let Some(ms) = file.hedge_ms {
         config.hedge = Duration::from_millis(ms);
+    }
+    if let Some(budget) = file.budget {
+        config.budget.calls = budget.calls.unwrap_or(config.budget.calls);
+        config.budget.tokens = budget.tokens.unwrap_or(config.budget.tokens);
+    }
+    if let Some(breaker) = file.breaker {
+        let policy = &mut config.breaker;
+        policy.threshold = breaker.threshold.unwrap_or(policy.threshold);
+        policy.min_calls = breaker.min_calls.unwrap_or(policy.min_calls);
+        if let Some(rate) = breaker.error_rate {
+            if !(0.0..=1.0).contains(&rate) {
+                return Err(usage(format!(
+                    "{}: breaker.error_rate: must be between 0 and 1",
+                    source.path.display()
+                )));
+            }
+            policy.error_rate = rate;
+        }
+        if let Some(d) = seconds(breaker.window_seconds, "breaker.window_seconds", 1)? {
+            policy.window = d;
+        }
+        if let Some(d) = seconds(breaker.backoff_seconds, "breaker.backoff_seconds", 1)? {
+            policy.backoff = d;
+        }
+        if let Some(d) = seconds(
+            breaker.max_backoff_seconds,
+            "breaker.max_backoff_seconds",
+            1,
+        )? {
+            policy.max_backoff = d;
+        }
     }
 
     for (name, spanned) in file.backends {
@@ -436,6 +494,19 @@ fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
 }
 
 impl Config {
+    /// The cooldown and breaker rules, for the health store.
+    pub fn policy(&self) -> crate::health::Policy {
+        crate::health::Policy {
+            quota_cooldown: self.quota_cooldown,
+            breaker: self.breaker,
+        }
+    }
+
+    /// The meter every LLM call goes through, over the state directory.
+    pub fn meter(&self, state_dir: &Path) -> crate::meter::Meter {
+        crate::meter::Meter::new(state_dir, self.budget)
+    }
+
     /// The vendor of rung 1: rungs of any other vendor are "independent".
     pub fn first_vendor(&self) -> Option<&str> {
         self.rungs

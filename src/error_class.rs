@@ -27,6 +27,8 @@ pub enum ErrorClass {
     CredentialsMissing,
     BinaryMissing,
     Misconfigured,
+    /// Not sent: the daily budget refused the call. Says nothing about the rung's health.
+    Budget,
 }
 
 impl ErrorClass {
@@ -45,6 +47,7 @@ impl ErrorClass {
             ErrorClass::CredentialsMissing => "credentials_missing",
             ErrorClass::BinaryMissing => "binary_missing",
             ErrorClass::Misconfigured => "misconfigured",
+            ErrorClass::Budget => "budget_exhausted",
         }
     }
 

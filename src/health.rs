@@ -1,6 +1,11 @@
 //! `health.json`: what agent knows about each probe target, shared by every agent process
 //! on the machine (DESIGN.md §5–6). Read without a lock (files are replaced atomically);
 //! changed only under the lock, re-reading first so no other process's update is lost.
+//!
+//! Two mechanisms decide when a target is skipped without a call: per-class cooldowns
+//! (rate limit, quota, auth — or the time the answer said it clears) and a circuit
+//! breaker per target that opens after repeated failures and is half-open after its
+//! backoff, when the next use is the probe.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -18,6 +23,42 @@ use crate::state_file;
 const RATE_LIMIT_COOLDOWN: Duration = Duration::from_secs(2 * 60);
 const AUTH_COOLDOWN: Duration = Duration::from_secs(15 * 60);
 const AUTH_COOLDOWN_CAP: Duration = Duration::from_secs(6 * 60 * 60);
+/// How many recent results a target keeps for the error-rate window.
+const RECENT_KEPT: usize = 50;
+
+/// When a target's breaker opens, and for how long (`[breaker]` in the configuration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BreakerPolicy {
+    /// Consecutive failures that open the breaker.
+    pub threshold: u32,
+    /// A failure rate above this, over `window` with at least `min_calls` results, opens it.
+    pub error_rate: f64,
+    pub window: Duration,
+    pub min_calls: u32,
+    /// The first open period; each failed half-open probe doubles it, up to `max_backoff`.
+    pub backoff: Duration,
+    pub max_backoff: Duration,
+}
+
+impl Default for BreakerPolicy {
+    fn default() -> BreakerPolicy {
+        BreakerPolicy {
+            threshold: 5,
+            error_rate: 0.5,
+            window: Duration::from_secs(10 * 60),
+            min_calls: 10,
+            backoff: Duration::from_secs(60),
+            max_backoff: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+/// The cooldown rules in force (from the configuration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Policy {
+    pub quota_cooldown: Duration,
+    pub breaker: BreakerPolicy,
+}
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct HealthFile {
@@ -41,6 +82,24 @@ pub struct TargetHealth {
     pub auth_failures: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<u64>,
+    #[serde(default)]
+    pub breaker: Breaker,
+    /// Recent results `(unix ms, ok)`, for the error-rate window.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent: Vec<(u64, bool)>,
+}
+
+/// A target's circuit breaker. Open with its end in the past is half-open: the next use
+/// is the probe.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Breaker {
+    #[default]
+    Closed,
+    Open {
+        until_ms: u64,
+        backoff_ms: u64,
+    },
 }
 
 /// What health says about using a target now.
@@ -54,8 +113,23 @@ pub enum Verdict {
         reason: String,
         until_ms: Option<u64>,
     },
-    /// Nothing recent: probe it.
+    /// Nothing recent (or a half-open breaker): probe it.
     Unknown,
+}
+
+/// A change worth an event line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// The class changed (`from` → `to`).
+    Class {
+        from: String,
+        to: String,
+    },
+    BreakerOpened {
+        backoff_ms: u64,
+    },
+    /// The breaker closed after a good answer: the target is back.
+    Restored,
 }
 
 pub fn now_ms() -> u64 {
@@ -65,6 +139,10 @@ pub fn now_ms() -> u64 {
 fn millis(time: SystemTime) -> u64 {
     time.duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn ms(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[derive(Debug, Clone)]
@@ -118,23 +196,55 @@ impl Store {
     }
 
     /// Changes health under the lock: re-read, apply, replace atomically.
-    pub fn update(&self, change: impl FnOnce(&mut HealthFile)) -> anyhow::Result<()> {
+    pub fn update<T>(&self, change: impl FnOnce(&mut HealthFile) -> T) -> anyhow::Result<T> {
         let _lock = state_file::lock(&self.path)?;
         let mut file = self.load();
-        change(&mut file);
+        let result = change(&mut file);
         let json = serde_json::to_vec_pretty(&file)?;
-        state_file::write_atomic(&self.path, &json)
+        state_file::write_atomic(&self.path, &json)?;
+        Ok(result)
     }
 
-    /// Records a probe's outcome for `target` (the cooldown policy lives in [`after`]).
-    pub fn record(&self, target: &str, outcome: &Outcome, quota_cooldown: Duration) {
+    /// Records a probe's outcome for `target` now.
+    pub fn record(&self, target: &str, outcome: &Outcome, policy: &Policy) {
+        self.record_at(target, outcome, policy, SystemTime::now());
+    }
+
+    /// Records a probe's outcome at `now` (tests pass their own clock), writing a `health`
+    /// event on every change of class or breaker and a `restore` event when a target that
+    /// was cut off answers again. A budget refusal is no news about the target.
+    pub fn record_at(&self, target: &str, outcome: &Outcome, policy: &Policy, now: SystemTime) {
+        if outcome.class == ErrorClass::Budget {
+            return;
+        }
         let result = self.update(|file| {
             let previous = file.targets.get(target);
-            let next = after(previous, outcome, quota_cooldown, SystemTime::now());
+            let (next, changes) = after(previous, outcome, policy, now);
             file.targets.insert(target.to_string(), next);
+            changes
         });
-        if let Err(err) = result {
-            crate::term::debug(&format!("could not record health: {err:#}"));
+        match result {
+            Ok(changes) => {
+                for change in changes {
+                    let (kind, from, to) = match change {
+                        Change::Class { from, to } => (events::Kind::Health, from, to),
+                        Change::BreakerOpened { backoff_ms } => (
+                            events::Kind::Health,
+                            "closed".into(),
+                            format!("breaker open for {}s", backoff_ms / 1000),
+                        ),
+                        Change::Restored => (events::Kind::Restore, "open".into(), "closed".into()),
+                    };
+                    events::record(
+                        &self.state_dir,
+                        kind,
+                        &format!("{target}: {from}"),
+                        &to,
+                        &outcome.reason,
+                    );
+                }
+            }
+            Err(err) => crate::term::debug(&format!("could not record health: {err:#}")),
         }
     }
 
@@ -143,22 +253,24 @@ impl Store {
     /// rung skipped for minutes.
     pub fn distrust(&self, target: &str, reason: &str) {
         let result = self.update(|file| {
+            let now = now_ms();
             let entry = file
                 .targets
                 .entry(target.to_string())
                 .or_insert_with(|| TargetHealth {
                     class: ErrorClass::Fastfail,
                     reason: String::new(),
-                    checked_ms: 0,
+                    checked_ms: now,
                     cooldown_until_ms: None,
                     consecutive_failures: 0,
                     auth_failures: 0,
                     latency_ms: None,
+                    breaker: Breaker::Closed,
+                    recent: Vec::new(),
                 });
             entry.class = ErrorClass::Fastfail;
             entry.reason = crate::redact::redact(reason);
-            entry.checked_ms = now_ms();
-            entry.consecutive_failures += 1;
+            entry.checked_ms = now;
         });
         if let Err(err) = result {
             crate::term::debug(&format!("could not record health: {err:#}"));
@@ -166,53 +278,114 @@ impl Store {
     }
 }
 
-/// The health a target has after `outcome`: the cooldown rules of DESIGN.md §5.
+/// The health a target has after `outcome` at `now`, and what changed: the cooldown rules
+/// and the breaker of DESIGN.md §5.
 pub fn after(
     previous: Option<&TargetHealth>,
     outcome: &Outcome,
-    quota_cooldown: Duration,
+    policy: &Policy,
     now: SystemTime,
-) -> TargetHealth {
-    let failures = previous.map_or(0, |p| p.consecutive_failures);
-    let auth_failures = previous.map_or(0, |p| p.auth_failures);
+) -> (TargetHealth, Vec<Change>) {
+    let now_ms = millis(now);
     let class = outcome.class;
-    let auth_failures = if class == ErrorClass::Auth {
-        auth_failures + 1
-    } else if class == ErrorClass::Ok {
+    let ok = class == ErrorClass::Ok;
+    let failures = if ok {
         0
     } else {
-        auth_failures
+        previous.map_or(0, |p| p.consecutive_failures) + 1
     };
+    let auth_failures = match class {
+        ErrorClass::Auth => previous.map_or(0, |p| p.auth_failures) + 1,
+        ErrorClass::Ok => 0,
+        _ => previous.map_or(0, |p| p.auth_failures),
+    };
+
+    let mut recent: Vec<(u64, bool)> = previous.map_or_else(Vec::new, |p| p.recent.clone());
+    let window_start = now_ms.saturating_sub(ms(policy.breaker.window));
+    recent.retain(|(at, _)| *at >= window_start);
+    recent.push((now_ms, ok));
+    let excess = recent.len().saturating_sub(RECENT_KEPT);
+    recent.drain(..excess);
+
+    let mut changes = Vec::new();
+    let previous_class = previous.map(|p| p.class);
+    if previous_class != Some(class) {
+        changes.push(Change::Class {
+            from: previous_class.map_or_else(|| "unknown".to_string(), |c| c.to_string()),
+            to: class.to_string(),
+        });
+    }
+
+    let was = previous.map_or(Breaker::Closed, |p| p.breaker);
+    let breaker = match (was, ok) {
+        (Breaker::Open { .. }, true) => {
+            changes.push(Change::Restored);
+            Breaker::Closed
+        }
+        // A failure while half-open (or still open): back off twice as long.
+        (Breaker::Open { backoff_ms, .. }, false) => {
+            let backoff_ms = (backoff_ms.saturating_mul(2)).min(ms(policy.breaker.max_backoff));
+            changes.push(Change::BreakerOpened { backoff_ms });
+            Breaker::Open {
+                until_ms: now_ms + backoff_ms,
+                backoff_ms,
+            }
+        }
+        (Breaker::Closed, false) if should_open(failures, &recent, &policy.breaker) => {
+            let backoff_ms = ms(policy.breaker.backoff);
+            changes.push(Change::BreakerOpened { backoff_ms });
+            Breaker::Open {
+                until_ms: now_ms + backoff_ms,
+                backoff_ms,
+            }
+        }
+        (Breaker::Closed, _) => Breaker::Closed,
+    };
+
     let fixed = match class {
         ErrorClass::RateLimited => Some(RATE_LIMIT_COOLDOWN),
-        ErrorClass::Quota => Some(quota_cooldown),
+        ErrorClass::Quota => Some(policy.quota_cooldown),
         ErrorClass::Auth => {
             let doublings = auth_failures.saturating_sub(1).min(16);
             Some((AUTH_COOLDOWN * 2u32.pow(doublings)).min(AUTH_COOLDOWN_CAP))
         }
         _ => None,
     };
-    let cooldown_until_ms = if class == ErrorClass::Ok {
+    let cooldown_until_ms = if ok {
         None
     } else if let Some(at) = outcome.clears_at.filter(|at| *at > now) {
         // The answer said when it clears: trust that over the fixed time (capped at a day).
         Some(millis(at.min(now + Duration::from_secs(24 * 60 * 60))))
     } else {
-        fixed.map(|d| millis(now + d))
+        fixed.map(|d| now_ms + ms(d))
     };
-    TargetHealth {
+
+    let health = TargetHealth {
         class,
         reason: outcome.reason.clone(),
-        checked_ms: millis(now),
+        checked_ms: now_ms,
         cooldown_until_ms,
-        consecutive_failures: if class == ErrorClass::Ok {
-            0
-        } else {
-            failures + 1
-        },
+        consecutive_failures: failures,
         auth_failures,
         latency_ms: u64::try_from(outcome.latency.as_millis()).ok(),
+        breaker,
+        recent,
+    };
+    (health, changes)
+}
+
+fn should_open(consecutive: u32, recent: &[(u64, bool)], policy: &BreakerPolicy) -> bool {
+    if policy.threshold > 0 && consecutive >= policy.threshold {
+        return true;
     }
+    let total = recent.len();
+    if total == 0 || total < policy.min_calls as usize {
+        return false;
+    }
+    let failed = recent.iter().filter(|(_, ok)| !ok).count();
+    #[allow(clippy::cast_precision_loss)]
+    let rate = failed as f64 / total as f64;
+    rate > policy.error_rate
 }
 
 impl HealthFile {
@@ -239,13 +412,25 @@ impl HealthFile {
                 until_ms: None,
             };
         }
-        match health.cooldown_until_ms {
-            Some(until) if until > now_ms => Verdict::Cooling {
+        let breaker_until = match health.breaker {
+            Breaker::Open { until_ms, .. } if until_ms > now_ms => Some(until_ms),
+            _ => None,
+        };
+        let cooldown_until = health.cooldown_until_ms.filter(|until| *until > now_ms);
+        match breaker_until.max(cooldown_until) {
+            Some(until) => Verdict::Cooling {
                 class: health.class,
-                reason: health.reason.clone(),
+                reason: if breaker_until.is_some() {
+                    format!(
+                        "breaker open after {} failures: {}",
+                        health.consecutive_failures, health.reason
+                    )
+                } else {
+                    health.reason.clone()
+                },
                 until_ms: Some(until),
             },
-            _ => Verdict::Unknown,
+            None => Verdict::Unknown,
         }
     }
 }
@@ -263,18 +448,24 @@ mod tests {
         }
     }
 
+    fn policy() -> Policy {
+        Policy {
+            quota_cooldown: Duration::from_secs(3600),
+            breaker: BreakerPolicy::default(),
+        }
+    }
+
+    fn at(seconds: u64) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000 + seconds)
+    }
+
     #[test]
     fn auth_cooldown_doubles_to_six_hours() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(10_000_000);
+        let now = at(0);
         let mut health: Option<TargetHealth> = None;
         let mut minutes = Vec::new();
         for _ in 0..7 {
-            let next = after(
-                health.as_ref(),
-                &outcome(ErrorClass::Auth),
-                Duration::from_secs(3600),
-                now,
-            );
+            let (next, _) = after(health.as_ref(), &outcome(ErrorClass::Auth), &policy(), now);
             minutes.push((next.cooldown_until_ms.unwrap() - millis(now)) / 60_000);
             health = Some(next);
         }
@@ -283,11 +474,11 @@ mod tests {
 
     #[test]
     fn trusted_only_within_the_cache_window() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(10_000_000);
+        let now = at(0);
         let mut file = HealthFile::default();
         file.targets.insert(
             "t".into(),
-            after(None, &outcome(ErrorClass::Ok), Duration::ZERO, now),
+            after(None, &outcome(ErrorClass::Ok), &policy(), now).0,
         );
         let cache = Duration::from_secs(300);
         assert!(matches!(
@@ -298,5 +489,107 @@ mod tests {
             file.verdict("t", cache, millis(now) + 300_000),
             Verdict::Unknown
         );
+    }
+
+    #[test]
+    fn the_breaker_opens_after_five_failures_half_opens_and_restores() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let policy = policy();
+        let cache = Duration::from_secs(300);
+        let verdict = |t: u64| store.load().verdict("t", cache, millis(at(t)));
+
+        for second in 0..4 {
+            store.record_at("t", &outcome(ErrorClass::Upstream5xx), &policy, at(second));
+            assert_eq!(
+                verdict(second),
+                Verdict::Unknown,
+                "four failures leave it closed"
+            );
+        }
+        store.record_at("t", &outcome(ErrorClass::Upstream5xx), &policy, at(4));
+        assert!(
+            matches!(verdict(5), Verdict::Cooling { .. }),
+            "the fifth opens it: skipped"
+        );
+        assert!(
+            matches!(verdict(63), Verdict::Cooling { .. }),
+            "for its 60 s backoff"
+        );
+        assert_eq!(
+            verdict(65),
+            Verdict::Unknown,
+            "half-open: the next use is the probe"
+        );
+
+        // The half-open probe fails: open again, twice as long.
+        store.record_at("t", &outcome(ErrorClass::Overloaded), &policy, at(65));
+        assert!(matches!(verdict(65 + 119), Verdict::Cooling { .. }));
+        assert_eq!(verdict(65 + 121), Verdict::Unknown);
+
+        // It answers: closed, trusted, and a restore event says so.
+        store.record_at("t", &outcome(ErrorClass::Ok), &policy, at(186));
+        assert!(matches!(verdict(187), Verdict::Trusted { .. }));
+        let events = fs::read_to_string(dir.path().join("events.jsonl")).unwrap();
+        assert_eq!(
+            events.matches("\"event\":\"restore\"").count(),
+            1,
+            "{events}"
+        );
+        assert_eq!(
+            events.matches("breaker open for 60s").count(),
+            1,
+            "{events}"
+        );
+        assert_eq!(
+            events.matches("breaker open for 120s").count(),
+            1,
+            "{events}"
+        );
+    }
+
+    #[test]
+    fn a_high_error_rate_opens_the_breaker_without_five_in_a_row() {
+        let policy = policy();
+        let mut health: Option<TargetHealth> = None;
+        let mut opened_at = None;
+        // fail, fail, ok, fail, fail, ok, … — never five in a row, but two thirds failing.
+        for i in 0..12u64 {
+            let class = if i % 3 == 2 {
+                ErrorClass::Ok
+            } else {
+                ErrorClass::Unreachable
+            };
+            let (next, changes) = after(health.as_ref(), &outcome(class), &policy, at(i));
+            if changes
+                .iter()
+                .any(|c| matches!(c, Change::BreakerOpened { .. }))
+                && opened_at.is_none()
+            {
+                opened_at = Some(i);
+            }
+            health = Some(next);
+        }
+        assert_eq!(
+            opened_at,
+            Some(9),
+            "opens once ten results are in the window"
+        );
+    }
+
+    #[test]
+    fn every_change_of_class_is_a_health_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        store.record_at("t", &outcome(ErrorClass::Ok), &policy(), at(0));
+        store.record_at("t", &outcome(ErrorClass::Ok), &policy(), at(1));
+        store.record_at("t", &outcome(ErrorClass::RateLimited), &policy(), at(2));
+        let events = fs::read_to_string(dir.path().join("events.jsonl")).unwrap();
+        assert_eq!(
+            events.matches("\"event\":\"health\"").count(),
+            2,
+            "{events}"
+        );
+        assert!(events.contains("\"to\":\"rate_limited\""), "{events}");
     }
 }

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use crate::cascade::{Cascade, Choice, Status};
+use crate::cascade::{Cascade, Choice, Good, Status};
 use crate::config::Config;
 use crate::events;
 use crate::exit_codes::{UnavailableError, usage};
@@ -23,7 +23,7 @@ pub struct Options<'a> {
 /// The cascade: choose, run, and descend on a fast failure.
 pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
     let state_dir = crate::paths::state_dir();
-    let mut cascade = Cascade::new(config, Store::new(&state_dir));
+    let mut cascade = Cascade::new(config, Store::new(&state_dir), config.meter(&state_dir));
     let mut start = 0;
     // Why each rung was passed over, for the final message if none is left.
     let mut why_not: Vec<(String, String)> = Vec::new();
@@ -37,6 +37,17 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             return Err(no_rung_left(&why_not));
         };
         let rung = cascade.rung(winner).clone();
+        if let Some(Status::Good {
+            how: Good::BudgetUnprobed,
+            reason,
+            ..
+        }) = &choice.winner_status
+        {
+            term::notice(&format!(
+                "{reason} — running {} unprobed; the fast-fail net still guards it",
+                rung.label()
+            ));
+        }
         if winner > 0 {
             term::notice(&format!("using {}", rung.label()));
             if start == 0 {

@@ -1,6 +1,7 @@
 //! `agent`: run the AI coding CLI that really answers right now. See DESIGN.md for the
 //! contract; `main.rs` only calls [`run`].
 
+pub mod budget;
 pub mod cascade;
 pub mod cli;
 pub mod cli_settings;
@@ -14,6 +15,8 @@ pub mod expand;
 pub mod health;
 pub mod launch;
 pub mod launcher;
+pub mod ledger;
+pub mod meter;
 pub mod paths;
 pub mod probe;
 pub mod redact;

@@ -109,7 +109,7 @@ pub fn resolve_with<'a>(
     from_builtin_table: bool,
     timeout: Duration,
 ) -> Rung<'a> {
-    let family = Family::of(&backend.command);
+    let family = Family::of_backend(&backend.name, &backend.command);
     let mut rung = Rung {
         index,
         backend,
@@ -179,7 +179,7 @@ fn ready(rung: &Rung, from_builtin_table: bool, timeout: Duration) -> Result<Rea
         });
     };
     let env = launch_env(backend)?;
-    let plan = probe::plan(
+    let mut plan = probe::plan(
         backend,
         rung.probe_model.as_deref(),
         rung.run_model.as_deref(),
@@ -187,6 +187,7 @@ fn ready(rung: &Rung, from_builtin_table: bool, timeout: Duration) -> Result<Rea
         &env,
         timeout,
     )?;
+    plan.info.rung = Some(rung.index);
     Ok(Ready { binary, env, plan })
 }
 

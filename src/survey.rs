@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::cascade::{Good, Status};
 use crate::config::Config;
 use crate::health::Store;
+use crate::meter::Meter;
 use crate::probe::{self, Call};
 use crate::rung::Rung;
 
@@ -20,7 +21,13 @@ pub struct Finding {
 
 /// Probes `rungs` in parallel and sends each finding as soon as it is known. A target shared
 /// by two rungs is called once and reported for both. Returns when every finding was sent.
-pub fn probe_all(config: &Config, store: &Store, rungs: &[Rung], found: &mpsc::Sender<Finding>) {
+pub fn probe_all(
+    config: &Config,
+    store: &Store,
+    meter: &Meter,
+    rungs: &[Rung],
+    found: &mpsc::Sender<Finding>,
+) {
     let (tx, rx) = mpsc::channel::<(String, probe::Outcome)>();
     let mut waiting: HashMap<String, Vec<usize>> = HashMap::new();
     for rung in rungs {
@@ -53,10 +60,11 @@ pub fn probe_all(config: &Config, store: &Store, rungs: &[Rung], found: &mpsc::S
             let plan = ready.plan.clone();
             let tx = tx.clone();
             let store = store.clone();
-            let quota_cooldown = config.quota_cooldown;
+            let meter = meter.clone();
+            let policy = config.policy();
             std::thread::spawn(move || {
-                let outcome = probe::run(&plan);
-                store.record(&plan.target, &outcome, quota_cooldown);
+                let outcome = probe::run(&plan, &meter);
+                store.record(&plan.target, &outcome, &policy);
                 let _ = tx.send((plan.target, outcome));
             });
         }

@@ -151,7 +151,7 @@ fn status_json_has_one_object_per_rung() {
     assert!(rows[0]["latency_ms"].is_u64());
     assert_eq!(rows[5]["state"], "skip");
     assert_eq!(rows[6]["state"], "fail");
-    assert_eq!(rows[6]["class"], "bad_request");
+    assert_eq!(rows[6]["class"], "auth");
     assert!(
         rows[6]["reason"]
             .as_str()

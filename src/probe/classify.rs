@@ -30,6 +30,10 @@ pub fn classify_status(status: u16, body: &str) -> ErrorClass {
         400..=499 if quota_words => ErrorClass::Quota,
         429 => ErrorClass::RateLimited,
         401 | 403 => ErrorClass::Auth,
+        // Gemini answers a bad key with 400 INVALID_ARGUMENT / API_KEY_INVALID.
+        400 if lower.contains("api_key_invalid") || lower.contains("api key not valid") => {
+            ErrorClass::Auth
+        }
         404 => ErrorClass::BadModel,
         400 if mentions_missing_model(&lower) => ErrorClass::BadModel,
         400..=499 => ErrorClass::BadRequest,
@@ -196,6 +200,13 @@ mod tests {
         assert_eq!(classify_status(401, ""), ErrorClass::Auth);
         assert_eq!(classify_status(403, ""), ErrorClass::Auth);
         assert_eq!(classify_status(404, ""), ErrorClass::BadModel);
+        assert_eq!(
+            classify_status(
+                400,
+                r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}"#
+            ),
+            ErrorClass::Auth
+        );
         assert_eq!(
             classify_status(400, "model: claude-x not found"),
             ErrorClass::BadModel

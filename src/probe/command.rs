@@ -13,8 +13,40 @@ use nix::unistd::Pid;
 use super::Outcome;
 use super::classify::{classify_output, snippet};
 use crate::error_class::ErrorClass;
+use crate::ledger::Tokens;
+use crate::meter::{CallInfo, Meter, Spent, estimate_tokens};
 
 pub fn run(
+    argv: &[String],
+    env: &[(String, String)],
+    env_remove: &[String],
+    timeout: Duration,
+    meter: &Meter,
+    info: &CallInfo,
+) -> Outcome {
+    // The CLI makes its own LLM call: reserve it like any other.
+    let reservation = match meter.reserve() {
+        Ok(reservation) => reservation,
+        Err(refusal) => return Outcome::refused(&refusal),
+    };
+    let outcome = run_unmetered(argv, env, env_remove, timeout);
+    // What the CLI sent is unknown here: the tokens are an estimate, marked as such.
+    let spent = Spent {
+        class: Some(outcome.class),
+        tokens: Tokens {
+            input: estimate_tokens(argv.iter().map(String::len).sum()),
+            output: 1,
+            ..Tokens::default()
+        },
+        estimated: true,
+        duration: outcome.latency,
+        ..Spent::default()
+    };
+    meter.record(&reservation, info, &spent);
+    outcome
+}
+
+fn run_unmetered(
     argv: &[String],
     env: &[(String, String)],
     env_remove: &[String],

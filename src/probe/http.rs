@@ -10,6 +10,8 @@ use super::classify::{classify_status, clears_at, snippet};
 use super::{Call, Outcome};
 use crate::config::{Auth, OpenAiApi};
 use crate::error_class::ErrorClass;
+use crate::ledger::Tokens;
+use crate::meter::{CallInfo, Meter, Spent, estimate_tokens};
 
 /// A normal answer is tiny; a captive portal's page need not be read whole.
 const BODY_LIMIT: u64 = 256 * 1024;
@@ -23,7 +25,13 @@ struct Request<'a> {
     what: &'a str,
 }
 
-pub fn run(call: &Call, model: Option<&str>, timeout: Duration) -> Outcome {
+pub fn run(
+    call: &Call,
+    model: Option<&str>,
+    timeout: Duration,
+    meter: &Meter,
+    info: &CallInfo,
+) -> Outcome {
     let model_name = model.unwrap_or("the default model");
     let request = match call {
         Call::Reach { base } => return reach(base, model_name, timeout),
@@ -100,7 +108,7 @@ pub fn run(call: &Call, model: Option<&str>, timeout: Duration) -> Outcome {
         },
         Call::Command { .. } | Call::None => unreachable!("not an HTTP probe"),
     };
-    call_api(&request, model_name, timeout)
+    call_api(&request, model_name, timeout, meter, info)
 }
 
 fn trim(base: &str) -> &str {
@@ -126,25 +134,99 @@ struct Answer {
     status: u16,
     headers: Vec<(String, String)>,
     body: String,
+    ttfb: Duration,
 }
 
-/// Sends once; a network error that came back quickly is tried once more inside the
-/// timeout. A 429 or 529 is the probe's answer and is never retried.
-fn send(request: &Request, timeout: Duration) -> (Result<Answer, ureq::Error>, Duration) {
+/// Sends, metered: each attempt reserves a call first (refused: nothing is sent) and is
+/// written to the ledger after. A network error that came back quickly is tried once more
+/// inside the timeout; a 429 or 529 is the probe's answer and is never retried.
+fn send(
+    request: &Request,
+    timeout: Duration,
+    meter: &Meter,
+    info: &CallInfo,
+) -> (Result<Answer, Failure>, Duration) {
     let started = Instant::now();
-    let mut result = send_once(request, timeout);
-    if let Err(err) = &result {
-        let elapsed = started.elapsed();
-        let retryable = !matches!(err, ureq::Error::Timeout(_));
-        if retryable && elapsed < timeout / 2 {
-            result = send_once(request, timeout.saturating_sub(elapsed));
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let reservation = match meter.reserve() {
+            Ok(reservation) => reservation,
+            Err(refusal) => return (Err(Failure::Budget(refusal)), started.elapsed()),
+        };
+        let call_started = Instant::now();
+        let result = send_once(request, timeout.saturating_sub(started.elapsed()));
+        let duration = call_started.elapsed();
+        let spent = match &result {
+            Ok(answer) => spent_on(request, answer, duration),
+            Err(_) => Spent {
+                class: Some(ErrorClass::Unreachable),
+                duration,
+                ..Spent::default()
+            },
+        };
+        meter.record(&reservation, info, &spent);
+        match result {
+            Ok(answer) => return (Ok(answer), started.elapsed()),
+            Err(err) => {
+                let retryable = !matches!(err, ureq::Error::Timeout(_));
+                if attempt == 1 && retryable && started.elapsed() < timeout / 2 {
+                    continue;
+                }
+                return (Err(Failure::Network(err)), started.elapsed());
+            }
         }
     }
-    (result, started.elapsed())
+}
+
+enum Failure {
+    Network(ureq::Error),
+    Budget(crate::budget::Refusal),
+}
+
+/// The ledger's view of an answer: the provider's usage, or an estimate marked as such.
+fn spent_on(request: &Request, answer: &Answer, duration: Duration) -> Spent {
+    let success = (200..300).contains(&answer.status);
+    let parsed: Option<Value> = serde_json::from_str(&answer.body).ok();
+    let usage = parsed.as_ref().and_then(super::usage::tokens);
+    let (tokens, estimated) = match usage {
+        Some(tokens) => (tokens, false),
+        // A refused call is billed nothing; an answer without usage is estimated.
+        None if success => (
+            Tokens {
+                input: estimate_tokens(request.body.as_ref().map_or(0, |b| b.to_string().len())),
+                output: 1,
+                ..Tokens::default()
+            },
+            true,
+        ),
+        None => (Tokens::default(), false),
+    };
+    let request_id = ["request-id", "x-request-id"].iter().find_map(|name| {
+        answer
+            .headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.clone())
+    });
+    Spent {
+        status: Some(answer.status),
+        class: Some(if success {
+            ErrorClass::Ok
+        } else {
+            classify_status(answer.status, &answer.body)
+        }),
+        tokens,
+        estimated,
+        ttfb: Some(answer.ttfb),
+        duration,
+        request_id,
+    }
 }
 
 fn send_once(request: &Request, timeout: Duration) -> Result<Answer, ureq::Error> {
     let agent = agent(timeout);
+    let started = Instant::now();
     let mut response = match &request.body {
         Some(body) => {
             let mut builder = agent.post(&request.url);
@@ -161,6 +243,7 @@ fn send_once(request: &Request, timeout: Duration) -> Result<Answer, ureq::Error
             builder.call()?
         }
     };
+    let ttfb = started.elapsed();
     let status = response.status().as_u16();
     let headers = response
         .headers()
@@ -183,15 +266,23 @@ fn send_once(request: &Request, timeout: Duration) -> Result<Answer, ureq::Error
         status,
         headers,
         body,
+        ttfb,
     })
 }
 
-fn call_api(request: &Request, model: &str, timeout: Duration) -> Outcome {
+fn call_api(
+    request: &Request,
+    model: &str,
+    timeout: Duration,
+    meter: &Meter,
+    info: &CallInfo,
+) -> Outcome {
     let host = host(&request.url).to_string();
-    let (result, latency) = send(request, timeout);
+    let (result, latency) = send(request, timeout, meter, info);
     let answer = match result {
         Ok(answer) => answer,
-        Err(err) => return network_failure(&host, &err, latency, timeout),
+        Err(Failure::Network(err)) => return network_failure(&host, &err, latency, timeout),
+        Err(Failure::Budget(refusal)) => return Outcome::refused(&refusal),
     };
     if (200..300).contains(&answer.status) {
         let parsed: Option<Value> = serde_json::from_str(&answer.body).ok();
@@ -253,15 +344,16 @@ fn reach(base: &str, model: &str, timeout: Duration) -> Outcome {
         what: "",
     };
     let host = host(base).to_string();
-    match send(&request, timeout) {
-        (Ok(_), latency) => Outcome {
+    let started = Instant::now();
+    match send_once(&request, timeout) {
+        Ok(_) => Outcome {
             class: ErrorClass::Ok,
             reason: format!(
                 "{host} reachable (no credential here to call {model}; the fast-fail net guards the launch)"
             ),
-            latency,
+            latency: started.elapsed(),
             clears_at: None,
         },
-        (Err(err), latency) => network_failure(&host, &err, latency, timeout),
+        Err(err) => network_failure(&host, &err, started.elapsed(), timeout),
     }
 }

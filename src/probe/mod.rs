@@ -5,6 +5,7 @@ mod classify;
 mod command;
 mod http;
 mod plan;
+mod usage;
 
 use std::time::{Duration, SystemTime};
 
@@ -14,6 +15,7 @@ pub use plan::{PlanError, plan};
 
 use crate::config::{Auth, OpenAiApi};
 use crate::error_class::ErrorClass;
+use crate::meter::{CallInfo, Meter};
 
 /// Everything a probe needs, resolved: no variables, no aliases left.
 #[derive(Debug, Clone)]
@@ -23,6 +25,8 @@ pub struct ProbePlan {
     pub call: Call,
     pub model: Option<String>,
     pub timeout: Duration,
+    /// The ledger's columns for this probe's calls.
+    pub info: CallInfo,
 }
 
 #[derive(Debug, Clone)]
@@ -70,24 +74,35 @@ impl Outcome {
     pub fn is_ok(&self) -> bool {
         self.class == ErrorClass::Ok
     }
+
+    /// No call was sent: the budget said no. Says nothing about the rung's health.
+    pub fn refused(refusal: &crate::budget::Refusal) -> Outcome {
+        Outcome {
+            class: ErrorClass::Budget,
+            reason: refusal.to_string(),
+            latency: Duration::ZERO,
+            clears_at: None,
+        }
+    }
 }
 
-/// Runs the probe. Blocking; never longer than the plan's timeout (plus process teardown).
-pub fn run(plan: &ProbePlan) -> Outcome {
+/// Runs the probe through the meter (each call reserved against the budget and written to
+/// the ledger). Blocking; never longer than the plan's timeout (plus process teardown).
+pub fn run(plan: &ProbePlan, meter: &Meter) -> Outcome {
     let started = std::time::Instant::now();
     let mut outcome = match &plan.call {
         Call::Command {
             argv,
             env,
             env_remove,
-        } => command::run(argv, env, env_remove, plan.timeout),
+        } => command::run(argv, env, env_remove, plan.timeout, meter, &plan.info),
         Call::None => Outcome {
             class: ErrorClass::Ok,
             reason: "not probed (probe kind none): the fast-fail net guards the launch".into(),
             latency: Duration::ZERO,
             clears_at: None,
         },
-        call => http::run(call, plan.model.as_deref(), plan.timeout),
+        call => http::run(call, plan.model.as_deref(), plan.timeout, meter, &plan.info),
     };
     outcome.reason = crate::redact::redact(&outcome.reason);
     if outcome.latency.is_zero() {

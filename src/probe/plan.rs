@@ -9,6 +9,7 @@ use crate::cli_settings::{Family, codex_config};
 use crate::config::{Auth, Backend, OpenAiApi, ProbeKind};
 use crate::error_class::ErrorClass;
 use crate::expand::{MissingVar, expand_with};
+use crate::meter::CallInfo;
 
 const ANTHROPIC_API: &str = "https://api.anthropic.com";
 const OPENAI_API: &str = "https://api.openai.com/v1";
@@ -133,7 +134,11 @@ pub fn plan(
                     source,
                 )
             } else {
-                openai_as_the_cli(&env, Family::of(&backend.command), def.api)?
+                openai_as_the_cli(
+                    &env,
+                    Family::of_backend(&backend.name, &backend.command),
+                    def.api,
+                )?
             }
         }
         ProbeKind::Gemini => {
@@ -158,11 +163,20 @@ pub fn plan(
         model.unwrap_or("-"),
         source
     );
+    let info = CallInfo {
+        rung: None,
+        backend: Some(backend.name.clone()),
+        model: model.map(str::to_string),
+        account: None,
+        upstream: endpoint(&call),
+        role: "probe",
+    };
     Ok(ProbePlan {
         target,
         call,
         model: model.map(str::to_string),
         timeout,
+        info,
     })
 }
 

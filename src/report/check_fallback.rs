@@ -41,9 +41,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .filter(|(_, def)| config.backends[&def.backend].vendor != first_vendor)
         .map(|(i, def)| rung::resolve(config, i + 1, def))
         .collect();
-    let store = Store::new(&crate::paths::state_dir());
+    let state_dir = crate::paths::state_dir();
+    let store = Store::new(&state_dir);
     let (tx, rx) = mpsc::channel();
-    survey::probe_all(config, &store, &rungs, &tx);
+    survey::probe_all(config, &store, &config.meter(&state_dir), &rungs, &tx);
     drop(tx);
     let mut findings: Vec<(usize, Status)> = rx.into_iter().map(|f| (f.index, f.status)).collect();
     findings.sort_by_key(|(index, _)| *index);

@@ -22,6 +22,10 @@ fn describe(status: &Status) -> String {
                 Good::Trusted => "trusted: probed OK recently".to_string(),
                 Good::Probed => format!("probed now ({} ms)", latency.map_or(0, |l| l.as_millis())),
                 Good::Unprobed => "unprobed".to_string(),
+                Good::BudgetUnprobed => {
+                    "not probed: the budget is spent; the fast-fail net guards the launch"
+                        .to_string()
+                }
             };
             format!("{reason} — {how}")
         }

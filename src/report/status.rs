@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::cascade::Status;
 use crate::config::Config;
+use crate::error_class::ErrorClass;
 use crate::health::Store;
 use crate::rung::{self, Rung};
 use crate::survey::{self, Finding};
@@ -22,7 +23,9 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .enumerate()
         .map(|(i, def)| rung::resolve(config, i + 1, def))
         .collect();
-    let store = Store::new(&crate::paths::state_dir());
+    let state_dir = crate::paths::state_dir();
+    let store = Store::new(&state_dir);
+    let meter = config.meter(&state_dir);
     let names: Vec<String> = rungs.iter().map(Rung::short_name).collect();
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let live = !json && std::io::stdout().is_terminal();
@@ -32,7 +35,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let mut printed = 0;
     let mut received = 0;
     std::thread::scope(|scope| -> anyhow::Result<()> {
-        scope.spawn(|| survey::probe_all(config, &store, &rungs, &tx));
+        scope.spawn(|| survey::probe_all(config, &store, &meter, &rungs, &tx));
         let mut out = std::io::stdout().lock();
         while received < rungs.len() {
             let Ok(Finding { index, status }) = rx.recv() else {
@@ -86,6 +89,11 @@ pub fn row(name: &str, width: usize, status: &Status) -> String {
         } => ("OK", format!("{reason}{}", survey::latency_note(*latency))),
         Status::Failed {
             reason, skip: true, ..
+        }
+        | Status::Failed {
+            class: ErrorClass::Budget,
+            reason,
+            ..
         } => ("SKIP", reason.clone()),
         Status::Failed { class, reason, .. } => ("FAIL", format!("{class}: {reason}")),
     };
@@ -112,6 +120,10 @@ pub fn json_row(rung: &Rung, status: &Status) -> serde_json::Value {
         Status::Failed {
             class, skip: true, ..
         } => ("skip", class.as_str(), None),
+        Status::Failed {
+            class: ErrorClass::Budget,
+            ..
+        } => ("budget", "budget_exhausted", None),
         Status::Failed { class, .. } => ("fail", class.as_str(), None),
     };
     json!({

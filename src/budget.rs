@@ -1,0 +1,337 @@
+//! The daily call and token budget (DESIGN.md §8, seed 001): before any LLM call, one call
+//! is reserved under a cross-process lock and the reservation is saved — if it cannot be
+//! saved, the call is not sent. After the call its tokens are added to the day it reserved.
+//! Days are local calendar days. The token cap stops later calls only: a call in flight can
+//! cross it.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::events;
+use crate::ledger::{Ledger, Tokens};
+use crate::state_file;
+
+pub const DEFAULT_CALLS: u64 = 500;
+pub const DEFAULT_TOKENS: u64 = 500_000;
+/// Days older than this are dropped from `budget.json` (the ledger keeps the history).
+const KEEP_DAYS: usize = 40;
+
+/// Daily caps; 0 means unlimited, never "forbid".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    pub calls: u64,
+    pub tokens: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            calls: DEFAULT_CALLS,
+            tokens: DEFAULT_TOKENS,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Day {
+    pub calls: u64,
+    pub tokens: u64,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetFile {
+    /// Set by `agent --budget set`; wins over the configuration file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+    #[serde(default)]
+    pub days: BTreeMap<String, Day>,
+}
+
+/// Why a call may not be sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Today's cap is reached.
+    Exhausted { used: Day, limits: Limits },
+    /// `budget.json` was unreadable: it was kept aside and rebuilt; this one call is refused.
+    Corrupt { aside: PathBuf },
+    /// The reservation could not be saved.
+    Unsaved(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Exhausted { used, limits } => {
+                if limits.calls > 0 && used.calls >= limits.calls {
+                    write!(
+                        f,
+                        "budget exhausted: {} of {} calls today",
+                        used.calls, limits.calls
+                    )
+                } else {
+                    write!(
+                        f,
+                        "budget exhausted: {} of {} tokens today",
+                        used.tokens, limits.tokens
+                    )
+                }
+            }
+            Refusal::Corrupt { aside } => write!(
+                f,
+                "budget.json was unreadable: kept aside as {}, counts rebuilt from the ledger; this call was not sent",
+                aside.display()
+            ),
+            Refusal::Unsaved(why) => write!(
+                f,
+                "the budget reservation could not be saved ({why}); the call was not sent"
+            ),
+        }
+    }
+}
+
+/// A saved reservation: the day whose budget the call counts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reservation {
+    pub day: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Budget {
+    path: PathBuf,
+    state_dir: PathBuf,
+    /// Caps from the configuration file (or the defaults).
+    configured: Limits,
+}
+
+/// Today's local calendar date, `YYYY-MM-DD`.
+pub fn today() -> String {
+    jiff::ZonedDateTime::now().date().to_string()
+}
+
+/// The local calendar date of an RFC 3339 time.
+pub fn local_day(time: &str) -> Option<String> {
+    let ts: jiff::Timestamp = time.parse().ok()?;
+    Some(
+        ts.to_zoned_datetime(jiff::tz::TimeZone::system())
+            .date()
+            .to_string(),
+    )
+}
+
+impl Budget {
+    pub fn new(state_dir: &Path, configured: Limits) -> Budget {
+        Budget {
+            path: state_dir.join("budget.json"),
+            state_dir: state_dir.to_path_buf(),
+            configured,
+        }
+    }
+
+    /// Reserves one call for today, or says why not.
+    pub fn reserve(&self) -> Result<Reservation, Refusal> {
+        self.reserve_on(&today())
+    }
+
+    pub fn reserve_on(&self, day: &str) -> Result<Reservation, Refusal> {
+        let _lock = state_file::lock(&self.path).map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
+        let mut file = match self.read() {
+            Ok(file) => file,
+            Err(aside) => return Err(Refusal::Corrupt { aside }),
+        };
+        let limits = file.limits.unwrap_or(self.configured);
+        let used = file.days.get(day).copied().unwrap_or_default();
+        let calls_spent = limits.calls > 0 && used.calls >= limits.calls;
+        let tokens_spent = limits.tokens > 0 && used.tokens >= limits.tokens;
+        if calls_spent || tokens_spent {
+            return Err(Refusal::Exhausted { used, limits });
+        }
+        file.days.entry(day.to_string()).or_default().calls += 1;
+        self.save(&mut file)
+            .map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
+        Ok(Reservation {
+            day: day.to_string(),
+        })
+    }
+
+    /// Adds a finished call's tokens to the day it reserved.
+    pub fn record(&self, reservation: &Reservation, tokens: &Tokens) -> anyhow::Result<()> {
+        if tokens.total() == 0 {
+            return Ok(());
+        }
+        let _lock = state_file::lock(&self.path)?;
+        let mut file = self.read_or_rebuilt();
+        file.days.entry(reservation.day.clone()).or_default().tokens += tokens.total();
+        self.save(&mut file)
+    }
+
+    /// Today's use and the caps in force.
+    pub fn status(&self) -> (Day, Limits, LimitSource) {
+        let file = self.read_or_rebuilt();
+        let (limits, source) = match file.limits {
+            Some(limits) => (limits, LimitSource::SetCommand),
+            None => (self.configured, LimitSource::Config),
+        };
+        (
+            file.days.get(&today()).copied().unwrap_or_default(),
+            limits,
+            source,
+        )
+    }
+
+    /// `agent --budget set`: caps stored beside the counts, winning over the config file.
+    pub fn set_limits(&self, limits: Limits) -> anyhow::Result<()> {
+        let _lock = state_file::lock(&self.path)?;
+        let mut file = self.read_or_rebuilt();
+        file.limits = Some(limits);
+        self.save(&mut file)
+    }
+
+    /// Reads `budget.json`. An unreadable file is moved aside, a `corrupt_state` event is
+    /// written, and the counts are rebuilt from the ledger and saved; the caller is told
+    /// where the old file went (the call that found it is refused once).
+    fn read(&self) -> Result<BudgetFile, PathBuf> {
+        let bytes = match fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(BudgetFile::default()),
+            Err(err) => {
+                crate::term::debug(&format!("reading {}: {err}", self.path.display()));
+                return Ok(BudgetFile::default());
+            }
+        };
+        let parse_error = match serde_json::from_slice(&bytes) {
+            Ok(file) => return Ok(file),
+            Err(err) => err.to_string(),
+        };
+        let Ok(aside) = state_file::quarantine(&self.path) else {
+            return Ok(BudgetFile::default());
+        };
+        crate::term::warn(&format!(
+            "{} was unreadable ({parse_error}); kept aside as {}, rebuilding the counts from the ledger",
+            self.path.display(),
+            aside.display()
+        ));
+        events::record(
+            &self.state_dir,
+            events::Kind::CorruptState,
+            "budget.json",
+            &aside.to_string_lossy(),
+            &parse_error,
+        );
+        let mut rebuilt = rebuild(&Ledger::new(&self.state_dir));
+        let _ = self.save(&mut rebuilt);
+        Err(aside)
+    }
+
+    /// For everything but a reservation: a corrupt file is handled as in [`Budget::read`],
+    /// then the rebuilt counts are used.
+    fn read_or_rebuilt(&self) -> BudgetFile {
+        self.read().or_else(|_| self.read()).unwrap_or_default()
+    }
+
+    fn save(&self, file: &mut BudgetFile) -> anyhow::Result<()> {
+        while file.days.len() > KEEP_DAYS {
+            let oldest = file.days.keys().next().cloned().unwrap_or_default();
+            file.days.remove(&oldest);
+        }
+        let json = serde_json::to_vec(file)?;
+        state_file::write_atomic(&self.path, &json)
+    }
+}
+
+/// Where the caps in force come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitSource {
+    Config,
+    SetCommand,
+}
+
+/// Counts per local day from the ledger: every recorded call, and its tokens.
+pub fn rebuild(ledger: &Ledger) -> BudgetFile {
+    let mut file = BudgetFile::default();
+    for record in ledger.read_all() {
+        let day = if record.day.is_empty() {
+            local_day(&record.time).unwrap_or_default()
+        } else {
+            record.day.clone()
+        };
+        let entry = file.days.entry(day).or_default();
+        entry.calls += 1;
+        entry.tokens += record.tokens.total();
+    }
+    file
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserves_until_the_cap_then_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(
+            dir.path(),
+            Limits {
+                calls: 2,
+                tokens: 0,
+            },
+        );
+        assert!(budget.reserve_on("2026-11-30").is_ok());
+        assert!(budget.reserve_on("2026-11-30").is_ok());
+        assert!(matches!(
+            budget.reserve_on("2026-11-30"),
+            Err(Refusal::Exhausted { .. })
+        ));
+        assert!(
+            budget.reserve_on("2026-12-01").is_ok(),
+            "a new day starts afresh"
+        );
+    }
+
+    #[test]
+    fn zero_means_unlimited() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(
+            dir.path(),
+            Limits {
+                calls: 0,
+                tokens: 0,
+            },
+        );
+        for _ in 0..50 {
+            budget.reserve_on("2026-11-30").unwrap();
+        }
+    }
+
+    #[test]
+    fn the_token_cap_stops_later_calls_and_tokens_count_on_the_reserved_day() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(
+            dir.path(),
+            Limits {
+                calls: 0,
+                tokens: 100,
+            },
+        );
+        let before_midnight = budget.reserve_on("2026-11-30").unwrap();
+        // The call finishes after midnight: its tokens still count on the 30th.
+        budget
+            .record(
+                &before_midnight,
+                &Tokens {
+                    input: 150,
+                    ..Tokens::default()
+                },
+            )
+            .unwrap();
+        assert!(matches!(
+            budget.reserve_on("2026-11-30"),
+            Err(Refusal::Exhausted { .. })
+        ));
+        assert!(budget.reserve_on("2026-12-01").is_ok());
+    }
+}

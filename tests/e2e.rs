@@ -1,0 +1,546 @@
+//! End to end: `agent` over the REAL Claude Code, Codex and Gemini CLIs, each talking to
+//! the in-process mock API on 127.0.0.1 (nothing leaves the machine).
+//!
+//! Not part of plain `cargo test` (`test = false` in Cargo.toml). Run it with:
+//!
+//! ```text
+//! AGENT_E2E_BIN=$(scripts/install-real-clis.sh | tail -n 1) cargo test --test e2e
+//! ```
+//!
+//! `AGENT_E2E_BIN` is the directory holding the real `claude`, `codex` and `gemini` (the
+//! pinned versions the script installs). Every test fails when it is unset: none may pass
+//! without doing its work. The environment and seed files in [`e2e`] are what each CLI needs
+//! to run headless and offline against a mock: measured with the pinned versions, which
+//! fail fast (1–5 s) with retries off, and send one API request per prompt.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::env;
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use support::{MockApi, Reply, Request, Rule, Run, Sandbox};
+
+const ANTHROPIC_KEY: &str = "sk-ant-e2e-0123456789abcdef";
+const PROXY_KEY: &str = "sk-proxy-e2e-0123456789abcdef";
+const OPENAI_KEY: &str = "sk-openai-e2e-0123456789abcdef";
+const GEMINI_KEY: &str = "AIza-e2e-0123456789abcdef";
+
+/// What `AGENT_OPUS_MODEL` maps the `opus` alias to (agent passes it as `--model`).
+const CLAUDE_MODEL: &str = "claude-opus-e2e";
+/// `model` in `~/.codex/config.toml`: what codex runs and agent probes.
+const CODEX_MODEL: &str = "gpt-e2e-codex";
+/// `model.name` in `~/.gemini/settings.json`: what agent probes for the gemini rung.
+const GEMINI_MODEL: &str = "gemini-e2e-default";
+
+/// With retries off the real CLIs fail in 1–5 s. Well above that, so a loaded two-core
+/// machine cannot turn a fast failure into a "really ran" one, and well below the run
+/// timeout of the harness.
+const FASTFAIL_SECONDS: u32 = 15;
+
+/// The directory with the real CLIs, from `AGENT_E2E_BIN`; panics when it is unset or
+/// lacks one of them.
+fn real_bin_dir() -> PathBuf {
+    let Some(dir) = env::var_os("AGENT_E2E_BIN").filter(|d| !d.is_empty()) else {
+        panic!(
+            "AGENT_E2E_BIN is not set: run scripts/install-real-clis.sh and set AGENT_E2E_BIN \
+             to the directory it prints last (the one holding claude, codex and gemini)"
+        );
+    };
+    let dir = PathBuf::from(dir);
+    for cli in ["claude", "codex", "gemini"] {
+        assert!(
+            is_executable(&dir.join(cli)),
+            "AGENT_E2E_BIN={} has no executable {cli}: run scripts/install-real-clis.sh and set \
+             AGENT_E2E_BIN to the directory it prints last",
+            dir.display()
+        );
+    }
+    dir
+}
+
+fn is_executable(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The directory of `node` on this process's `PATH`: codex and gemini are Node scripts
+/// (`#!/usr/bin/env node`).
+fn node_dir() -> PathBuf {
+    env::var_os("PATH")
+        .iter()
+        .flat_map(env::split_paths)
+        .find(|dir| is_executable(&dir.join("node")))
+        .expect("node is not on PATH: the real codex and gemini need it")
+}
+
+/// A sandbox whose `PATH` holds the real CLIs (symlinked into its `bin/`), and a mock API
+/// that every CLI and every probe of agent's talks to.
+struct E2e {
+    sb: Sandbox,
+    api: MockApi,
+    /// The real binaries (for wrappers that must reach one by path).
+    real: PathBuf,
+}
+
+fn e2e() -> E2e {
+    let real = real_bin_dir();
+    let api = MockApi::start();
+    let sb = Sandbox::new();
+    let url = api.url();
+
+    for cli in ["claude", "codex", "gemini"] {
+        let target = fs::canonicalize(real.join(cli)).expect("resolve the real CLI");
+        symlink(&target, sb.bin_dir().join(cli)).expect("symlink the real CLI");
+    }
+    sb.env(
+        "PATH",
+        format!(
+            "{}:{}:/usr/bin:/bin",
+            sb.bin_dir().display(),
+            node_dir().display()
+        ),
+    );
+    sb.env("NO_COLOR", "1");
+
+    // Claude Code: API key and base URL; no background traffic, no retries (a failure
+    // answers at once), and a bounded wait if the mock ever stalls.
+    sb.env("ANTHROPIC_BASE_URL", &url);
+    sb.env("ANTHROPIC_API_KEY", ANTHROPIC_KEY);
+    sb.env("AGENT_OPUS_MODEL", CLAUDE_MODEL);
+    for (key, value) in [
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("DISABLE_TELEMETRY", "1"),
+        ("DISABLE_ERROR_REPORTING", "1"),
+        ("CLAUDE_CODE_MAX_RETRIES", "0"),
+        ("API_TIMEOUT_MS", "20000"),
+    ] {
+        sb.env(key, value);
+    }
+
+    // Codex ignores OPENAI_BASE_URL: a custom provider in its config.toml points it at the
+    // mock (and agent's codex probe reads the same provider).
+    sb.env("MOCK_OPENAI_KEY", OPENAI_KEY);
+    sb.write_file(
+        ".codex/config.toml",
+        &format!(
+            r#"model = "{CODEX_MODEL}"
+model_provider = "mock"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "{url}/v1"
+env_key = "MOCK_OPENAI_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+"#
+        ),
+    );
+
+    // Gemini CLI: API key auth against the mock, one attempt, no statistics, and a trusted
+    // working directory (else it exits 55 in headless mode).
+    sb.env("GOOGLE_GEMINI_BASE_URL", &url);
+    sb.env("GEMINI_API_KEY", GEMINI_KEY);
+    sb.env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+    sb.write_file(
+        ".gemini/settings.json",
+        &serde_json::json!({
+            "security": { "auth": { "selectedType": "gemini-api-key" } },
+            "privacy": { "usageStatisticsEnabled": false },
+            "telemetry": { "enabled": false },
+            "general": { "maxAttempts": 1 },
+            "model": { "name": GEMINI_MODEL },
+        })
+        .to_string(),
+    );
+
+    E2e { sb, api, real }
+}
+
+impl E2e {
+    fn run(&self, args: &[&str]) -> Run {
+        let run = self.sb.run(args);
+        eprintln!(
+            "agent {} -> {:?} in {:.2?}\n--- stdout\n{}--- stderr\n{}---",
+            args.join(" "),
+            run.code,
+            run.elapsed,
+            run.stdout,
+            run.stderr
+        );
+        assert!(!run.timed_out, "agent did not finish: {run:?}");
+        run
+    }
+
+    /// POSTs to `path` (without the query), in arrival order.
+    fn posts_to(&self, path: &str) -> Vec<Request> {
+        self.api
+            .post_requests()
+            .into_iter()
+            .filter(|r| r.path == path)
+            .collect()
+    }
+
+    /// Claude Code's own calls: it asks for `/v1/messages?beta=true`, agent's probe for
+    /// plain `/v1/messages`.
+    fn claude_code_calls(&self) -> Vec<Request> {
+        self.posts_to("/v1/messages")
+            .into_iter()
+            .filter(|r| r.query.contains("beta=true"))
+            .collect()
+    }
+
+    /// agent's Anthropic probes: plain `/v1/messages`, not streamed, `max_tokens: 1`.
+    fn anthropic_probes(&self) -> Vec<Request> {
+        self.posts_to("/v1/messages")
+            .into_iter()
+            .filter(|r| r.query.is_empty())
+            .collect()
+    }
+}
+
+fn is_streamed(req: &Request) -> bool {
+    req.json()["stream"] == Value::Bool(true)
+}
+
+fn models(reqs: &[Request]) -> Vec<String> {
+    reqs.iter()
+        .map(|r| r.model.clone().unwrap_or_default())
+        .collect()
+}
+
+/// A healthy top rung: agent probes it, then the real `claude -p hi` runs with the
+/// configured model and its answer is agent's output.
+#[test]
+fn a_healthy_rung_runs_the_real_claude_with_the_configured_model() {
+    let w = e2e();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+run_model = "opus"
+
+[[rungs]]
+backend = "codex"
+"#
+    ));
+    w.api.on(Rule::path_contains("/v1/messages")
+        .reply(Reply::ok_text("Hello from the mock, via Claude Code")));
+
+    let run = w.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("Hello from the mock, via Claude Code"),
+        "claude's answer must be agent's stdout: {run:?}"
+    );
+    assert!(
+        run.stderr.is_empty(),
+        "no descent, no notice: {}",
+        run.stderr
+    );
+
+    let probes = w.anthropic_probes();
+    assert_eq!(
+        models(&probes),
+        [CLAUDE_MODEL],
+        "one probe of the run model"
+    );
+    assert_eq!(probes[0].json()["max_tokens"], 1, "{}", probes[0].body);
+    assert!(!is_streamed(&probes[0]));
+
+    let calls = w.claude_code_calls();
+    assert!(!calls.is_empty(), "Claude Code itself never called the API");
+    let main = &calls[0];
+    assert_eq!(
+        main.model.as_deref(),
+        Some(CLAUDE_MODEL),
+        "--model reached claude"
+    );
+    assert!(
+        is_streamed(main),
+        "Claude Code streams: {}",
+        &main.body[..200.min(main.body.len())]
+    );
+    assert_eq!(main.credential.as_deref(), Some(ANTHROPIC_KEY));
+    assert!(
+        main.header("anthropic-beta")
+            .is_some_and(|b| b.contains("claude-code")),
+        "{:?}",
+        main.headers
+    );
+    // Codex may have been probed alongside (hedged), but never ran.
+    assert!(
+        !w.posts_to("/v1/responses").iter().any(is_streamed),
+        "codex ran although claude answered"
+    );
+}
+
+/// The probe passes, but Claude Code's own call hits a usage limit: claude exits within
+/// a second or two, agent's second net calls that a fast failure, says so, and the real
+/// codex answers instead.
+///
+/// agent passes the user's arguments to every rung identically, and no one argument list
+/// means "headless prompt" to both CLIs (`claude -p hi` vs `codex exec hi`; to codex, `-p`
+/// is `--profile`). A user mixing them would give the codex backend a `command` of their
+/// own that speaks the other dialect, which is what this test does: a five-line shell shim
+/// that records its argv (so we can see agent passed `-p hi` unchanged) and execs the REAL
+/// codex as `codex exec --skip-git-repo-check hi`. It only rewrites the command line; the
+/// probe, the environment, the provider in `~/.codex/config.toml` and every request are
+/// codex's own. The alternative, a prompt both CLIs accept, does not exist, and wrapping
+/// claude instead would put a shim in front of the CLI whose failure this test is about.
+///
+/// The shim is reached as `shim/codex`: agent recognises codex (and so reads its model
+/// and provider from `~/.codex/config.toml`) by the command's file name, so a wrapper
+/// named anything else would be probed as an unknown OpenAI CLI.
+#[test]
+fn a_usage_limit_in_claude_code_itself_descends_to_the_real_codex() {
+    let w = e2e();
+    let shim =
+        w.sb.fake_cli("codex-as-claude")
+            .script(&format!(
+                r#"# Claude Code's `-p PROMPT` is `codex exec PROMPT`; everything else passes as is.
+for arg do
+  shift
+  [ "$arg" = -p ] && continue
+  set -- "$@" "$arg"
+done
+exec '{codex}' exec --skip-git-repo-check "$@""#,
+                codex = w
+                    .real
+                    .join("codex")
+                    .display()
+                    .to_string()
+                    .replace('\'', r"'\''")
+            ))
+            .install();
+    let shim_dir = w.sb.root().join("shim");
+    fs::create_dir_all(&shim_dir).expect("create shim/");
+    let shim_codex = shim_dir.join("codex");
+    symlink(&shim, &shim_codex).expect("link shim/codex");
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+
+[backends.codex]
+command = "{shim}"
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+run_model = "opus"
+
+[[rungs]]
+backend = "codex"
+"#,
+        shim = shim_codex.display()
+    ));
+    // Only Claude Code's own request (`?beta=true`, streamed) is refused; agent's probe
+    // (plain `/v1/messages`, max_tokens 1) succeeds. A large retry-after makes claude
+    // give up at once instead of waiting.
+    w.api
+        .on(Rule::path_contains("/v1/messages?beta=true").reply(
+            Reply::anthropic_error(429, "rate_limit_error", "You have reached your usage limit")
+                .header("retry-after", "3600"),
+        ));
+    w.api
+        .on(Rule::path_contains("/responses")
+            .reply(Reply::ok_text("Hello from the mock, via Codex")));
+
+    let run = w.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("Hello from the mock, via Codex"),
+        "codex's answer must be agent's stdout: {run:?}"
+    );
+    let notice = format!("[agent] Claude Code ({CLAUDE_MODEL}) exited 1 after ");
+    assert!(
+        run.stderr.contains(&notice) && run.stderr.contains("s — treating as unavailable"),
+        "missing the fast-fail notice {notice:?}…: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("[agent] using Codex ({CODEX_MODEL})")),
+        "{}",
+        run.stderr
+    );
+    let fastfail = run.stderr.find(&notice).unwrap_or(usize::MAX);
+    let using = run.stderr.find("[agent] using Codex").unwrap_or(0);
+    assert!(
+        fastfail < using,
+        "the notice comes before the descent: {}",
+        run.stderr
+    );
+
+    // The probe passed; Claude Code's own call got the 429.
+    assert_eq!(models(&w.anthropic_probes()), [CLAUDE_MODEL]);
+    let claude_calls = w.claude_code_calls();
+    assert!(!claude_calls.is_empty(), "Claude Code never called the API");
+    assert!(
+        claude_calls
+            .iter()
+            .all(|r| r.model.as_deref() == Some(CLAUDE_MODEL)),
+        "{:?}",
+        models(&claude_calls)
+    );
+
+    // agent gave codex the user's arguments unchanged; the shim turned them into `exec`.
+    let shim_runs = w.sb.calls("codex-as-claude");
+    assert_eq!(shim_runs.len(), 1);
+    assert_eq!(shim_runs[0].argv, ["-p", "hi"]);
+
+    // agent probed codex where codex talks (not streamed), then codex called (streamed).
+    let responses = w.posts_to("/v1/responses");
+    let (streamed, probes): (Vec<_>, Vec<_>) = responses.into_iter().partition(is_streamed);
+    assert_eq!(models(&probes), [CODEX_MODEL], "one probe of codex's model");
+    assert_eq!(models(&streamed), [CODEX_MODEL], "codex's own call");
+    assert_eq!(streamed[0].credential.as_deref(), Some(OPENAI_KEY));
+
+    let events = fs::read_to_string(w.sb.state_dir().join("events.jsonl")).unwrap_or_default();
+    assert!(events.contains("\"event\":\"fastfail\""), "{events}");
+}
+
+/// `--use gemini:MODEL` execs the real gemini with `--model MODEL` and the user's args,
+/// without probing anything first.
+#[test]
+fn use_runs_the_real_gemini_with_the_given_model() {
+    let w = e2e();
+    w.api
+        .on(Rule::model("gemini-e2e").reply(Reply::ok_text("Hello from the mock, via Gemini")));
+
+    let run = w.run(&["--use", "gemini:gemini-e2e", "-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("Hello from the mock, via Gemini"),
+        "gemini's answer must be agent's stdout: {run:?}"
+    );
+    let posts = w.api.post_requests();
+    let streamed: Vec<&Request> = posts
+        .iter()
+        .filter(|r| r.path == "/v1beta/models/gemini-e2e:streamGenerateContent")
+        .collect();
+    assert_eq!(streamed.len(), 1, "gemini's own call: {posts:#?}");
+    assert_eq!(streamed[0].credential.as_deref(), Some(GEMINI_KEY));
+    assert!(
+        posts.iter().all(|r| !r.path.ends_with(":generateContent")),
+        "--use probes nothing: {posts:#?}"
+    );
+    assert_eq!(
+        w.api.posts_for_model(GEMINI_MODEL),
+        0,
+        "the model given to --use replaces the settings' one"
+    );
+}
+
+/// `--status` over the built-in table with the real binaries installed (and Antigravity
+/// not): every rung is probed; the one whose key is broken FAILs, the others are OK, agy
+/// is SKIP.
+#[test]
+fn status_fails_only_the_rung_with_the_broken_key() {
+    const BROKEN_GEMINI_KEY: &str = "AIza-e2e-REVOKED";
+    let w = e2e();
+    w.sb.env("AGENT_PROXY_URL", w.api.url());
+    w.sb.env("AGENT_PROXY_KEY", PROXY_KEY);
+    w.sb.env("GEMINI_API_KEY", BROKEN_GEMINI_KEY);
+    // What the Gemini API answers for a revoked or mistyped key (raw, in its own key order).
+    w.api.on(
+        Rule::credential(BROKEN_GEMINI_KEY).reply(
+            Reply::status(400)
+                .header("content-type", "application/json; charset=UTF-8")
+                .body(
+                    r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com","metadata":{"service":"generativelanguage.googleapis.com"}}]}}"#,
+                ),
+        ),
+    );
+
+    let table = w.run(&["--status"]);
+    assert!(table.success(), "{table:?}");
+    let states: Vec<&str> = table
+        .stdout
+        .lines()
+        .map(|line| line.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        states,
+        ["OK", "OK", "OK", "OK", "OK", "SKIP", "FAIL"],
+        "one row per rung, in table order: {}",
+        table.stdout
+    );
+    let fail_row = table.stdout.lines().last().unwrap_or_default();
+    assert!(
+        fail_row.contains(&format!("gemini / {GEMINI_MODEL}"))
+            && fail_row.contains("API key not valid"),
+        "{fail_row}"
+    );
+
+    let run = w.run(&["--status", "--json"]);
+
+    assert!(run.success(), "{run:?}");
+    let rows: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("--status --json is not JSON ({e}): {}", run.stdout));
+    let rows = rows.as_array().expect("--status --json prints an array");
+    let summary: Vec<(u64, &str, &str)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["rung"].as_u64().unwrap_or(0),
+                row["backend"].as_str().unwrap_or("?"),
+                row["state"].as_str().unwrap_or("?"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (1, "claude", "ok"),
+            (2, "claude", "ok"),
+            (3, "claude-proxy", "ok"),
+            (4, "claude-proxy", "ok"),
+            (5, "codex", "ok"),
+            (6, "agy", "skip"),
+            (7, "gemini", "fail"),
+        ],
+        "{}",
+        run.stdout
+    );
+    let model_of = |i: usize| rows[i]["model"].as_str().unwrap_or("?");
+    assert_eq!(model_of(0), CLAUDE_MODEL);
+    assert_eq!(model_of(4), CODEX_MODEL);
+    assert_eq!(model_of(6), GEMINI_MODEL);
+    assert!(
+        rows[6].to_string().contains("API key not valid"),
+        "the FAIL row says why: {}",
+        rows[6]
+    );
+
+    // Every probe really went out, twice (--status ignores the cache), each with its own key.
+    let probe_keys = |path: &str| -> Vec<String> {
+        w.posts_to(path)
+            .iter()
+            .map(|r| r.credential.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(
+        probe_keys(&format!("/v1beta/models/{GEMINI_MODEL}:generateContent")),
+        [BROKEN_GEMINI_KEY, BROKEN_GEMINI_KEY]
+    );
+    assert_eq!(probe_keys("/v1/responses"), [OPENAI_KEY, OPENAI_KEY]);
+    assert!(!probe_keys("/v1/messages").is_empty());
+}
