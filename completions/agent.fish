@@ -1,4 +1,5 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
+complete -c agent -l budget -d 'The daily call and token budget: `status [--json]`, `set --calls N --tokens N` (0 = unlimited), `recent [--tail N] [--json]`. Takes the rest of the command line' -r
 complete -c agent -l config -d 'Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''

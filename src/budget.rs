@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::events;
 use crate::ledger::{Ledger, Tokens};
-use crate::state_file;
+use crate::state_file::{self, Durability};
 
 pub const DEFAULT_CALLS: u64 = 500;
 pub const DEFAULT_TOKENS: u64 = 500_000;
@@ -151,7 +151,7 @@ impl Budget {
             return Err(Refusal::Exhausted { used, limits });
         }
         file.days.entry(day.to_string()).or_default().calls += 1;
-        self.save(&mut file)
+        self.save(&mut file, Durability::Unsynced)
             .map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
         Ok(Reservation {
             day: day.to_string(),
@@ -166,7 +166,7 @@ impl Budget {
         let _lock = state_file::lock(&self.path)?;
         let mut file = self.read_or_rebuilt();
         file.days.entry(reservation.day.clone()).or_default().tokens += tokens.total();
-        self.save(&mut file)
+        self.save(&mut file, Durability::Unsynced)
     }
 
     /// Today's use and the caps in force.
@@ -188,7 +188,7 @@ impl Budget {
         let _lock = state_file::lock(&self.path)?;
         let mut file = self.read_or_rebuilt();
         file.limits = Some(limits);
-        self.save(&mut file)
+        self.save(&mut file, Durability::Synced)
     }
 
     /// Reads `budget.json`. An unreadable file is moved aside, a `corrupt_state` event is
@@ -223,7 +223,7 @@ impl Budget {
             &parse_error,
         );
         let mut rebuilt = rebuild(&Ledger::new(&self.state_dir));
-        let _ = self.save(&mut rebuilt);
+        let _ = self.save(&mut rebuilt, Durability::Unsynced);
         Err(aside)
     }
 
@@ -233,13 +233,15 @@ impl Budget {
         self.read().or_else(|_| self.read()).unwrap_or_default()
     }
 
-    fn save(&self, file: &mut BudgetFile) -> anyhow::Result<()> {
+    /// Counts are rebuilt from the ledger if a power cut ever spoils the file, so they are
+    /// written [`Durability::Unsynced`]; caps set by hand are worth the wait for the disk.
+    fn save(&self, file: &mut BudgetFile, durability: Durability) -> anyhow::Result<()> {
         while file.days.len() > KEEP_DAYS {
             let oldest = file.days.keys().next().cloned().unwrap_or_default();
             file.days.remove(&oldest);
         }
         let json = serde_json::to_vec(file)?;
-        state_file::write_atomic(&self.path, &json)
+        state_file::write_atomic(&self.path, &json, durability)
     }
 }
 

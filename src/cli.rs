@@ -20,10 +20,16 @@ Examples:
   agent --list                   the backends and the rung table
   agent --status                 probe every rung (in parallel) and report
   agent --check-fallback         exit 1 if a provider-independent rung is dead or none is left
+  agent --budget status          today's calls and tokens against the daily caps
+  agent --budget set --calls 500 --tokens 500000
 
-Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or\nconfiguration error; 69 no rung available.
+Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
+configuration error; 69 no rung available; 75 refused by the budget.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
+
+/// Flags that take the rest of the command line as their own sub-commands.
+const MANAGEMENT: &[&str] = &["budget"];
 
 /// agent's options. Parsed only from the words the split kept for agent.
 #[derive(Debug, Parser)]
@@ -57,6 +63,16 @@ pub struct Cli {
     /// answers (DOWN). For the watchdog
     #[arg(long)]
     pub check_fallback: bool,
+
+    /// The daily call and token budget: `status [--json]`, `set --calls N --tokens N`
+    /// (0 = unlimited), `recent [--tail N] [--json]`. Takes the rest of the command line
+    #[arg(
+        long,
+        value_name = "COMMAND",
+        num_args = 1..,
+        allow_hyphen_values = true
+    )]
+    pub budget: Option<Vec<String>>,
 
     /// Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]
     #[arg(long, value_name = "PATH")]
@@ -101,7 +117,7 @@ pub enum ColorWhen {
 impl Cli {
     /// True when agent reports instead of launching: then `--json` is agent's.
     fn is_report(&self) -> bool {
-        self.list || self.dry_run || self.status || self.check_fallback
+        self.list || self.dry_run || self.status || self.check_fallback || self.budget.is_some()
     }
 }
 
@@ -134,6 +150,12 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             None => (long, None),
         };
         match own_option(&command, name) {
+            // A management flag takes every word after it as its own sub-command line.
+            Some(_) if MANAGEMENT.contains(&name) => {
+                ours.push(arg);
+                ours.extend(args.by_ref());
+                break;
+            }
             Some(_) if name == "json" => {
                 json_at.push(theirs.len());
                 theirs.push(arg);

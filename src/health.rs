@@ -201,7 +201,8 @@ impl Store {
         let mut file = self.load();
         let result = change(&mut file);
         let json = serde_json::to_vec_pretty(&file)?;
-        state_file::write_atomic(&self.path, &json)?;
+        // A cache of what probes found: rebuilt by the next probe if ever lost.
+        state_file::write_atomic(&self.path, &json, state_file::Durability::Unsynced)?;
         Ok(result)
     }
 

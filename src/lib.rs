@@ -21,6 +21,7 @@ pub mod paths;
 pub mod probe;
 pub mod redact;
 pub mod report;
+pub mod retry;
 pub mod rung;
 pub mod signals;
 pub mod state_file;
@@ -52,6 +53,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let config = config::load(paths::config_file(cli.config.clone()))?;
     if cli.list {
         return report::list::run(&config, cli.json);
+    }
+    if let Some(args) = &cli.budget {
+        return report::budget::run(&config, args, cli.json);
     }
     if cli.status {
         return report::status::run(&config, cli.json);

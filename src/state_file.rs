@@ -1,6 +1,6 @@
 //! The only way agent writes state: directories 0700, files 0600, replaced atomically
-//! (temp file, fsync, rename) under an exclusive lock on a sidecar `*.lock` file, so a
-//! process killed at any instant never leaves an unreadable file.
+//! (temp file, optional fsync, rename) under an exclusive lock on a sidecar `*.lock` file,
+//! so a process killed at any instant never leaves an unreadable file.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
@@ -52,8 +52,21 @@ pub fn lock(path: &Path) -> anyhow::Result<Locked> {
     Ok(Locked { _file: file })
 }
 
+/// Whether a replacement waits for the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `fsync` before the rename: for what cannot be rebuilt (settings, credentials).
+    Synced,
+    /// Rename only. Still atomic for every process — a reader sees the old file or the new
+    /// one, a killed writer leaves the old one — but a power cut may lose the last updates.
+    /// For counters and caches that are rebuilt when unreadable (budget from the ledger,
+    /// health by the next probe), written on every call: an `fsync` costs several
+    /// milliseconds here, more than the call it counts.
+    Unsynced,
+}
+
 /// Replaces `path` with `bytes` atomically. Call it while holding [`lock`].
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> anyhow::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     ensure_dir(dir)?;
     let name = path.file_name().unwrap_or_default().to_string_lossy();
@@ -69,7 +82,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
             .mode(0o600)
             .open(&temp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durability == Durability::Synced {
+            file.sync_all()?;
+        }
         fs::rename(&temp, path)
     })();
     if result.is_err() {

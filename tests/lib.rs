@@ -3,6 +3,7 @@
 mod support;
 mod world;
 
+mod budget;
 mod checks;
 mod choosing;
 mod command_line;

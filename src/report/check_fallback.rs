@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::cascade::Status;
 use crate::config::Config;
+use crate::error_class::ErrorClass;
 use crate::health::Store;
 use crate::report::status::json_row;
 use crate::rung::{self, Rung};
@@ -20,6 +21,8 @@ pub enum Verdict {
     Ok,
     Degraded,
     Down,
+    /// The daily budget kept some rungs from being called and none was found dead.
+    Budget,
 }
 
 impl Verdict {
@@ -28,6 +31,7 @@ impl Verdict {
             Verdict::Ok => "OK",
             Verdict::Degraded => "DEGRADED",
             Verdict::Down => "DOWN",
+            Verdict::Budget => "BUDGET",
         }
     }
 }
@@ -71,12 +75,44 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .filter(|(_, s)| s.is_good())
         .map(mention)
         .collect();
+    let unchecked = |status: &Status| {
+        matches!(
+            status,
+            Status::Failed {
+                class: ErrorClass::Budget,
+                ..
+            }
+        )
+    };
     let dead: Vec<String> = findings
         .iter()
-        .filter(|(_, s)| matches!(s, Status::Failed { skip: false, .. }))
+        .filter(|(_, s)| matches!(s, Status::Failed { skip: false, .. }) && !unchecked(s))
         .map(mention)
         .collect();
-    let (verdict, message) = if alive.is_empty() {
+    // Rungs the budget kept us from calling are neither alive nor dead: the report says so.
+    let not_checked: Vec<String> = findings
+        .iter()
+        .filter(|(_, s)| unchecked(s))
+        .map(|(index, _)| by_rung(*index).short_name())
+        .collect();
+    let budget_note = findings
+        .iter()
+        .find(|(_, s)| unchecked(s))
+        .map(|(_, s)| s.reason().to_string());
+    let (verdict, message) = if let (Some(note), true) = (&budget_note, dead.is_empty()) {
+        let answered = if alive.is_empty() {
+            String::new()
+        } else {
+            format!("; answered: {}", alive.join("; "))
+        };
+        (
+            Verdict::Budget,
+            format!(
+                "BUDGET: {note}; not checked: {}{answered}",
+                not_checked.join(", ")
+            ),
+        )
+    } else if alive.is_empty() {
         let why = if dead.is_empty() {
             format!("none is configured or installed (every rung is {first_vendor})")
         } else {
@@ -105,6 +141,15 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         )
     };
 
+    let message = match (&budget_note, verdict) {
+        (Some(note), Verdict::Degraded | Verdict::Down) => {
+            format!(
+                "{message}; not checked ({note}): {}",
+                not_checked.join(", ")
+            )
+        }
+        _ => message,
+    };
     if json {
         let rows: Vec<_> = findings
             .iter()
@@ -116,9 +161,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     } else {
         crate::report::emit(&format!("{message}\n"))?;
     }
-    Ok(if verdict == Verdict::Ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    Ok(match verdict {
+        Verdict::Ok => ExitCode::SUCCESS,
+        Verdict::Degraded | Verdict::Down => ExitCode::from(1),
+        // Nothing could be checked without spending: exit 75, never a false DOWN.
+        Verdict::Budget => crate::exit_codes::ExitStatus::Budget.into(),
     })
 }

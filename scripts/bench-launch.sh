@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# What agent adds to a warm launch: a cached healthy rung and a CLI that exits at once,
+# measured side by side with running that CLI directly (goal: <= 1 ms at the median).
+# Also reports the peak RSS of both. Prints a Markdown snippet for the README at the end.
+#
+#   scripts/bench-launch.sh [--runs N] [--warmup N] [--rss-runs N] [--no-build] [--keep]
+#
+# Needs hyperfine, GNU time (/usr/bin/time), python3 and cargo. When hyperfine or GNU time
+# is missing and we are root with apt-get, they are installed; otherwise the script says how.
+set -euo pipefail
+
+RUNS=2000
+WARMUP=50
+RSS_RUNS=20
+BUILD=1
+KEEP=0
+
+usage() {
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() {
+    printf 'bench: error: %s\n' "$*" >&2
+    exit 1
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) RUNS=${2:?--runs needs a number}; shift 2 ;;
+        --warmup) WARMUP=${2:?--warmup needs a number}; shift 2 ;;
+        --rss-runs) RSS_RUNS=${2:?--rss-runs needs a number}; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        --keep) KEEP=1; shift ;;
+        -h | --help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
+    esac
+done
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+# ---- tools --------------------------------------------------------------------------------
+
+# Installs a Debian package when we may; otherwise explains what to do.
+apt_install() {
+    local package=$1 why=$2
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing $package ($why)"
+        if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null 2>&1; then
+            apt-get update -qq >/dev/null 2>&1 || true
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null \
+                || die "could not install $package"
+        fi
+    else
+        die "$why is missing: install it (Debian/Ubuntu: sudo apt-get install $package)"
+    fi
+}
+
+command -v cargo >/dev/null 2>&1 || die "cargo is missing: install Rust (https://rustup.rs)"
+command -v python3 >/dev/null 2>&1 || die "python3 is missing (it runs the mock API)"
+command -v hyperfine >/dev/null 2>&1 \
+    || apt_install hyperfine "hyperfine (or: cargo install hyperfine)"
+if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+    apt_install time "GNU time at /usr/bin/time"
+fi
+TRUE_BIN=/bin/true
+[ -x "$TRUE_BIN" ] || TRUE_BIN=/usr/bin/true
+[ -x "$TRUE_BIN" ] || die "no true(1) binary to stand in for the CLI"
+
+# ---- build --------------------------------------------------------------------------------
+
+AGENT_BIN="$ROOT/target/release/agent"
+if [ "$BUILD" -eq 1 ]; then
+    say "cargo build --release"
+    cargo build --release --quiet
+fi
+[ -x "$AGENT_BIN" ] || die "$AGENT_BIN is missing (run without --no-build)"
+
+# ---- sandbox ------------------------------------------------------------------------------
+
+SANDBOX=$(mktemp -d "${TMPDIR:-/tmp}/agent-bench.XXXXXX")
+MOCK_PID=""
+cleanup() {
+    if [ -n "$MOCK_PID" ]; then
+        kill "$MOCK_PID" 2>/dev/null || true
+        wait "$MOCK_PID" 2>/dev/null || true
+    fi
+    if [ "$KEEP" -eq 1 ]; then
+        say "sandbox kept at $SANDBOX"
+    else
+        rm -rf "$SANDBOX"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir -p "$SANDBOX/home" "$SANDBOX/state" "$SANDBOX/bin"
+# The fairest "CLI that exits at once": true(1), under the name agent looks for.
+cp "$TRUE_BIN" "$SANDBOX/bin/claude"
+ln -s "$AGENT_BIN" "$SANDBOX/bin/agent"
+cat >"$SANDBOX/config.toml" <<'EOF'
+probe_cache_seconds = 86400
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+EOF
+
+# Runs a command in the sandbox's clean environment (nothing of the caller's leaks in).
+PROXY_URL=""
+in_sandbox() {
+    env -i \
+        HOME="$SANDBOX/home" \
+        PATH="$SANDBOX/bin:/usr/bin:/bin" \
+        LANG=C.UTF-8 \
+        AGENT_CONFIG="$SANDBOX/config.toml" \
+        AGENT_STATE_DIR="$SANDBOX/state" \
+        AGENT_PROXY_URL="$PROXY_URL" \
+        AGENT_PROXY_KEY=bench-key-0123456789 \
+        "$@"
+}
+
+# ---- warm the health cache with a real probe ---------------------------------------------
+
+python3 "$ROOT/scripts/mock-anthropic.py" --log "$SANDBOX/mock.log" >"$SANDBOX/mock.port" &
+MOCK_PID=$!
+for _ in $(seq 100); do
+    [ -s "$SANDBOX/mock.port" ] && break
+    kill -0 "$MOCK_PID" 2>/dev/null || die "the mock API did not start"
+    sleep 0.05
+done
+PORT=$(head -n 1 "$SANDBOX/mock.port")
+case "$PORT" in '' | *[!0-9]*) die "the mock API printed no port" ;; esac
+PROXY_URL="http://127.0.0.1:$PORT"
+say "mock Anthropic API on $PROXY_URL"
+
+in_sandbox agent -p hi || die "the warming launch failed"
+grep -q 'POST /v1/messages' "$SANDBOX/mock.log" || die "agent did not probe the mock API"
+python3 - "$SANDBOX/state/health.json" <<'EOF' || die "health.json has no ok entry after the probe"
+import json, sys
+targets = json.load(open(sys.argv[1]))["targets"]
+ok = [name for name, health in targets.items() if health.get("class") == "ok"]
+print("bench: cached healthy target(s): " + ", ".join(ok), file=sys.stderr)
+sys.exit(0 if ok else 1)
+EOF
+
+# Stop the mock: from here on, a launch that tried to probe would fail (and exit non-zero,
+# which hyperfine reports as an error), so every measured launch provably makes no call.
+kill "$MOCK_PID"
+wait "$MOCK_PID" 2>/dev/null || true
+MOCK_PID=""
+PROBES=$(grep -c 'POST /v1/messages' "$SANDBOX/mock.log")
+in_sandbox agent -p hi || die "a launch without the mock failed: the cache was not used"
+
+# ---- launch time --------------------------------------------------------------------------
+
+# agent-startup (`agent --version`: agent's own process start, no launch) is a reference:
+# the cost any wrapper process pays before it can start the CLI.
+say "hyperfine: $WARMUP warmup + $RUNS runs each"
+in_sandbox "$(command -v hyperfine)" -N --style basic \
+    --warmup "$WARMUP" --runs "$RUNS" \
+    --export-json "$SANDBOX/hyperfine.json" \
+    -n claude-direct 'claude -p hi' \
+    -n agent 'agent -p hi' \
+    -n agent-startup 'agent --version' >&2
+
+# ---- peak RSS -----------------------------------------------------------------------------
+
+# The largest max-RSS (KB) over RSS_RUNS runs of a command in the sandbox.
+peak_rss() {
+    local max=0 kb
+    for _ in $(seq "$RSS_RUNS"); do
+        in_sandbox /usr/bin/time -f %M -o "$SANDBOX/rss" "$@" >/dev/null
+        kb=$(tail -n 1 "$SANDBOX/rss")
+        [ "$kb" -gt "$max" ] && max=$kb
+    done
+    echo "$max"
+}
+RSS_DIRECT=$(peak_rss claude -p hi)
+RSS_AGENT=$(peak_rss agent -p hi)
+
+# ---- report -------------------------------------------------------------------------------
+
+python3 - "$SANDBOX/hyperfine.json" "$RSS_DIRECT" "$RSS_AGENT" "$RUNS" \
+    "$("$AGENT_BIN" --version)" "$(nproc)" "$(uname -sr)" <<'EOF'
+import json, sys
+
+path, rss_direct, rss_agent, runs, version, cpus, kernel = sys.argv[1:]
+results = {r["command"]: r for r in json.load(open(path))["results"]}
+direct, agent, startup = results["claude-direct"], results["agent"], results["agent-startup"]
+ms = lambda seconds: seconds * 1000.0
+added = ms(agent["median"] - direct["median"])
+ratio = agent["median"] / direct["median"]
+
+print()
+print("| | median | mean ± σ | min | max |")
+print("|---|---:|---:|---:|---:|")
+for name, r in (("claude-direct", direct), ("agent", agent), ("agent --version (reference)", startup)):
+    print(f"| {name} | {ms(r['median']):.3f} ms | {ms(r['mean']):.3f} ± {ms(r['stddev']):.3f} ms "
+          f"| {ms(r['min']):.3f} ms | {ms(r['max']):.3f} ms |")
+print()
+print(f"added at the median: {added:.3f} ms (ratio {ratio:.2f}x); goal <= 1 ms: "
+      + ("met" if added <= 1.0 else "NOT met"))
+print(f"peak RSS: agent {rss_agent} KB, claude-direct {rss_direct} KB")
+print()
+print("---- Markdown for the README ----")
+print()
+print("| command | median | mean | peak RSS |")
+print("|---|---:|---:|---:|")
+print(f"| `claude -p hi` (the CLI alone) | {ms(direct['median']):.2f} ms "
+      f"| {ms(direct['mean']):.2f} ms | {int(rss_direct) / 1024:.1f} MB |")
+print(f"| `agent -p hi` (warm: cached healthy rung) | {ms(agent['median']):.2f} ms "
+      f"| {ms(agent['mean']):.2f} ms | {int(rss_agent) / 1024:.1f} MB |")
+print()
+print(f"agent adds {added:.2f} ms at the median (ratio {ratio:.2f}×). "
+      f"Measured with `scripts/bench-launch.sh`: hyperfine, {runs} runs each, "
+      f"`claude` a copy of `true(1)`; {version}, {kernel}, {cpus} CPUs.")
+EOF
+say "probes made during the whole run: $PROBES (all before the measurement)"

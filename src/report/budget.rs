@@ -1,0 +1,183 @@
+//! `agent --budget status|set|recent`: the daily caps, today's use, and the ledger's tail.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::json;
+
+use crate::budget::{Budget, LimitSource, Limits};
+use crate::config::Config;
+use crate::exit_codes::usage;
+use crate::ledger::Ledger;
+use crate::report::{emit, emit_json};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent --budget",
+    no_binary_name = true,
+    disable_help_subcommand = true
+)]
+struct BudgetCli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Today's calls and tokens against the daily caps
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set the daily caps (0 = unlimited); they win over the configuration file
+    Set {
+        #[arg(long, value_name = "N")]
+        calls: Option<u64>,
+        #[arg(long, value_name = "N")]
+        tokens: Option<u64>,
+    },
+    /// The last calls in the ledger (estimated token counts are marked ~)
+    Recent {
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        tail: usize,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Result<ExitCode> {
+    let cli = match BudgetCli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
+        }
+    };
+    let state_dir = crate::paths::state_dir();
+    let budget = Budget::new(&state_dir, config.budget);
+    match cli.command {
+        Command::Status { json } => status(&budget, json || global_json),
+        Command::Set { calls, tokens } => set(&budget, calls, tokens),
+        Command::Recent { tail, json } => {
+            recent(&Ledger::new(&state_dir), tail, json || global_json)
+        }
+    }
+}
+
+fn cap(limit: u64) -> String {
+    if limit == 0 {
+        "unlimited".to_string()
+    } else {
+        limit.to_string()
+    }
+}
+
+fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
+    let (used, limits, source) = budget.status();
+    let exhausted = (limits.calls > 0 && used.calls >= limits.calls)
+        || (limits.tokens > 0 && used.tokens >= limits.tokens);
+    let source = match source {
+        LimitSource::Config => "config",
+        LimitSource::SetCommand => "set",
+    };
+    if json {
+        emit_json(&json!({
+            "day": crate::budget::today(),
+            "calls": used.calls,
+            "tokens": used.tokens,
+            "limits": {"calls": limits.calls, "tokens": limits.tokens},
+            "limits_from": source,
+            "exhausted": exhausted,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "today ({}, local): {} of {} calls, {} of {} tokens{}",
+        crate::budget::today(),
+        used.calls,
+        cap(limits.calls),
+        used.tokens,
+        cap(limits.tokens),
+        if exhausted {
+            " — exhausted: launches run unprobed, checks report the budget"
+        } else {
+            ""
+        }
+    );
+    let from = if source == "set" {
+        "set with `agent --budget set`"
+    } else {
+        "from the configuration ([budget]) or the defaults"
+    };
+    let _ = writeln!(
+        out,
+        "caps: {} calls, {} tokens a day, {from}",
+        cap(limits.calls),
+        cap(limits.tokens)
+    );
+    let _ = writeln!(
+        out,
+        "the token cap stops later calls only: a call in flight may cross it"
+    );
+    emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn set(budget: &Budget, calls: Option<u64>, tokens: Option<u64>) -> anyhow::Result<ExitCode> {
+    if calls.is_none() && tokens.is_none() {
+        return Err(usage(
+            "--budget set: give --calls N and/or --tokens N (0 = unlimited)",
+        ));
+    }
+    let (_, current, _) = budget.status();
+    let limits = Limits {
+        calls: calls.unwrap_or(current.calls),
+        tokens: tokens.unwrap_or(current.tokens),
+    };
+    budget.set_limits(limits)?;
+    emit(&format!(
+        "daily caps: {} calls, {} tokens\n",
+        cap(limits.calls),
+        cap(limits.tokens)
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn recent(ledger: &Ledger, tail: usize, json: bool) -> anyhow::Result<ExitCode> {
+    let records = ledger.tail(tail);
+    if json {
+        emit_json(&serde_json::to_value(&records)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if records.is_empty() {
+        emit("no calls recorded yet\n")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::from(
+        "time                  role   backend       model                     status  class             in       out  secs\n",
+    );
+    for r in &records {
+        let mark = if r.estimated { "~" } else { " " };
+        let time: String = r.time.chars().take(19).collect();
+        let _ = writeln!(
+            out,
+            "{time:21} {:6} {:13} {:25} {:>6}  {:16} {mark}{:>7} {mark}{:>7}  {:.2}",
+            r.role,
+            r.backend.as_deref().unwrap_or("-"),
+            r.model.as_deref().unwrap_or("-"),
+            r.status.map_or_else(|| "-".to_string(), |s| s.to_string()),
+            r.error_kind,
+            r.tokens.input + r.tokens.cache_read + r.tokens.cache_write,
+            r.tokens.output + r.tokens.reasoning,
+            r.duration_s
+        );
+    }
+    if records.iter().any(|r| r.estimated) {
+        out.push_str("~ estimated by agent (the provider reported no usage)\n");
+    }
+    emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
