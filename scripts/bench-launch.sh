@@ -100,6 +100,10 @@ mkdir -p "$SANDBOX/home" "$SANDBOX/state" "$SANDBOX/bin"
 # The fairest "CLI that exits at once": true(1), under the name agent looks for.
 cp "$TRUE_BIN" "$SANDBOX/bin/claude"
 ln -s "$AGENT_BIN" "$SANDBOX/bin/agent"
+# The floor of any spawn-and-wait launcher, compiled here so it is measured in the same run.
+command -v cc >/dev/null 2>&1 || die "cc is missing (it builds the minimal C launcher baseline)"
+cc -O2 -o "$SANDBOX/bin/spawn-wrapper" "$ROOT/scripts/bench/spawn-wrapper.c" \
+    || die "could not compile scripts/bench/spawn-wrapper.c"
 cat >"$SANDBOX/config.toml" <<'EOF'
 probe_cache_seconds = 86400
 
@@ -163,6 +167,7 @@ in_sandbox "$(command -v hyperfine)" -N --style basic \
     --warmup "$WARMUP" --runs "$RUNS" \
     --export-json "$SANDBOX/hyperfine.json" \
     -n claude-direct 'claude -p hi' \
+    -n spawn-wrapper 'spawn-wrapper -p hi' \
     -n agent 'agent -p hi' \
     -n agent-startup 'agent --version' >&2
 
@@ -190,19 +195,24 @@ import json, sys
 path, rss_direct, rss_agent, runs, version, cpus, kernel = sys.argv[1:]
 results = {r["command"]: r for r in json.load(open(path))["results"]}
 direct, agent, startup = results["claude-direct"], results["agent"], results["agent-startup"]
+floor = results["spawn-wrapper"]
 ms = lambda seconds: seconds * 1000.0
 added = ms(agent["median"] - direct["median"])
+floor_added = ms(floor["median"] - direct["median"])
+own = ms(agent["median"] - floor["median"])
 ratio = agent["median"] / direct["median"]
 
 print()
 print("| | median | mean ± σ | min | max |")
 print("|---|---:|---:|---:|---:|")
-for name, r in (("claude-direct", direct), ("agent", agent), ("agent --version (reference)", startup)):
+for name, r in (("claude-direct", direct), ("spawn-wrapper (C floor)", floor), ("agent", agent),
+                ("agent --version (reference)", startup)):
     print(f"| {name} | {ms(r['median']):.3f} ms | {ms(r['mean']):.3f} ± {ms(r['stddev']):.3f} ms "
           f"| {ms(r['min']):.3f} ms | {ms(r['max']):.3f} ms |")
 print()
 print(f"added at the median: {added:.3f} ms (ratio {ratio:.2f}x); goal <= 1 ms: "
       + ("met" if added <= 1.0 else "NOT met"))
+print(f"a minimal C spawn-and-wait wrapper adds {floor_added:.3f} ms; agent's own share: {own:.3f} ms")
 print(f"peak RSS: agent {rss_agent} KB, claude-direct {rss_direct} KB")
 print()
 print("---- Markdown for the README ----")
@@ -211,10 +221,13 @@ print("| command | median | mean | peak RSS |")
 print("|---|---:|---:|---:|")
 print(f"| `claude -p hi` (the CLI alone) | {ms(direct['median']):.2f} ms "
       f"| {ms(direct['mean']):.2f} ms | {int(rss_direct) / 1024:.1f} MB |")
+print(f"| `spawn-wrapper -p hi` (a C launcher that only spawns and waits) | {ms(floor['median']):.2f} ms "
+      f"| {ms(floor['mean']):.2f} ms | — |")
 print(f"| `agent -p hi` (warm: cached healthy rung) | {ms(agent['median']):.2f} ms "
       f"| {ms(agent['mean']):.2f} ms | {int(rss_agent) / 1024:.1f} MB |")
 print()
-print(f"agent adds {added:.2f} ms at the median (ratio {ratio:.2f}×). "
+print(f"agent adds {added:.2f} ms at the median (ratio {ratio:.2f}×); being a second process at all "
+      f"costs {floor_added:.2f} ms here (the C wrapper), so agent's own work is {own:.2f} ms. "
       f"Measured with `scripts/bench-launch.sh`: hyperfine, {runs} runs each, "
       f"`claude` a copy of `true(1)`; {version}, {kernel}, {cpus} CPUs.")
 EOF
