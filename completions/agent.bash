@@ -23,7 +23,7 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-h -V --use --dry-run --list --status --check-fallback --budget --config --json --color --quiet --generate-man --generate-completions --help --version"
+            opts="-h -V --use --dry-run --list --status --check-fallback --budget --doctor --install-watchdog --uninstall-watchdog --config --json --color --quiet --generate-man --generate-completions --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -34,6 +34,14 @@ _agent() {
                     return 0
                     ;;
                 --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --install-watchdog)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --uninstall-watchdog)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,5 +1,7 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
 complete -c agent -l budget -d 'The daily call and token budget: `status [--json]`, `set --calls N --tokens N` (0 = unlimited), `recent [--tail N] [--json]`. Takes the rest of the command line' -r
+complete -c agent -l install-watchdog -d 'Schedule --check-fallback (launchd, systemd user timer, or cron): `[--every 2h] [--dry-run] [--scheduler launchd|systemd|cron]`. Takes the rest of the command line' -r
+complete -c agent -l uninstall-watchdog -d 'Remove the scheduled watchdog: `[--dry-run] [--scheduler launchd|systemd|cron]`' -r
 complete -c agent -l config -d 'Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
@@ -10,6 +12,7 @@ complete -c agent -l dry-run -d 'Choose a rung (probing as a launch would) and p
 complete -c agent -l list -d 'Print the backends and the rung table'
 complete -c agent -l status -d 'Probe every rung for real, in parallel (ignoring cached health), and report each'
 complete -c agent -l check-fallback -d 'Probe every provider-independent rung; exit 1 if one is dead (DEGRADED) or none answers (DOWN). For the watchdog'
+complete -c agent -l doctor -d 'Check the setup — config, state directory, binaries (with --version), credentials (present or not, never shown), budget, watchdog — and say how to fix each problem; changes nothing. Exit 1 when a problem is found'
 complete -c agent -l json -d 'Machine-readable output for --list, --status, --check-fallback and --dry-run'
 complete -c agent -l quiet -d 'Print no notices (errors are still printed)'
 complete -c agent -s h -l help -d 'Print help'

@@ -22,6 +22,8 @@ Examples:
   agent --check-fallback         exit 1 if a provider-independent rung is dead or none is left
   agent --budget status          today's calls and tokens against the daily caps
   agent --budget set --calls 500 --tokens 500000
+  agent --doctor                 check config, binaries, credentials, state; change nothing
+  agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
 
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
 configuration error; 69 no rung available; 75 refused by the budget.
@@ -29,7 +31,7 @@ Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
 
 /// Flags that take the rest of the command line as their own sub-commands.
-const MANAGEMENT: &[&str] = &["budget"];
+const MANAGEMENT: &[&str] = &["budget", "install-watchdog", "uninstall-watchdog"];
 
 /// agent's options. Parsed only from the words the split kept for agent.
 #[derive(Debug, Parser)]
@@ -74,6 +76,22 @@ pub struct Cli {
     )]
     pub budget: Option<Vec<String>>,
 
+    /// Check the setup — config, state directory, binaries (with --version), credentials
+    /// (present or not, never shown), budget, watchdog — and say how to fix each problem;
+    /// changes nothing. Exit 1 when a problem is found
+    #[arg(long)]
+    pub doctor: bool,
+
+    /// Schedule --check-fallback (launchd, systemd user timer, or cron):
+    /// `[--every 2h] [--dry-run] [--scheduler launchd|systemd|cron]`. Takes the rest of the
+    /// command line
+    #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
+    pub install_watchdog: Option<Vec<String>>,
+
+    /// Remove the scheduled watchdog: `[--dry-run] [--scheduler launchd|systemd|cron]`
+    #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
+    pub uninstall_watchdog: Option<Vec<String>>,
+
     /// Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -117,7 +135,12 @@ pub enum ColorWhen {
 impl Cli {
     /// True when agent reports instead of launching: then `--json` is agent's.
     fn is_report(&self) -> bool {
-        self.list || self.dry_run || self.status || self.check_fallback || self.budget.is_some()
+        self.list
+            || self.dry_run
+            || self.status
+            || self.check_fallback
+            || self.budget.is_some()
+            || self.doctor
     }
 }
 

@@ -35,6 +35,8 @@ pub struct Config {
     /// Daily caps from `[budget]` (`agent --budget set` overrides them).
     pub budget: Limits,
     pub breaker: BreakerPolicy,
+    /// Where the watchdog's alerts go (`[alerts.*]`).
+    pub alerts: crate::alerts::AlertsConfig,
 }
 
 /// One way to run a CLI.
@@ -135,6 +137,7 @@ struct FileConfig {
     rungs: Option<Vec<RungFile>>,
     budget: Option<BudgetSection>,
     breaker: Option<BreakerSection>,
+    alerts: Option<crate::alerts::AlertsConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -224,6 +227,7 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         rungs_are_builtin: true,
         budget: Limits::default(),
         breaker: BreakerPolicy::default(),
+        alerts: crate::alerts::AlertsConfig::default(),
     };
     let builtin_source = Source {
         path: Path::new("<built-in>"),
@@ -324,6 +328,9 @@ fn merge(
     if let Some(budget) = file.budget {
         config.budget.calls = budget.calls.unwrap_or(config.budget.calls);
         config.budget.tokens = budget.tokens.unwrap_or(config.budget.tokens);
+    }
+    if let Some(alerts) = file.alerts {
+        config.alerts = alerts;
     }
     if let Some(breaker) = file.breaker {
         let policy = &mut config.breaker;

@@ -12,6 +12,7 @@ pub enum Kind {
     Restore,
     Health,
     Fastfail,
+    Alert,
     CorruptState,
 }
 

@@ -1,6 +1,7 @@
 //! `agent`: run the AI coding CLI that really answers right now. See DESIGN.md for the
 //! contract; `main.rs` only calls [`run`].
 
+pub mod alerts;
 pub mod budget;
 pub mod cascade;
 pub mod cli;
@@ -23,6 +24,8 @@ pub mod redact;
 pub mod report;
 pub mod retry;
 pub mod rung;
+pub mod schedule;
+pub mod secret;
 pub mod signals;
 pub mod state_file;
 pub mod survey;
@@ -50,9 +53,19 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if cli.doctor {
+        // The doctor reports a broken configuration instead of stopping at it.
+        return report::doctor::run(paths::config_file(cli.config.clone()).as_ref(), cli.json);
+    }
     let config = config::load(paths::config_file(cli.config.clone()))?;
     if cli.list {
         return report::list::run(&config, cli.json);
+    }
+    if let Some(args) = &cli.install_watchdog {
+        return report::watchdog::install(&config, args, cli.config.as_deref());
+    }
+    if let Some(args) = &cli.uninstall_watchdog {
+        return report::watchdog::uninstall(&config, args, cli.config.as_deref());
     }
     if let Some(args) = &cli.budget {
         return report::budget::run(&config, args, cli.json);

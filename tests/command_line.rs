@@ -161,14 +161,15 @@ fn help_lists_only_what_works_today() {
         "--status",
         "--check-fallback",
         "--budget",
+        "--doctor",
+        "--install-watchdog",
+        "--uninstall-watchdog",
     ] {
         assert!(run.stdout.contains(flag), "--help lacks {flag}");
     }
     for later in [
-        "--doctor",
         "--accounts",
         "--usage",
-        "--install-watchdog",
         "--relay",
         "--generate-man",
     ] {

@@ -10,3 +10,4 @@ mod command_line;
 mod launching;
 mod mock_selftest;
 mod secrets;
+mod watchdog;

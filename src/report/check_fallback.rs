@@ -150,16 +150,28 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         }
         _ => message,
     };
+    let rows: Vec<_> = findings
+        .iter()
+        .map(|(i, s)| json_row(by_rung(*i), s))
+        .collect();
+    let rows = serde_json::Value::Array(rows);
+    // The verdict is printed first: alert delivery may take a while, and never changes it.
     if json {
-        let rows: Vec<_> = findings
-            .iter()
-            .map(|(i, s)| json_row(by_rung(*i), s))
-            .collect();
         crate::report::emit_json(
             &json!({"state": verdict.as_str(), "message": message, "rungs": rows}),
         )?;
     } else {
         crate::report::emit(&format!("{message}\n"))?;
+    }
+    // A budget stop is no news about the fallbacks: the last verdict stands, nothing is sent.
+    if verdict != Verdict::Budget {
+        crate::alerts::after_check(
+            &config.alerts,
+            &state_dir,
+            verdict.as_str(),
+            &message,
+            &rows,
+        );
     }
     Ok(match verdict {
         Verdict::Ok => ExitCode::SUCCESS,

@@ -2,9 +2,11 @@
 
 pub mod budget;
 pub mod check_fallback;
+pub mod doctor;
 pub mod dry_run;
 pub mod list;
 pub mod status;
+pub mod watchdog;
 
 use std::io::Write as _;
 

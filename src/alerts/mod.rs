@@ -1,0 +1,270 @@
+//! The watchdog's alerts (DESIGN.md §9): sent only when the verdict of
+//! `--check-fallback` changes (OK → DEGRADED → DOWN → OK), exactly one recovery message,
+//! to Telegram, a webhook and/or a command. The last verdict and any undelivered alert are
+//! kept in `watchdog.json`; a failed delivery is retried within the run (the retry
+//! discipline of agent's own calls) and on the next run, and never changes the exit code.
+
+mod deliver;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::state_file::{self, Durability};
+
+/// `[alerts]` in the configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlertsConfig {
+    pub telegram: Option<TelegramConfig>,
+    pub webhook: Option<WebhookConfig>,
+    pub command: Option<CommandConfig>,
+    /// The time all deliveries of one run may take, retries included (default 60).
+    pub deadline_seconds: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelegramConfig {
+    /// `"${AGENT_TELEGRAM_TOKEN}"`, or use `bot_token_cmd`.
+    pub bot_token: Option<String>,
+    pub bot_token_cmd: Option<String>,
+    pub chat_id: String,
+    /// Overridable, e.g. for a local mock in tests.
+    #[serde(default = "default_telegram_api")]
+    pub api_url: String,
+}
+
+fn default_telegram_api() -> String {
+    "https://api.telegram.org".to_string()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookConfig {
+    /// Receives a JSON POST `{state, previous, message, rungs}`.
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandConfig {
+    /// Run without a shell; the message is appended as the last argument.
+    pub argv: Vec<String>,
+}
+
+impl AlertsConfig {
+    pub fn is_configured(&self) -> bool {
+        self.telegram.is_some() || self.webhook.is_some() || self.command.is_some()
+    }
+
+    fn deadline(&self) -> Duration {
+        Duration::from_secs(self.deadline_seconds.unwrap_or(60))
+    }
+}
+
+/// One alert, as queued and delivered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alert {
+    pub state: String,
+    pub previous: String,
+    pub message: String,
+    pub rungs: serde_json::Value,
+    pub time: String,
+}
+
+/// An alert still owed to one channel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Pending {
+    channel: String,
+    alert: Alert,
+    attempts: u32,
+    last_error: String,
+}
+
+/// `watchdog.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct WatchdogState {
+    /// The last verdict: `OK`, `DEGRADED` or `DOWN`.
+    #[serde(default)]
+    pub state: Option<String>,
+    #[serde(default)]
+    pub since: Option<String>,
+    #[serde(default)]
+    pub last_check: Option<String>,
+    #[serde(default)]
+    pub last_message: Option<String>,
+    #[serde(default)]
+    pending: Vec<Pending>,
+}
+
+/// At most this many undelivered alerts are kept per channel (oldest dropped).
+const PENDING_KEPT: usize = 20;
+
+fn state_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("watchdog.json")
+}
+
+/// The watchdog's last verdict, for `--doctor`.
+pub fn last_state(state_dir: &Path) -> WatchdogState {
+    std::fs::read(state_path(state_dir))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Records this run's verdict and sends what is owed: an alert when the verdict changed
+/// (the first run counts as coming from OK, so an OK start is silent), then every
+/// delivery still pending. Problems are reported on stderr, never returned.
+pub fn after_check(
+    config: &AlertsConfig,
+    state_dir: &Path,
+    verdict: &str,
+    message: &str,
+    rungs: &serde_json::Value,
+) {
+    let path = state_path(state_dir);
+    let lock = match state_file::lock(&path) {
+        Ok(lock) => lock,
+        Err(err) => {
+            crate::term::warn(&format!("alerts: {err:#}"));
+            return;
+        }
+    };
+    let mut state = last_state(state_dir);
+    let now = jiff::Timestamp::now().to_string();
+    let previous = state.state.clone().unwrap_or_else(|| "OK".to_string());
+    if previous != verdict {
+        let text = if verdict == "OK" {
+            format!("agent watchdog on {}: recovered — {message}", host())
+        } else {
+            format!("agent watchdog on {}: {message}", host())
+        };
+        let alert = Alert {
+            state: verdict.to_string(),
+            previous: previous.clone(),
+            message: text,
+            rungs: rungs.clone(),
+            time: now.clone(),
+        };
+        for channel in channels(config) {
+            state.pending.push(Pending {
+                channel,
+                alert: alert.clone(),
+                attempts: 0,
+                last_error: String::new(),
+            });
+        }
+        crate::events::record(
+            state_dir,
+            crate::events::Kind::Alert,
+            &previous,
+            verdict,
+            message,
+        );
+        state.since = Some(now.clone());
+    }
+    state.state = Some(verdict.to_string());
+    state.last_check = Some(now);
+    state.last_message = Some(message.to_string());
+    // Channels no longer configured are forgotten; each keeps its newest alerts only.
+    let configured = channels(config);
+    state.pending.retain(|p| configured.contains(&p.channel));
+    for channel in &configured {
+        let count = state
+            .pending
+            .iter()
+            .filter(|p| &p.channel == channel)
+            .count();
+        let mut drop = count.saturating_sub(PENDING_KEPT);
+        state.pending.retain(|p| {
+            if drop > 0 && &p.channel == channel {
+                drop -= 1;
+                return false;
+            }
+            true
+        });
+    }
+    // Saved before sending: a crash mid-delivery leaves the alert owed, not lost.
+    save(&path, &state);
+    drop(lock);
+    if state.pending.is_empty() {
+        return;
+    }
+
+    let deadline = std::time::Instant::now() + config.deadline();
+    let mut delivered = Vec::new();
+    let mut failed = Vec::new();
+    for mut pending in std::mem::take(&mut state.pending) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match deliver::send(config, &pending.channel, &pending.alert, left) {
+            Ok(()) => {
+                crate::term::debug(&format!("alert delivered by {}", pending.channel));
+                delivered.push(pending);
+            }
+            Err(err) => {
+                pending.attempts += 1;
+                pending.last_error = crate::redact::redact(&format!("{err:#}"));
+                crate::term::warn(&format!(
+                    "alert by {} not delivered ({}); it will be retried on the next run",
+                    pending.channel, pending.last_error
+                ));
+                failed.push(pending);
+            }
+        }
+    }
+    // Re-read under the lock: another run may have queued alerts meanwhile.
+    let Ok(_lock) = state_file::lock(&path) else {
+        return;
+    };
+    let mut latest = last_state(state_dir);
+    latest
+        .pending
+        .retain(|p| !delivered.iter().any(|d| d.is_same(p)));
+    for f in failed {
+        if let Some(slot) = latest.pending.iter_mut().find(|p| p.is_same(&f)) {
+            *slot = f;
+        }
+    }
+    save(&path, &latest);
+}
+
+impl Pending {
+    fn is_same(&self, other: &Pending) -> bool {
+        self.channel == other.channel && self.alert == other.alert
+    }
+}
+
+fn save(path: &Path, state: &WatchdogState) {
+    let result = serde_json::to_vec_pretty(state)
+        .map_err(anyhow::Error::from)
+        .and_then(|json| state_file::write_atomic(path, &json, Durability::Synced));
+    if let Err(err) = result {
+        crate::term::warn(&format!(
+            "alerts: could not save {}: {err:#}",
+            path.display()
+        ));
+    }
+}
+
+fn channels(config: &AlertsConfig) -> Vec<String> {
+    let mut channels = Vec::new();
+    if config.telegram.is_some() {
+        channels.push("telegram".to_string());
+    }
+    if config.webhook.is_some() {
+        channels.push("webhook".to_string());
+    }
+    if config.command.is_some() {
+        channels.push("command".to_string());
+    }
+    channels
+}
+
+fn host() -> String {
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|name| name.into_string().ok())
+        .unwrap_or_else(|| "this machine".to_string())
+}

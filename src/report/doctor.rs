@@ -1,0 +1,346 @@
+//! `agent --doctor`: everything agent depends on, checked without changing anything and
+//! without an LLM call — the configuration, the state directory, each backend's binary
+//! (with its `--version`), each rung's credential (present or not, never its value), the
+//! budget and the watchdog. Each problem comes with its fix; exit 1 when there is one.
+
+use std::fmt::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::config::Config;
+use crate::error_class::ErrorClass;
+
+const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One line of the report.
+struct Check {
+    area: String,
+    ok: bool,
+    /// What was found.
+    detail: String,
+    /// How to fix it, when it is a problem.
+    fix: Option<String>,
+}
+
+impl Check {
+    fn ok(area: impl Into<String>, detail: impl Into<String>) -> Check {
+        Check {
+            area: area.into(),
+            ok: true,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+
+    fn problem(
+        area: impl Into<String>,
+        detail: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Check {
+        Check {
+            area: area.into(),
+            ok: false,
+            detail: detail.into(),
+            fix: Some(fix.into()),
+        }
+    }
+}
+
+pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<ExitCode> {
+    let mut checks = Vec::new();
+    let config = check_config(config_file, &mut checks);
+    let state_dir = crate::paths::state_dir();
+    check_state_dir(&state_dir, &mut checks);
+    if let Some(config) = &config {
+        check_binaries(config, &mut checks);
+        check_rungs(config, &mut checks);
+        check_budget(config, &state_dir, &mut checks);
+    }
+    check_watchdog(config.as_ref(), &state_dir, &mut checks);
+
+    let problems = checks.iter().filter(|c| !c.ok).count();
+    if json {
+        let rows: Vec<_> = checks
+            .iter()
+            .map(|c| json!({"area": c.area, "ok": c.ok, "detail": c.detail, "fix": c.fix}))
+            .collect();
+        crate::report::emit_json(&json!({"problems": problems, "checks": rows}))?;
+    } else {
+        let width = checks
+            .iter()
+            .map(|c| c.area.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut out = String::new();
+        for check in &checks {
+            let mark = if check.ok { "ok  " } else { "FAIL" };
+            let _ = writeln!(out, "{mark} {:width$}  {}", check.area, check.detail);
+            if let Some(fix) = &check.fix {
+                let _ = writeln!(out, "     {:width$}  fix: {fix}", "");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "\n{}",
+            match problems {
+                0 => "no problems found".to_string(),
+                1 => "1 problem found".to_string(),
+                n => format!("{n} problems found"),
+            }
+        );
+        crate::report::emit(&out)?;
+    }
+    Ok(if problems == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn check_config(file: Option<&(PathBuf, bool)>, checks: &mut Vec<Check>) -> Option<Config> {
+    let shown = file
+        .as_ref()
+        .map_or_else(|| "(none)".to_string(), |(p, _)| p.display().to_string());
+    match crate::config::load(file.cloned()) {
+        Ok(config) => {
+            let detail = match &config.source {
+                Some(path) => format!("{} — valid", path.display()),
+                None => format!("{shown} — absent: the built-in table is used"),
+            };
+            checks.push(Check::ok("config", detail));
+            Some(config)
+        }
+        Err(err) => {
+            checks.push(Check::problem(
+                "config",
+                format!("{err:#}"),
+                "correct the file at the line named",
+            ));
+            None
+        }
+    }
+}
+
+fn check_state_dir(dir: &Path, checks: &mut Vec<Check>) {
+    let Ok(meta) = std::fs::metadata(dir) else {
+        checks.push(Check::ok(
+            "state",
+            format!("{} — not created yet (agent makes it 0700)", dir.display()),
+        ));
+        return;
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if !meta.is_dir() {
+        checks.push(Check::problem(
+            "state",
+            format!("{} is not a directory", dir.display()),
+            "move it away or set AGENT_STATE_DIR",
+        ));
+        return;
+    }
+    if mode & 0o077 != 0 {
+        checks.push(Check::problem(
+            "state",
+            format!(
+                "{} is {mode:o}: other users can read agent's health, budget and ledger",
+                dir.display()
+            ),
+            format!("chmod 700 {}", dir.display()),
+        ));
+    } else {
+        checks.push(Check::ok("state", format!("{} — {mode:o}", dir.display())));
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let Ok(meta) = entry.metadata() else { continue };
+        let mode = meta.permissions().mode() & 0o777;
+        if meta.is_file() && mode & 0o077 != 0 {
+            checks.push(Check::problem(
+                "state",
+                format!("{} is {mode:o}", path.display()),
+                format!("chmod 600 {}", path.display()),
+            ));
+        }
+    }
+}
+
+/// The first line a binary prints for `--version`, within a timeout.
+fn version_of(binary: &Path) -> String {
+    let child = Command::new(binary)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return "(--version could not run)".to_string();
+    };
+    let started = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() > VERSION_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return format!(
+                    "(--version did not answer within {}s)",
+                    VERSION_TIMEOUT.as_secs()
+                );
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(_) => return "(--version failed)".to_string(),
+        }
+    }
+    let output = child
+        .wait_with_output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    output
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(80)
+        .collect()
+}
+
+fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
+    let mut seen: Vec<&str> = Vec::new();
+    for rung in &config.rungs {
+        let backend = &config.backends[&rung.backend];
+        if seen.contains(&backend.command.as_str()) {
+            continue;
+        }
+        seen.push(&backend.command);
+        let area = format!("binary {}", backend.command);
+        match crate::discover::find(&backend.command) {
+            Some(path) => checks.push(Check::ok(
+                area,
+                format!("{} — {}", path.display(), version_of(&path)),
+            )),
+            None if config.rungs_are_builtin => checks.push(Check::ok(
+                area,
+                "not installed (its built-in rungs are skipped; install it to use them)",
+            )),
+            None => checks.push(Check::problem(
+                area,
+                format!(
+                    "not found on PATH or in {} other install directories",
+                    crate::discover::extra_dirs().len()
+                ),
+                format!(
+                    "install {} or set backends.{}.command to its absolute path",
+                    backend.command, backend.name
+                ),
+            )),
+        }
+    }
+}
+
+fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
+    for (index, def) in config.rungs.iter().enumerate() {
+        let rung = crate::rung::resolve(config, index + 1, def);
+        let area = format!("rung {} {}", index + 1, rung.short_name());
+        match &rung.state {
+            Ok(ready) => {
+                let source = ready
+                    .plan
+                    .target
+                    .rsplit(" @")
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let credential = match source.as_str() {
+                    "none" => "no credential needed or found: reachability only".to_string(),
+                    s if s.starts_with("env:") => format!("credential {} present", &s[4..]),
+                    s => format!("credential from {s}"),
+                };
+                checks.push(Check::ok(
+                    area,
+                    format!("{} probe; {credential}", rung.backend.probe.kind.as_str()),
+                ));
+            }
+            // Not installed: already said under its binary.
+            Err(unusable) if unusable.skip || unusable.class == ErrorClass::BinaryMissing => {}
+            Err(unusable) => {
+                let fix = match unusable.class {
+                    ErrorClass::CredentialsMissing | ErrorClass::Misconfigured
+                        if unusable.reason.ends_with(" is not set") =>
+                    {
+                        let var = unusable.reason.trim_end_matches(" is not set");
+                        format!(
+                            "export {var}=… in your shell profile (and in ~/.config/agent/watchdog.env for the watchdog)"
+                        )
+                    }
+                    _ => "see the reason; `agent --list` shows the table".to_string(),
+                };
+                checks.push(Check::problem(
+                    area,
+                    format!("{}: {}", unusable.class, unusable.reason),
+                    fix,
+                ));
+            }
+        }
+    }
+}
+
+fn check_budget(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
+    let budget = crate::budget::Budget::new(state_dir, config.budget);
+    let (used, limits, _) = budget.status();
+    let cap = |n: u64| {
+        if n == 0 {
+            "unlimited".to_string()
+        } else {
+            n.to_string()
+        }
+    };
+    let detail = format!(
+        "{} of {} calls, {} of {} tokens today",
+        used.calls,
+        cap(limits.calls),
+        used.tokens,
+        cap(limits.tokens)
+    );
+    let spent = (limits.calls > 0 && used.calls >= limits.calls)
+        || (limits.tokens > 0 && used.tokens >= limits.tokens);
+    if spent {
+        checks.push(Check::problem(
+            "budget",
+            format!("{detail}: exhausted — launches run unprobed, checks cannot call"),
+            "wait for tomorrow, or raise it: agent --budget set --calls N --tokens N",
+        ));
+    } else {
+        checks.push(Check::ok("budget", detail));
+    }
+}
+
+fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Check>) {
+    let last = crate::alerts::last_state(state_dir);
+    let verdict = match (&last.state, &last.last_check) {
+        (Some(state), Some(at)) => format!("; last check {at}: {state}"),
+        _ => "; no check recorded yet".to_string(),
+    };
+    let alerts = config.is_some_and(|c| c.alerts.is_configured());
+    let alerts = if alerts {
+        "; alerts configured"
+    } else {
+        "; no alerts configured"
+    };
+    match crate::schedule::installed() {
+        Some(where_) => checks.push(Check::ok("watchdog", format!("{where_}{verdict}{alerts}"))),
+        None => checks.push(Check::ok(
+            "watchdog",
+            format!(
+                "not installed (agent --install-watchdog --every 2h schedules it){verdict}{alerts}"
+            ),
+        )),
+    }
+}

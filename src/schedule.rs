@@ -1,0 +1,559 @@
+//! `--install-watchdog` / `--uninstall-watchdog`: run `agent --check-fallback` on a
+//! schedule — a launchd agent on macOS, a systemd user service and timer on Linux, or a
+//! crontab line where neither applies. The job pins agent's absolute path and a `PATH`
+//! holding every directory where a CLI was found (launchd, systemd and cron start with a
+//! minimal `PATH`); credentials come from `~/.config/agent/watchdog.env` (0600), which the
+//! job reads, so no secret is ever written into a unit file.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+use crate::config::Config;
+use crate::exit_codes::usage;
+
+pub const LAUNCHD_LABEL: &str = "dev.agent.watchdog";
+pub const SYSTEMD_UNIT: &str = "agent-watchdog";
+const CRON_MARK: &str = "# agent-watchdog";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scheduler {
+    Launchd,
+    Systemd,
+    Cron,
+}
+
+impl Scheduler {
+    /// launchd on macOS; systemd when it runs this machine; cron otherwise.
+    pub fn detect() -> Scheduler {
+        if cfg!(target_os = "macos") {
+            Scheduler::Launchd
+        } else if Path::new("/run/systemd/system").is_dir() && which::which("systemctl").is_ok() {
+            Scheduler::Systemd
+        } else {
+            Scheduler::Cron
+        }
+    }
+}
+
+/// What an installation writes and runs.
+#[derive(Debug)]
+pub struct Plan {
+    pub scheduler: Scheduler,
+    pub files: Vec<(PathBuf, String)>,
+    /// Commands that enable the job, in order.
+    pub enable: Vec<Vec<String>>,
+    /// For cron: the line to add to the crontab.
+    pub cron_line: Option<String>,
+    pub env_file: PathBuf,
+}
+
+/// Parses `30m`, `2h`, `1d` (at least five minutes: a probe costs a call).
+pub fn parse_every(text: &str) -> anyhow::Result<Duration> {
+    let text = text.trim();
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let n: u64 = number
+        .parse()
+        .map_err(|_| usage(format!("--every {text}: expected e.g. 30m, 2h or 1d")))?;
+    let seconds = match unit {
+        "m" | "min" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => {
+            return Err(usage(format!(
+                "--every {text}: expected e.g. 30m, 2h or 1d"
+            )));
+        }
+    };
+    if seconds < 300 {
+        return Err(usage(format!(
+            "--every {text}: at least 5m (each check makes real calls)"
+        )));
+    }
+    Ok(Duration::from_secs(seconds))
+}
+
+/// Directories for the job's `PATH`: where each backend's CLI was found, where agent is,
+/// then the system's.
+pub fn pinned_path(config: &Config, agent: &Path) -> String {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut add = |dir: PathBuf| {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    };
+    for backend in config.backends.values() {
+        if let Some(dir) =
+            crate::discover::find(&backend.command).and_then(|p| p.parent().map(Path::to_path_buf))
+        {
+            add(dir);
+        }
+    }
+    if let Some(dir) = agent.parent() {
+        add(dir.to_path_buf());
+    }
+    for system in ["/usr/local/bin", "/usr/bin", "/bin"] {
+        add(PathBuf::from(system));
+    }
+    dirs.iter()
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Variables the job needs besides `PATH`: the configuration and state it runs with.
+fn pinned_env() -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    for var in [
+        "AGENT_CONFIG",
+        "AGENT_STATE_DIR",
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+    ] {
+        if let Ok(value) = std::env::var(var)
+            && !value.is_empty()
+        {
+            env.push((var.to_string(), value));
+        }
+    }
+    env
+}
+
+pub fn plan(
+    config: &Config,
+    scheduler: Scheduler,
+    every: Duration,
+    config_flag: Option<&Path>,
+) -> anyhow::Result<Plan> {
+    let agent = std::env::current_exe().context("finding agent's own path")?;
+    let agent = fs::canonicalize(&agent).unwrap_or(agent);
+    let home = crate::paths::home().context("no home directory")?;
+    let config_dir = crate::paths::config_dir().context("no configuration directory")?;
+    let env_file = config_dir.join("watchdog.env");
+    let path = pinned_path(config, &agent);
+    let mut env = pinned_env();
+    if let Some(flag) = config_flag {
+        let absolute = fs::canonicalize(flag).unwrap_or_else(|_| flag.to_path_buf());
+        env.retain(|(k, _)| k != "AGENT_CONFIG");
+        env.push((
+            "AGENT_CONFIG".into(),
+            absolute.to_string_lossy().into_owned(),
+        ));
+    }
+    let log = crate::paths::state_dir().join("watchdog.log");
+    let agent_text = agent.to_string_lossy().into_owned();
+    // Loads the credentials file (if any) and runs the check: for launchd and cron, which
+    // have no EnvironmentFile of their own.
+    let script = format!(
+        "set -a; [ -f {env} ] && . {env}; exec {agent} --check-fallback",
+        env = sh_quote(&env_file.to_string_lossy()),
+        agent = sh_quote(&agent_text)
+    );
+    let seconds = every.as_secs();
+    let mut plan = Plan {
+        scheduler,
+        files: Vec::new(),
+        enable: Vec::new(),
+        cron_line: None,
+        env_file: env_file.clone(),
+    };
+    match scheduler {
+        Scheduler::Systemd => {
+            let dir = config_home(&home).join("systemd/user");
+            let mut service = String::new();
+            let _ = writeln!(service, "[Unit]");
+            let _ = writeln!(
+                service,
+                "Description=agent watchdog: prove the provider-independent fallbacks still answer"
+            );
+            let _ = writeln!(service, "\n[Service]\nType=oneshot");
+            let _ = writeln!(service, "Environment=\"PATH={path}\"");
+            for (name, value) in &env {
+                let _ = writeln!(service, "Environment=\"{name}={value}\"");
+            }
+            let _ = writeln!(service, "EnvironmentFile=-{}", env_file.display());
+            let _ = writeln!(service, "ExecStart={agent_text} --check-fallback");
+            let timer = format!(
+                "[Unit]\nDescription=Run the agent watchdog every {}\n\n[Timer]\nOnBootSec=5min\nOnUnitActiveSec={seconds}s\nUnit={SYSTEMD_UNIT}.service\n\n[Install]\nWantedBy=timers.target\n",
+                humane(every)
+            );
+            plan.files
+                .push((dir.join(format!("{SYSTEMD_UNIT}.service")), service));
+            plan.files
+                .push((dir.join(format!("{SYSTEMD_UNIT}.timer")), timer));
+            plan.enable.push(vec![
+                "systemctl".into(),
+                "--user".into(),
+                "daemon-reload".into(),
+            ]);
+            plan.enable.push(vec![
+                "systemctl".into(),
+                "--user".into(),
+                "enable".into(),
+                "--now".into(),
+                format!("{SYSTEMD_UNIT}.timer"),
+            ]);
+        }
+        Scheduler::Launchd => {
+            let file = home
+                .join("Library/LaunchAgents")
+                .join(format!("{LAUNCHD_LABEL}.plist"));
+            let mut vars = format!("\t\t<key>PATH</key>\n\t\t<string>{}</string>\n", xml(&path));
+            for (name, value) in &env {
+                let _ = write!(
+                    vars,
+                    "\t\t<key>{}</key>\n\t\t<string>{}</string>\n",
+                    xml(name),
+                    xml(value)
+                );
+            }
+            let plist = format!(
+                r#"<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>Label</key>
+	<string>{LAUNCHD_LABEL}</string>
+	<key>ProgramArguments</key>
+	<array>
+		<string>/bin/sh</string>
+		<string>-c</string>
+		<string>{script}</string>
+	</array>
+	<key>EnvironmentVariables</key>
+	<dict>
+{vars}	</dict>
+	<key>StartInterval</key>
+	<integer>{seconds}</integer>
+	<key>RunAtLoad</key>
+	<true/>
+	<key>StandardOutPath</key>
+	<string>{log}</string>
+	<key>StandardErrorPath</key>
+	<string>{log}</string>
+</dict>
+</plist>
+"#,
+                script = xml(&script),
+                log = xml(&log.to_string_lossy()),
+            );
+            let uid = nix::unistd::getuid();
+            plan.enable.push(vec![
+                "launchctl".into(),
+                "bootstrap".into(),
+                format!("gui/{uid}"),
+                file.to_string_lossy().into_owned(),
+            ]);
+            plan.files.push((file, plist));
+        }
+        Scheduler::Cron => {
+            let schedule = cron_schedule(every);
+            let mut vars = format!("PATH={}", sh_quote(&path));
+            for (name, value) in &env {
+                let _ = write!(vars, " {name}={}", sh_quote(value));
+            }
+            plan.cron_line = Some(format!(
+                "{schedule} {vars} /bin/sh -c {} >> {} 2>&1 {CRON_MARK}",
+                sh_quote(&script),
+                sh_quote(&log.to_string_lossy())
+            ));
+        }
+    }
+    Ok(plan)
+}
+
+fn config_home(home: &Path) -> PathBuf {
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => home.join(".config"),
+    }
+}
+
+fn humane(every: Duration) -> String {
+    let s = every.as_secs();
+    if s.is_multiple_of(86_400) {
+        format!("{}d", s / 86_400)
+    } else if s.is_multiple_of(3600) {
+        format!("{}h", s / 3600)
+    } else {
+        format!("{}m", s / 60)
+    }
+}
+
+/// The nearest crontab schedule: every N minutes, hours or days.
+fn cron_schedule(every: Duration) -> String {
+    let minutes = (every.as_secs() / 60).max(1);
+    if minutes < 60 {
+        format!("*/{minutes} * * * *")
+    } else if minutes < 24 * 60 {
+        format!("0 */{} * * *", minutes / 60)
+    } else {
+        format!("0 0 */{} * *", minutes / (24 * 60))
+    }
+}
+
+/// Writes the files (0600) and enables the job, or says exactly what to run.
+pub fn install(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
+    let mut out = String::new();
+    if !dry_run {
+        // The job's log goes to the state directory: it must exist before the first run.
+        crate::state_file::ensure_dir(&crate::paths::state_dir())?;
+    }
+    for (path, content) in &plan.files {
+        let _ = writeln!(
+            out,
+            "{} {}:",
+            if dry_run { "would write" } else { "wrote" },
+            path.display()
+        );
+        for line in content.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+        if !dry_run {
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            }
+            write_private(path, content)?;
+        }
+    }
+    if let Some(line) = &plan.cron_line {
+        let _ = writeln!(out, "crontab line:\n    {line}");
+        if !dry_run {
+            match add_cron_line(line) {
+                Ok(()) => {
+                    let _ = writeln!(out, "added to your crontab (`crontab -l` shows it)");
+                }
+                Err(err) => {
+                    let _ = writeln!(
+                        out,
+                        "could not edit the crontab ({err:#}); add the line above with `crontab -e`"
+                    );
+                }
+            }
+        }
+    }
+    for command in &plan.enable {
+        let shown = command.join(" ");
+        if dry_run {
+            let _ = writeln!(out, "would run: {shown}");
+            continue;
+        }
+        match run(command) {
+            Ok(()) => {
+                let _ = writeln!(out, "ran: {shown}");
+            }
+            Err(err) => {
+                let _ = writeln!(
+                    out,
+                    "could not run `{shown}` ({err:#}); run it yourself:\n    {shown}"
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "credentials for the check go in {} (0600, KEY=value lines): the job reads it, nothing else does",
+        plan.env_file.display()
+    );
+    Ok(out)
+}
+
+/// Removes the job of `scheduler`: disables it, deletes its files or crontab line.
+pub fn uninstall(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
+    let mut out = String::new();
+    let disable: Vec<Vec<String>> = match plan.scheduler {
+        Scheduler::Systemd => vec![vec![
+            "systemctl".into(),
+            "--user".into(),
+            "disable".into(),
+            "--now".into(),
+            format!("{SYSTEMD_UNIT}.timer"),
+        ]],
+        Scheduler::Launchd => plan
+            .files
+            .iter()
+            .map(|(path, _)| {
+                vec![
+                    "launchctl".into(),
+                    "bootout".into(),
+                    format!("gui/{}", nix::unistd::getuid()),
+                    path.to_string_lossy().into_owned(),
+                ]
+            })
+            .collect(),
+        Scheduler::Cron => Vec::new(),
+    };
+    for command in &disable {
+        let shown = command.join(" ");
+        if dry_run {
+            let _ = writeln!(out, "would run: {shown}");
+        } else if let Err(err) = run(command) {
+            let _ = writeln!(
+                out,
+                "could not run `{shown}` ({err:#}); run it yourself if the job is still loaded"
+            );
+        } else {
+            let _ = writeln!(out, "ran: {shown}");
+        }
+    }
+    for (path, _) in &plan.files {
+        if !path.exists() {
+            continue;
+        }
+        if dry_run {
+            let _ = writeln!(out, "would remove {}", path.display());
+        } else {
+            fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
+            let _ = writeln!(out, "removed {}", path.display());
+        }
+    }
+    if plan.scheduler == Scheduler::Cron {
+        if dry_run {
+            let _ = writeln!(out, "would remove the `{CRON_MARK}` line from your crontab");
+        } else {
+            remove_cron_line()?;
+            let _ = writeln!(out, "removed the `{CRON_MARK}` line from your crontab");
+        }
+    }
+    Ok(out)
+}
+
+/// Where the watchdog is installed, if anywhere (for `--doctor`).
+pub fn installed() -> Option<String> {
+    let home = crate::paths::home()?;
+    let unit = config_home(&home)
+        .join("systemd/user")
+        .join(format!("{SYSTEMD_UNIT}.timer"));
+    if unit.exists() {
+        return Some(format!("systemd user timer {}", unit.display()));
+    }
+    let plist = home
+        .join("Library/LaunchAgents")
+        .join(format!("{LAUNCHD_LABEL}.plist"));
+    if plist.exists() {
+        return Some(format!("launchd agent {}", plist.display()));
+    }
+    if current_crontab()
+        .ok()?
+        .lines()
+        .any(|l| l.contains(CRON_MARK))
+    {
+        return Some("crontab line".to_string());
+    }
+    None
+}
+
+fn write_private(path: &Path, content: &str) -> anyhow::Result<()> {
+    fs::write(path, content).with_context(|| format!("writing {}", path.display()))?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("chmod {}", path.display()))
+}
+
+fn run(command: &[String]) -> anyhow::Result<()> {
+    let output = Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("starting {}", command[0]))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    bail!(
+        "exit {}: {}",
+        output.status.code().unwrap_or(-1),
+        crate::probe::snippet(stderr.trim())
+    )
+}
+
+fn current_crontab() -> anyhow::Result<String> {
+    let output = Command::new("crontab")
+        .arg("-l")
+        .stdin(Stdio::null())
+        .output()
+        .context("running crontab -l")?;
+    // "no crontab for user" is an empty crontab, not an error.
+    Ok(if output.status.success() {
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    } else {
+        String::new()
+    })
+}
+
+fn set_crontab(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut child = Command::new("crontab")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("running crontab -")?;
+    child
+        .stdin
+        .take()
+        .context("crontab's stdin")?
+        .write_all(text.as_bytes())?;
+    let output = child.wait_with_output()?;
+    if !output.status.success() {
+        bail!(
+            "crontab - failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+fn add_cron_line(line: &str) -> anyhow::Result<()> {
+    let mut lines: Vec<String> = current_crontab()?
+        .lines()
+        .filter(|l| !l.contains(CRON_MARK))
+        .map(String::from)
+        .collect();
+    lines.push(line.to_string());
+    set_crontab(&(lines.join("\n") + "\n"))
+}
+
+fn remove_cron_line() -> anyhow::Result<()> {
+    let current = current_crontab()?;
+    if !current.contains(CRON_MARK) {
+        return Ok(());
+    }
+    let kept: Vec<&str> = current.lines().filter(|l| !l.contains(CRON_MARK)).collect();
+    set_crontab(&(kept.join("\n") + "\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_accepts_minutes_hours_and_days() {
+        assert_eq!(parse_every("30m").unwrap(), Duration::from_secs(1800));
+        assert_eq!(parse_every("2h").unwrap(), Duration::from_secs(7200));
+        assert_eq!(parse_every("1d").unwrap(), Duration::from_secs(86_400));
+        assert!(parse_every("1m").is_err());
+        assert!(parse_every("often").is_err());
+        assert_eq!(cron_schedule(Duration::from_secs(7200)), "0 */2 * * *");
+        assert_eq!(cron_schedule(Duration::from_secs(1800)), "*/30 * * * *");
+    }
+}

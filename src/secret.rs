@@ -1,0 +1,64 @@
+//! Secrets from where the user keeps them: a value with `${VAR}` references, or a command
+//! (`gopass show -o x`, `pass x`, `op read …`, macOS `security find-generic-password -w …`)
+//! whose first line of output is the secret. Every secret found is registered for
+//! redaction before anyone can print it.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+/// How long a secret command may take (a password manager may ask to unlock).
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The secret from `value` (expanded) or, when absent, from `command`.
+pub fn resolve(value: Option<&str>, command: Option<&str>, what: &str) -> anyhow::Result<String> {
+    let secret = match (value, command) {
+        (Some(value), _) => crate::expand::expand(value).with_context(|| what.to_string())?,
+        (None, Some(command)) => {
+            from_command(command).with_context(|| format!("{what}: running its secret command"))?
+        }
+        (None, None) => bail!("{what}: no secret configured"),
+    };
+    if secret.trim().is_empty() {
+        bail!("{what}: the secret is empty");
+    }
+    crate::redact::register(&secret);
+    Ok(secret)
+}
+
+/// Runs a secret command through `sh -c` (it is the user's own configuration, written as
+/// they would type it) with stdin closed, and returns its first line.
+pub fn from_command(command: &str) -> anyhow::Result<String> {
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", command])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting /bin/sh")?;
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if started.elapsed() > COMMAND_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("it did not finish within {}s", COMMAND_TIMEOUT.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let output = child.wait_with_output()?;
+    if !output.status.success() {
+        // Its stderr may quote the secret's name but never the secret: still redacted.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        bail!(
+            "it exited {}: {}",
+            output.status.code().unwrap_or(-1),
+            crate::redact::redact(stderr.trim())
+        );
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    Ok(stdout.lines().next().unwrap_or("").trim().to_string())
+}

@@ -1,0 +1,394 @@
+//! The watchdog: alerts only on a change of verdict, delivery retried on the next run, the
+//! scheduled job it installs, and the doctor.
+
+use std::os::unix::fs::PermissionsExt as _;
+
+use crate::support::{MockApi, Reply, Rule};
+use crate::world::{GEMINI_MODEL, World, world};
+
+const TG_TOKEN: &str = "123456:telegram-bot-SECRET-token-abcdef";
+
+fn with_telegram(w: &World, telegram: &MockApi) {
+    w.sb.env("TG_TOKEN", TG_TOKEN);
+    w.sb.write_config(&format!(
+        "[alerts.telegram]\nbot_token = \"${{TG_TOKEN}}\"\nchat_id = \"123456\"\napi_url = \"{}\"\n",
+        telegram.url()
+    ));
+    telegram.on(Rule::path_contains("/sendMessage").reply(
+        Reply::status(200).json(serde_json::json!({"ok": true, "result": {"message_id": 1}})),
+    ));
+}
+
+fn break_gemini(w: &World) {
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::gemini_error(
+            400,
+            "INVALID_ARGUMENT",
+            "API key not valid",
+        )));
+}
+
+#[test]
+fn telegram_hears_only_changes_of_state_and_one_recovery() {
+    let w = world();
+    let telegram = MockApi::start();
+    with_telegram(&w, &telegram);
+
+    let ok = w.sb.run(&["--check-fallback"]);
+    assert_eq!(ok.code, Some(0), "{ok:?}");
+    assert_eq!(telegram.posts(), 0, "OK → OK sends nothing");
+
+    break_gemini(&w);
+    let degraded = w.sb.run(&["--check-fallback"]);
+    assert_eq!(degraded.code, Some(1), "{degraded:?}");
+    let sent = telegram.post_requests();
+    assert_eq!(sent.len(), 1, "OK → DEGRADED sends one message");
+    assert!(
+        sent[0]
+            .path
+            .ends_with(&format!("/bot{TG_TOKEN}/sendMessage")),
+        "{}",
+        sent[0].path
+    );
+    let body = sent[0].json();
+    assert_eq!(body["chat_id"], "123456");
+    let text = body["text"].as_str().unwrap();
+    assert!(text.contains("DEGRADED"), "{text}");
+    assert!(
+        text.contains(&format!("a rung died: gemini / {GEMINI_MODEL}")),
+        "names the dead rung: {text}"
+    );
+    assert!(
+        text.contains("still covered by codex"),
+        "names the cover: {text}"
+    );
+    assert!(
+        text.contains("API key not valid"),
+        "gives the reason: {text}"
+    );
+
+    let again = w.sb.run(&["--check-fallback"]);
+    assert_eq!(again.code, Some(1));
+    assert_eq!(telegram.posts(), 1, "DEGRADED → DEGRADED sends nothing");
+
+    w.api.clear_rules();
+    let recovered = w.sb.run(&["--check-fallback"]);
+    assert_eq!(recovered.code, Some(0), "{recovered:?}");
+    let sent = telegram.post_requests();
+    assert_eq!(sent.len(), 2, "DEGRADED → OK sends one recovery message");
+    assert!(
+        sent[1].json()["text"]
+            .as_str()
+            .unwrap()
+            .contains("recovered"),
+        "{:?}",
+        sent[1].body
+    );
+
+    for run in [&ok, &degraded, &again, &recovered] {
+        assert!(!run.stdout.contains(TG_TOKEN) && !run.stderr.contains(TG_TOKEN));
+    }
+    for (path, content) in w.sb.state_files() {
+        assert!(
+            !content.contains(TG_TOKEN),
+            "{} holds the bot token",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn a_webhook_that_is_down_changes_no_exit_code_and_gets_the_alert_next_run() {
+    let w = world();
+    let hook = MockApi::start();
+    w.sb.write_config(&format!(
+        "[alerts]\ndeadline_seconds = 1\n\n[alerts.webhook]\nurl = \"{}/hook\"\n",
+        hook.url()
+    ));
+    hook.on(Rule::path_contains("/hook").reply(Reply::status(503).body("down for maintenance")));
+    break_gemini(&w);
+
+    let first = w.sb.run(&["--check-fallback"]);
+
+    assert_eq!(
+        first.code,
+        Some(1),
+        "DEGRADED, whatever the webhook did: {first:?}"
+    );
+    assert!(
+        first.stderr.contains("will be retried on the next run"),
+        "{}",
+        first.stderr
+    );
+    assert_eq!(hook.posts(), 1);
+
+    hook.clear_rules();
+    hook.on(Rule::path_contains("/hook").reply(Reply::status(200).body("ok")));
+    let second = w.sb.run(&["--check-fallback"]);
+
+    assert_eq!(second.code, Some(1));
+    let sent = hook.post_requests();
+    assert_eq!(
+        sent.len(),
+        2,
+        "the owed alert went out on the next run, and nothing more"
+    );
+    let alert = sent[1].json();
+    assert_eq!(alert["state"], "DEGRADED");
+    assert_eq!(alert["previous"], "OK");
+    assert!(
+        alert["message"].as_str().unwrap().contains("gemini"),
+        "{alert}"
+    );
+    assert_eq!(alert["rungs"].as_array().unwrap().len(), 3);
+
+    let third = w.sb.run(&["--check-fallback"]);
+    assert_eq!(third.code, Some(1));
+    assert_eq!(hook.posts(), 2, "delivered once, never again");
+}
+
+#[test]
+fn an_alert_command_gets_the_message_as_its_last_argument() {
+    let w = world();
+    w.sb.fake_cli("notify").install();
+    w.sb.write_config("[alerts.command]\nargv = [\"notify\", \"--title\", \"agent\"]\n");
+    break_gemini(&w);
+
+    assert_eq!(w.sb.run(&["--check-fallback"]).code, Some(1));
+
+    let calls = w.sb.calls("notify");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].argv[..2], ["--title", "agent"]);
+    assert!(calls[0].argv[2].contains("DEGRADED"), "{:?}", calls[0].argv);
+}
+
+#[test]
+fn install_watchdog_writes_a_systemd_service_and_timer_that_verify() {
+    let w = world();
+    // A stand-in systemctl: the test must never touch the machine's own systemd.
+    w.sb.fake_cli("systemctl").install();
+
+    let run = w.sb.run(&[
+        "--install-watchdog",
+        "--every",
+        "2h",
+        "--scheduler",
+        "systemd",
+    ]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let units = w.sb.home().join(".config/systemd/user");
+    let service = std::fs::read_to_string(units.join("agent-watchdog.service")).unwrap();
+    let timer = std::fs::read_to_string(units.join("agent-watchdog.timer")).unwrap();
+    let agent = std::fs::canonicalize(env!("CARGO_BIN_EXE_agent")).unwrap();
+    assert!(
+        service.contains(&format!("ExecStart={} --check-fallback", agent.display())),
+        "{service}"
+    );
+    let bin = w.sb.bin_dir().display().to_string();
+    let path_line = service
+        .lines()
+        .find(|l| l.starts_with("Environment=\"PATH="))
+        .unwrap();
+    assert!(
+        path_line.contains(&bin),
+        "PATH pins where the CLIs were found: {path_line}"
+    );
+    assert!(timer.contains("OnUnitActiveSec=7200s"), "{timer}");
+    let calls: Vec<Vec<String>> =
+        w.sb.calls("systemctl")
+            .into_iter()
+            .map(|c| c.argv)
+            .collect();
+    assert_eq!(
+        calls,
+        [
+            vec!["--user", "daemon-reload"],
+            vec!["--user", "enable", "--now", "agent-watchdog.timer"]
+        ]
+    );
+
+    let analyze = which::which("systemd-analyze")
+        .expect("systemd-analyze is needed (Debian: apt-get install systemd)");
+    let verify = std::process::Command::new(analyze)
+        .arg("verify")
+        .arg(units.join("agent-watchdog.service"))
+        .arg(units.join("agent-watchdog.timer"))
+        .output()
+        .unwrap();
+    assert!(
+        verify.status.success(),
+        "systemd-analyze verify: {}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+}
+
+#[test]
+fn when_the_scheduler_refuses_install_watchdog_prints_the_exact_command() {
+    let w = world();
+    w.sb.fake_cli("systemctl")
+        .stderr("Failed to connect to bus")
+        .exit(1)
+        .install();
+
+    let run = w.sb.run(&["--install-watchdog", "--scheduler", "systemd"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout
+            .contains("run it yourself:\n    systemctl --user enable --now agent-watchdog.timer"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn the_launchd_agent_is_a_valid_property_list() {
+    let w = world();
+
+    let run = w.sb.run(&[
+        "--install-watchdog",
+        "--scheduler",
+        "launchd",
+        "--dry-run",
+        "--every",
+        "30m",
+    ]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let plist: String = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.contains("<?xml"))
+        .take_while(|l| !l.starts_with("would run"))
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let file = w.sb.root().join("watchdog.plist");
+    std::fs::write(&file, plist).unwrap();
+    let parsed = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], 'rb'))))",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        parsed.status.success(),
+        "not a property list: {}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    let plist: serde_json::Value = serde_json::from_slice(&parsed.stdout).unwrap();
+    assert_eq!(plist["Label"], "dev.agent.watchdog");
+    assert_eq!(plist["StartInterval"], 1800);
+    let script = plist["ProgramArguments"][2].as_str().unwrap();
+    assert!(script.ends_with("' --check-fallback"), "{script}");
+    assert!(
+        plist["EnvironmentVariables"]["PATH"]
+            .as_str()
+            .unwrap()
+            .contains(&w.sb.bin_dir().display().to_string())
+    );
+    assert!(
+        !w.sb.home().join("Library").exists(),
+        "a dry run writes nothing"
+    );
+}
+
+#[test]
+fn install_watchdog_with_cron_adds_one_line_and_uninstall_removes_it() {
+    let w = world();
+    let crontab = w.sb.root().join("crontab.txt");
+    std::fs::write(&crontab, "MAILTO=me@example.com\n").unwrap();
+    // A stand-in crontab(1) over a file.
+    w.sb.fake_cli("crontab")
+        .script(&format!(
+            "if [ \"$1\" = -l ]; then cat '{0}'; else cat > '{0}'; fi",
+            crontab.display()
+        ))
+        .install();
+
+    assert_eq!(
+        w.sb.run(&["--install-watchdog", "--scheduler", "cron"])
+            .code,
+        Some(0)
+    );
+    assert_eq!(
+        w.sb.run(&["--install-watchdog", "--scheduler", "cron"])
+            .code,
+        Some(0)
+    );
+    let installed = std::fs::read_to_string(&crontab).unwrap();
+    let uninstall = w.sb.run(&["--uninstall-watchdog", "--scheduler", "cron"]);
+    let after = std::fs::read_to_string(&crontab).unwrap();
+
+    assert!(
+        installed.starts_with("MAILTO=me@example.com\n"),
+        "{installed}"
+    );
+    assert_eq!(
+        installed.matches("# agent-watchdog").count(),
+        1,
+        "installing twice leaves one line: {installed}"
+    );
+    assert!(installed.contains("0 */2 * * * PATH="), "{installed}");
+    assert!(installed.contains("--check-fallback"), "{installed}");
+    assert_eq!(uninstall.code, Some(0), "{uninstall:?}");
+    assert_eq!(after, "MAILTO=me@example.com\n");
+}
+
+#[test]
+fn doctor_names_each_problem_with_its_fix_and_exits_1() {
+    let w = world();
+    w.sb.env_remove("GEMINI_API_KEY");
+    w.sb.write_config(
+        "[backends.mytool]\ncommand = \"mytool\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"mytool\"\n\n[[rungs]]\nbackend = \"gemini\"\n",
+    );
+    std::fs::set_permissions(w.sb.state_dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let run = w.sb.run(&["--doctor"]);
+
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let out = &run.stdout;
+    assert!(out.contains("FAIL binary mytool"), "missing binary: {out}");
+    assert!(
+        out.contains("fix: install mytool or set backends.mytool.command"),
+        "{out}"
+    );
+    assert!(
+        out.contains("GEMINI_API_KEY is not set"),
+        "unset key variable: {out}"
+    );
+    assert!(out.contains("fix: export GEMINI_API_KEY=…"), "{out}");
+    assert!(
+        out.contains("is 755: other users can read"),
+        "state-dir permissions: {out}"
+    );
+    assert!(
+        out.contains(&format!("fix: chmod 700 {}", w.sb.state_dir().display())),
+        "{out}"
+    );
+    assert!(out.contains("3 problems found"), "{out}");
+    assert_eq!(w.api.posts(), 0, "the doctor makes no call");
+}
+
+#[test]
+fn doctor_in_a_clean_setup_exits_0_and_never_shows_a_secret() {
+    let w = world();
+    std::fs::set_permissions(w.sb.state_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+
+    let run = w.sb.run(&["--doctor"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("credential AGENT_PROXY_KEY present"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("no problems found"), "{}", run.stdout);
+    assert!(!run.stdout.contains(crate::world::PROXY_KEY));
+    let json = w.sb.run(&["--doctor", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(report["problems"], 0);
+}
