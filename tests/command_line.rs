@@ -167,12 +167,7 @@ fn help_lists_only_what_works_today() {
     ] {
         assert!(run.stdout.contains(flag), "--help lacks {flag}");
     }
-    for later in [
-        "--accounts",
-        "--usage",
-        "--relay",
-        "--generate-man",
-    ] {
+    for later in ["--accounts", "--usage", "--relay", "--generate-man"] {
         assert!(
             !run.stdout.contains(later),
             "--help offers {later}, which does not exist yet"
