@@ -1,5 +1,8 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
 complete -c agent -l budget -d 'The daily call and token budget: `status [--json]`, `set --calls N --tokens N` (0 = unlimited), `recent [--tail N] [--json]`. Takes the rest of the command line' -r
+complete -c agent -l relay -d 'The credential relay: `serve [--listen ADDR] [--allow-remote]` (keys stay on this host; clients hold a relay token), `init [--force]` (make the token), `install [--dry-run]` (a systemd user service or launchd agent). Takes the rest of the command line' -r
+complete -c agent -l usage -d 'Calls, tokens, cost and cache efficiency from agent\'s ledger and the CLIs\' own records, each call once: `[--by day|model|account|run|backend] [--since DATE] [--until DATE] [--tz-offset-hours N] [--json]`; `--reconcile [--reasoning-in-output]` checks the CLIs\' records against the relay\'s. Takes the rest of the command line' -r
+complete -c agent -l accounts -d 'Credential pools: `list [--json]`, `add NAME --backend B --kind oauth|api_key` (the secret is read from stdin, checked, stored 0600), `remove NAME`, `test [NAME]`. Takes the rest of the command line' -r
 complete -c agent -l install-watchdog -d 'Schedule --check-fallback (launchd, systemd user timer, or cron): `[--every 2h] [--dry-run] [--scheduler launchd|systemd|cron]`. Takes the rest of the command line' -r
 complete -c agent -l uninstall-watchdog -d 'Remove the scheduled watchdog: `[--dry-run] [--scheduler launchd|systemd|cron]`' -r
 complete -c agent -l config -d 'Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F

@@ -138,6 +138,16 @@ impl Budget {
     }
 
     pub fn reserve_on(&self, day: &str) -> Result<Reservation, Refusal> {
+        self.reserve_block(day, 1)
+            .map(|(reservation, _)| reservation)
+    }
+
+    /// Reserves up to `want` calls on `day` at once — never past the cap, and never more
+    /// than an eighth of what is left (at least one), so other processes are not starved —
+    /// and returns how many were granted. One at a time for agent's own calls; in blocks
+    /// for the relay, which hands them out one per call and gives back what it did not use
+    /// ([`Budget::release`]).
+    pub fn reserve_block(&self, day: &str, want: u64) -> Result<(Reservation, u64), Refusal> {
         let _lock = state_file::lock(&self.path).map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
         let mut file = match self.read() {
             Ok(file) => file,
@@ -150,12 +160,33 @@ impl Budget {
         if calls_spent || tokens_spent {
             return Err(Refusal::Exhausted { used, limits });
         }
-        file.days.entry(day.to_string()).or_default().calls += 1;
+        let granted = if limits.calls > 0 {
+            want.clamp(1, ((limits.calls - used.calls) / 8).max(1))
+        } else {
+            want.max(1)
+        };
+        file.days.entry(day.to_string()).or_default().calls += granted;
         self.save(&mut file, Durability::Unsynced)
             .map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
-        Ok(Reservation {
-            day: day.to_string(),
-        })
+        Ok((
+            Reservation {
+                day: day.to_string(),
+            },
+            granted,
+        ))
+    }
+
+    /// Gives back `calls` reserved on `day` that were never sent.
+    pub fn release(&self, day: &str, calls: u64) -> anyhow::Result<()> {
+        if calls == 0 {
+            return Ok(());
+        }
+        let _lock = state_file::lock(&self.path)?;
+        let mut file = self.read_or_rebuilt();
+        if let Some(entry) = file.days.get_mut(day) {
+            entry.calls = entry.calls.saturating_sub(calls);
+        }
+        self.save(&mut file, Durability::Unsynced)
     }
 
     /// Adds a finished call's tokens to the day it reserved.

@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::error_class::ErrorClass;
 use crate::health::{self, HealthFile, Store, Verdict};
 use crate::meter::Meter;
-use crate::probe::{self, Call, Outcome};
+use crate::probe::{Call, Outcome};
 use crate::rung::{self, Rung};
 
 /// What is known about one rung.
@@ -42,6 +42,23 @@ pub enum Good {
 }
 
 impl Status {
+    /// What a probe's outcome says: good, or failed with its class.
+    pub fn of_probe(outcome: &Outcome) -> Status {
+        if outcome.is_ok() {
+            Status::Good {
+                how: Good::Probed,
+                reason: outcome.reason.clone(),
+                latency: Some(outcome.latency),
+            }
+        } else {
+            Status::Failed {
+                class: outcome.class,
+                reason: outcome.reason.clone(),
+                skip: false,
+            }
+        }
+    }
+
     pub fn is_good(&self) -> bool {
         matches!(self, Status::Good { .. })
     }
@@ -295,8 +312,7 @@ impl<'a> Cascade<'a> {
         let meter = self.meter.clone();
         let policy = self.config.policy();
         std::thread::spawn(move || {
-            let outcome = probe::run(&plan, &meter);
-            store.record(&plan.target, &outcome, &policy);
+            let outcome = store.probe(&plan, &meter, &policy);
             let _ = tx.send((plan.target, outcome));
         });
         true
@@ -331,19 +347,7 @@ fn status_of(outcome: &Outcome) -> Status {
             latency: None,
         };
     }
-    if outcome.is_ok() {
-        Status::Good {
-            how: Good::Probed,
-            reason: outcome.reason.clone(),
-            latency: Some(outcome.latency),
-        }
-    } else {
-        Status::Failed {
-            class: outcome.class,
-            reason: outcome.reason.clone(),
-            skip: false,
-        }
-    }
+    Status::of_probe(outcome)
 }
 
 impl Cascade<'_> {

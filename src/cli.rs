@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{ArgAction, CommandFactory, Parser, ValueEnum};
+use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser, ValueEnum};
 
 const AFTER_HELP: &str = "\
 Every argument that is not one of agent's options passes through to the chosen CLI unchanged
@@ -22,8 +22,11 @@ Examples:
   agent --check-fallback         exit 1 if a provider-independent rung is dead or none is left
   agent --budget status          today's calls and tokens against the daily caps
   agent --budget set --calls 500 --tokens 500000
+  agent --usage --by day         calls, tokens, cost and cache efficiency per day
   agent --doctor                 check config, binaries, credentials, state; change nothing
+  agent --accounts add work --backend claude --kind api_key < key.txt
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
+  agent --relay init             make the relay token; then `agent --relay serve`
 
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
 configuration error; 69 no rung available; 75 refused by the budget.
@@ -31,7 +34,14 @@ Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
 
 /// Flags that take the rest of the command line as their own sub-commands.
-const MANAGEMENT: &[&str] = &["budget", "install-watchdog", "uninstall-watchdog"];
+const MANAGEMENT: &[&str] = &[
+    "accounts",
+    "budget",
+    "install-watchdog",
+    "relay",
+    "uninstall-watchdog",
+    "usage",
+];
 
 /// agent's options. Parsed only from the words the split kept for agent.
 #[derive(Debug, Parser)]
@@ -75,6 +85,32 @@ pub struct Cli {
         allow_hyphen_values = true
     )]
     pub budget: Option<Vec<String>>,
+
+    /// The credential relay: `serve [--listen ADDR] [--allow-remote]` (keys stay on this
+    /// host; clients hold a relay token), `init [--force]` (make the token), `install
+    /// [--dry-run]` (a systemd user service or launchd agent). Takes the rest of the
+    /// command line
+    #[arg(long, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
+    pub relay: Option<Vec<String>>,
+
+    /// Calls, tokens, cost and cache efficiency from agent's ledger and the CLIs' own
+    /// records, each call once: `[--by day|model|account|run|backend] [--since DATE]
+    /// [--until DATE] [--tz-offset-hours N] [--json]`; `--reconcile
+    /// [--reasoning-in-output]` checks the CLIs' records against the relay's. Takes the
+    /// rest of the command line
+    #[arg(
+        long,
+        value_name = "OPTIONS",
+        num_args = 0..,
+        allow_hyphen_values = true
+    )]
+    pub usage: Option<Vec<String>>,
+
+    /// Credential pools: `list [--json]`, `add NAME --backend B --kind oauth|api_key`
+    /// (the secret is read from stdin, checked, stored 0600), `remove NAME`,
+    /// `test [NAME]`. Takes the rest of the command line
+    #[arg(long, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
+    pub accounts: Option<Vec<String>>,
 
     /// Check the setup — config, state directory, binaries (with --version), credentials
     /// (present or not, never shown), budget, watchdog — and say how to fix each problem;
@@ -134,12 +170,14 @@ pub enum ColorWhen {
 
 impl Cli {
     /// True when agent reports instead of launching: then `--json` is agent's.
-    fn is_report(&self) -> bool {
+    pub fn is_report(&self) -> bool {
         self.list
             || self.dry_run
             || self.status
             || self.check_fallback
             || self.budget.is_some()
+            || self.usage.is_some()
+            || self.accounts.is_some()
             || self.doctor
     }
 }
@@ -149,7 +187,9 @@ impl Cli {
 /// agent's options are recognised anywhere before `--`; everything else, including values
 /// that look like flags, passes through in order.
 pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
-    let command = Cli::command();
+    // Built once: it both tells agent's flags apart and parses them (the launch path pays
+    // for every clap build).
+    let mut command = Cli::command();
     let mut ours: Vec<OsString> = vec!["agent".into()];
     let mut theirs: Vec<OsString> = Vec::new();
     // `--json` is kept in place among the CLI's words until we know whether this is a report.
@@ -195,7 +235,8 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             None => theirs.push(arg),
         }
     }
-    let mut cli = Cli::try_parse_from(ours)?;
+    let matches = command.try_get_matches_from_mut(ours)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
     if !json_at.is_empty() && cli.is_report() {
         cli.json = true;
         for index in json_at.into_iter().rev() {

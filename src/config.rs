@@ -37,6 +37,12 @@ pub struct Config {
     pub breaker: BreakerPolicy,
     /// Where the watchdog's alerts go (`[alerts.*]`).
     pub alerts: crate::alerts::AlertsConfig,
+    /// Token prices and monthly plans for `--usage` (`[pricing]`).
+    pub pricing: crate::usage::pricing::Pricing,
+    /// Credential pools (`[[accounts]]`, then `credentials.toml`).
+    pub accounts: Vec<crate::accounts::AccountDef>,
+    /// The credential relay (`[relay]`).
+    pub relay: crate::relay::RelayConfig,
 }
 
 /// One way to run a CLI.
@@ -57,6 +63,8 @@ pub struct Backend {
     /// Variables removed from the launched CLI's environment.
     pub env_remove: Vec<String>,
     pub probe: ProbeDef,
+    /// How its accounts take turns, when it has any.
+    pub rotation: crate::accounts::Rotation,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -120,6 +128,9 @@ pub struct RungDef {
     pub backend: String,
     pub probe_model: String,
     pub run_model: String,
+    /// The account this row uses, when its backend draws from a pool: the table has one
+    /// row per account, in rotation order (see `accounts::expand`).
+    pub account: Option<String>,
 }
 
 // ---- the file's shape -------------------------------------------------------------------
@@ -138,6 +149,9 @@ struct FileConfig {
     budget: Option<BudgetSection>,
     breaker: Option<BreakerSection>,
     alerts: Option<crate::alerts::AlertsConfig>,
+    pricing: Option<crate::usage::pricing::PricingFile>,
+    accounts: Option<Vec<Spanned<crate::accounts::AccountDef>>>,
+    relay: Option<crate::relay::RelayFile>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -170,6 +184,7 @@ struct BackendFile {
     env: Option<BTreeMap<String, String>>,
     env_remove: Option<Vec<String>>,
     probe: Option<ProbeFile>,
+    rotation: Option<crate::accounts::Rotation>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -228,6 +243,9 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         budget: Limits::default(),
         breaker: BreakerPolicy::default(),
         alerts: crate::alerts::AlertsConfig::default(),
+        pricing: crate::usage::pricing::Pricing::default(),
+        accounts: Vec::new(),
+        relay: crate::relay::RelayConfig::default(),
     };
     let builtin_source = Source {
         path: Path::new("<built-in>"),
@@ -332,6 +350,37 @@ fn merge(
     if let Some(alerts) = file.alerts {
         config.alerts = alerts;
     }
+    if let Some(relay) = file.relay {
+        config
+            .relay
+            .merge(relay)
+            .map_err(|bad| source.error(bad.offset, &bad.key, &bad.message))?;
+    }
+    if let Some(pricing) = file.pricing {
+        config.pricing = pricing
+            .validate()
+            .map_err(|bad| source.error(bad.offset, &bad.key, &bad.message))?;
+    }
+    for spanned in file.accounts.unwrap_or_default() {
+        let span = spanned.span();
+        let account = spanned.into_inner();
+        let key = format!("accounts.{}", account.name);
+        if !config.backends.contains_key(&account.backend) {
+            return Err(source.error(
+                span.start,
+                &key,
+                &format!("unknown backend \"{}\"", account.backend),
+            ));
+        }
+        if config.accounts.iter().any(|a| a.name == account.name) {
+            return Err(source.error(
+                span.start,
+                &key,
+                "an account of this name is already defined",
+            ));
+        }
+        config.accounts.push(account);
+    }
     if let Some(breaker) = file.breaker {
         let policy = &mut config.breaker;
         policy.threshold = breaker.threshold.unwrap_or(policy.threshold);
@@ -381,6 +430,7 @@ fn merge(
                     env: BTreeMap::new(),
                     env_remove: Vec::new(),
                     probe: ProbeDef::default(),
+                    rotation: crate::accounts::Rotation::default(),
                     builtin,
                 }
             }
@@ -405,6 +455,7 @@ fn merge(
                 backend: rung.backend.into_inner(),
                 probe_model: rung.probe_model,
                 run_model: rung.run_model,
+                account: None,
             });
         }
         if defs.is_empty() {
@@ -460,6 +511,9 @@ fn overlay(
     backend.env.extend(over.env.unwrap_or_default());
     if let Some(remove) = over.env_remove {
         backend.env_remove = remove;
+    }
+    if let Some(rotation) = over.rotation {
+        backend.rotation = rotation;
     }
     if let Some(probe) = over.probe {
         let def = &mut backend.probe;

@@ -206,6 +206,27 @@ impl Store {
         Ok(result)
     }
 
+    /// Runs a probe and records what it found: the target's health, and the health of the
+    /// account whose credential it used.
+    pub fn probe(
+        &self,
+        plan: &crate::probe::ProbePlan,
+        meter: &crate::meter::Meter,
+        policy: &Policy,
+    ) -> Outcome {
+        let outcome = crate::probe::run(plan, meter);
+        self.record(&plan.target, &outcome, policy);
+        if let Some(account) = &plan.info.account {
+            crate::accounts::health::after_probe(
+                &self.state_dir,
+                account,
+                outcome.class,
+                &outcome.reason,
+            );
+        }
+        outcome
+    }
+
     /// Records a probe's outcome for `target` now.
     pub fn record(&self, target: &str, outcome: &Outcome, policy: &Policy) {
         self.record_at(target, outcome, policy, SystemTime::now());
@@ -246,6 +267,17 @@ impl Store {
                 }
             }
             Err(err) => crate::term::debug(&format!("could not record health: {err:#}")),
+        }
+    }
+
+    /// Forgets what probes with `account`'s credential found (its check just proved the
+    /// key): the next use probes afresh.
+    pub fn forget_account(&self, account: &str) {
+        let suffix = format!(" @account:{account}");
+        let result =
+            self.update(|file| file.targets.retain(|target, _| !target.ends_with(&suffix)));
+        if let Err(err) = result {
+            crate::term::debug(&format!("could not record health: {err:#}"));
         }
     }
 

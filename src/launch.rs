@@ -49,7 +49,38 @@ pub fn command(
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
+    if std::path::Path::new(&argv[0]).file_name() == Some("claude".as_ref()) {
+        // Whatever headers the child would have had (the backend's, else inherited).
+        let current = match env.iter().rev().find(|(name, _)| name == RUN_HEADERS_VAR) {
+            Some((_, value)) => Some(value.clone()),
+            None if env_remove.iter().any(|name| name == RUN_HEADERS_VAR) => None,
+            None => std::env::var(RUN_HEADERS_VAR).ok(),
+        };
+        let headers = with_run_header(current.as_deref(), crate::ledger::run_id());
+        command.env(RUN_HEADERS_VAR, headers);
+    }
     command
+}
+
+/// Claude Code sends every `Name: value` line of this variable as a header on each API
+/// call: `X-Agent-Run` tags the calls of the CLI agent launched with agent's run, and the
+/// relay writes it in its ledger lines (`agent --usage --reconcile`).
+const RUN_HEADERS_VAR: &str = "ANTHROPIC_CUSTOM_HEADERS";
+
+/// `current` headers (one per line) with an `X-Agent-Run` line for `run` in place of any
+/// earlier one (an agent launched by an agent tags its own run).
+fn with_run_header(current: Option<&str>, run: &str) -> String {
+    let mut lines: Vec<&str> = current
+        .unwrap_or("")
+        .lines()
+        .filter(|line| {
+            let name = line.split(':').next().unwrap_or("").trim();
+            !line.trim().is_empty() && !name.eq_ignore_ascii_case("x-agent-run")
+        })
+        .collect();
+    let header = format!("X-Agent-Run: {run}");
+    lines.push(&header);
+    lines.join("\n")
 }
 
 /// Spawns and waits, forwarding TERM/HUP and ignoring INT/QUIT meanwhile.
@@ -83,6 +114,15 @@ pub fn exec(mut command: Command) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_header_is_added_to_the_users_headers_once() {
+        assert_eq!(with_run_header(None, "r1"), "X-Agent-Run: r1");
+        assert_eq!(
+            with_run_header(Some("X-Team: a\nx-agent-run: old\n"), "r1"),
+            "X-Team: a\nX-Agent-Run: r1"
+        );
+    }
 
     #[test]
     fn the_second_net() {

@@ -48,6 +48,9 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                 rung.label()
             ));
         }
+        if let Some(account) = &rung.account {
+            crate::accounts::rotation::ran_on(rung.backend, account, &state_dir);
+        }
         if winner > 0 {
             term::notice(&format!("using {}", rung.label()));
             if start == 0 {
@@ -69,7 +72,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             &rung.command_prefix(),
             options.args,
             &ready.env,
-            &rung.backend.env_remove,
+            &ready.env_remove,
         );
         let (ended, elapsed) = launch::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// Token counts of one call.
+/// Token counts of one call. The five figures are disjoint: `input` excludes cache reads
+/// and writes, `output` excludes `reasoning` (an OpenAI `output_tokens` of 70 with 20
+/// reasoning tokens is `output: 50, reasoning: 20`), so [`Tokens::total`] is their sum.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
     #[serde(default)]
@@ -66,8 +68,24 @@ pub struct CallRecord {
     pub ttfb_s: Option<f64>,
     #[serde(default)]
     pub duration_s: f64,
+    /// The provider's request id (Anthropic's `request-id` header, which Claude Code
+    /// records as `requestId`): `--usage` uses it to count a relayed call once.
     #[serde(default)]
     pub request_id: Option<String>,
+    /// The provider's id of the answer (Anthropic `msg_…`, OpenAI Responses `resp_…`, which
+    /// Codex records as `response_id`): a second key for counting a relayed call once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The client's own session id (Claude Code's `X-Claude-Code-Session-Id` header,
+    /// Codex's `session-id`): ties a relayed call to the CLI's transcript of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// A relayed call's workflow node and attempt number (`X-Agent-Node`,
+    /// `X-Agent-Attempt`); its run and role come from `X-Agent-Run` and `X-Agent-Role`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
     /// The local day whose budget the call was reserved against.
     #[serde(default)]
     pub day: String,

@@ -1,6 +1,7 @@
 //! `agent`: run the AI coding CLI that really answers right now. See DESIGN.md for the
 //! contract; `main.rs` only calls [`run`].
 
+pub mod accounts;
 pub mod alerts;
 pub mod budget;
 pub mod cascade;
@@ -21,6 +22,7 @@ pub mod meter;
 pub mod paths;
 pub mod probe;
 pub mod redact;
+pub mod relay;
 pub mod report;
 pub mod retry;
 pub mod rung;
@@ -30,6 +32,7 @@ pub mod signals;
 pub mod state_file;
 pub mod survey;
 pub mod term;
+pub mod usage;
 
 use std::process::ExitCode;
 
@@ -57,7 +60,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
         // The doctor reports a broken configuration instead of stopping at it.
         return report::doctor::run(paths::config_file(cli.config.clone()).as_ref(), cli.json);
     }
-    let config = config::load(paths::config_file(cli.config.clone()))?;
+    let mut config = config::load(paths::config_file(cli.config.clone()))?;
+    accounts::load_stored(&mut config)?;
+    if let Some(args) = &cli.accounts {
+        return report::accounts::run(&config, args, cli.json);
+    }
+    // A launch takes the next round-robin turn; reports look without moving it.
+    let launching = !cli.is_report() && cli.use_backend.is_none();
+    accounts::expand(&mut config, &paths::state_dir(), launching);
     if cli.list {
         return report::list::run(&config, cli.json);
     }
@@ -67,8 +77,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
     if let Some(args) = &cli.uninstall_watchdog {
         return report::watchdog::uninstall(&config, args, cli.config.as_deref());
     }
+    if let Some(args) = &cli.relay {
+        return relay::run(&config, args, cli.config.as_deref());
+    }
     if let Some(args) = &cli.budget {
         return report::budget::run(&config, args, cli.json);
+    }
+    if let Some(args) = &cli.usage {
+        return usage::run(&config, args, cli.json);
     }
     if cli.status {
         return report::status::run(&config, cli.json);

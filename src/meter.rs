@@ -70,6 +70,7 @@ impl Meter {
             duration_s: round_ms(spent.duration.as_secs_f64()),
             request_id: spent.request_id.clone(),
             day: reservation.day.clone(),
+            ..CallRecord::default()
         };
         if let Err(err) = self.ledger.append(&record) {
             crate::term::warn(&format!("could not write the ledger: {err:#}"));

@@ -1,9 +1,10 @@
 //! A rung made concrete: backend, models with aliases resolved, the binary found, the
 //! launch environment expanded and the probe planned — or the local reason it cannot run.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::accounts::AccountDef;
 use crate::cli_settings::{Family, bare_model};
 use crate::config::{Backend, Config, RungDef};
 use crate::discover;
@@ -19,6 +20,8 @@ pub struct Rung<'a> {
     pub probe_model: Option<String>,
     /// `None`: pass no model flag, so the CLI keeps its own default.
     pub run_model: Option<String>,
+    /// The account this row uses, when its backend has a pool.
+    pub account: Option<String>,
     pub state: Result<Ready, Unusable>,
 }
 
@@ -27,6 +30,9 @@ pub struct Rung<'a> {
 pub struct Ready {
     pub binary: PathBuf,
     pub env: Vec<(String, String)>,
+    /// Variables removed from the CLI's environment: the backend's `env_remove`, and with
+    /// an account every other credential variable, so no other account's secret leaks in.
+    pub env_remove: Vec<String>,
     pub plan: ProbePlan,
 }
 
@@ -52,17 +58,26 @@ impl From<PlanError> for Unusable {
 impl Rung<'_> {
     /// "Claude Code (claude-opus-5)", as the notices name it.
     pub fn label(&self) -> String {
-        match self.probe_model.as_deref().or(self.run_model.as_deref()) {
-            Some(model) => format!("{} ({model})", self.backend.label),
-            None => self.backend.label.clone(),
+        let model = self.probe_model.as_deref().or(self.run_model.as_deref());
+        match (model, &self.account) {
+            (Some(model), Some(account)) => {
+                format!("{} ({model}, account {account})", self.backend.label)
+            }
+            (Some(model), None) => format!("{} ({model})", self.backend.label),
+            (None, Some(account)) => format!("{} (account {account})", self.backend.label),
+            (None, None) => self.backend.label.clone(),
         }
     }
 
     /// "claude / claude-opus-5", as tables name it.
     pub fn short_name(&self) -> String {
-        match self.probe_model.as_deref().or(self.run_model.as_deref()) {
+        let name = match self.probe_model.as_deref().or(self.run_model.as_deref()) {
             Some(model) => format!("{} / {model}", self.backend.name),
             None => self.backend.name.clone(),
+        };
+        match &self.account {
+            Some(account) => format!("{name} [{account}]"),
+            None => name,
         }
     }
 
@@ -88,17 +103,34 @@ pub fn resolve_model(backend: &Backend, name: &str) -> Result<String, PlanError>
     }
 }
 
+/// What resolving a rung needs from around it.
+pub struct Context<'a> {
+    pub from_builtin_table: bool,
+    pub timeout: Duration,
+    /// The row's account, and every account (their variables are kept from the CLI).
+    pub account: Option<&'a AccountDef>,
+    pub accounts: &'a [AccountDef],
+    pub pricing: Option<&'a crate::usage::pricing::Pricing>,
+    pub state_dir: Option<&'a Path>,
+}
+
 /// Makes rung `def` (1-based `index`) concrete.
 pub fn resolve<'a>(config: &'a Config, index: usize, def: &RungDef) -> Rung<'a> {
     let backend = &config.backends[&def.backend];
-    resolve_with(
-        backend,
-        index,
-        &def.probe_model,
-        &def.run_model,
-        config.rungs_are_builtin,
-        config.probe_timeout,
-    )
+    let account = def
+        .account
+        .as_ref()
+        .and_then(|name| config.accounts.iter().find(|a| &a.name == name));
+    let state_dir = crate::paths::state_dir();
+    let context = Context {
+        from_builtin_table: config.rungs_are_builtin,
+        timeout: config.probe_timeout,
+        account,
+        accounts: &config.accounts,
+        pricing: Some(&config.pricing),
+        state_dir: Some(&state_dir),
+    };
+    resolve_with(backend, index, &def.probe_model, &def.run_model, &context)
 }
 
 pub fn resolve_with<'a>(
@@ -106,8 +138,7 @@ pub fn resolve_with<'a>(
     index: usize,
     probe_model: &str,
     run_model: &str,
-    from_builtin_table: bool,
-    timeout: Duration,
+    context: &Context,
 ) -> Rung<'a> {
     let family = Family::of_backend(&backend.name, &backend.command);
     let mut rung = Rung {
@@ -115,6 +146,7 @@ pub fn resolve_with<'a>(
         backend,
         probe_model: None,
         run_model: None,
+        account: context.account.map(|a| a.name.clone()),
         state: Err(placeholder()),
     };
     let models = (|| -> Result<(Option<String>, Option<String>), PlanError> {
@@ -146,7 +178,7 @@ pub fn resolve_with<'a>(
             return rung;
         }
     }
-    rung.state = ready(&rung, from_builtin_table, timeout);
+    rung.state = ready(&rung, context);
     rung
 }
 
@@ -158,10 +190,10 @@ fn placeholder() -> Unusable {
     }
 }
 
-fn ready(rung: &Rung, from_builtin_table: bool, timeout: Duration) -> Result<Ready, Unusable> {
+fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     let backend = rung.backend;
     let Some(binary) = discover::find(&backend.command) else {
-        return Err(if from_builtin_table {
+        return Err(if context.from_builtin_table {
             Unusable {
                 class: ErrorClass::BinaryMissing,
                 reason: "not installed".into(),
@@ -178,17 +210,61 @@ fn ready(rung: &Rung, from_builtin_table: bool, timeout: Duration) -> Result<Rea
             }
         });
     };
-    let env = launch_env(backend)?;
+    let mut env = launch_env(backend)?;
+    let mut env_remove = backend.env_remove.clone();
+    if let Some(account) = context.account {
+        if let Some(reason) = context.state_dir.and_then(|dir| {
+            crate::accounts::health::skip_reason(dir, &account.name, crate::health::now_ms())
+        }) {
+            return Err(Unusable {
+                class: ErrorClass::Auth,
+                reason,
+                skip: false,
+            });
+        }
+        if let (Some(dir), Some(pricing)) = (context.state_dir, context.pricing)
+            && let Some(reason) = crate::accounts::health::budget_exhausted(dir, pricing, account)
+        {
+            return Err(Unusable {
+                class: ErrorClass::Quota,
+                reason,
+                skip: false,
+            });
+        }
+        // A broken account (unreadable or empty secret) is out until the user mends it.
+        let secret = account.read_secret().map_err(|err| Unusable {
+            class: ErrorClass::CredentialsMissing,
+            reason: format!("account {} is broken: {err:#}", account.name),
+            skip: false,
+        })?;
+        let var = account.secret_var(backend);
+        for other in crate::accounts::credential_vars(backend, context.accounts) {
+            if other != var && !env_remove.contains(&other) {
+                env_remove.push(other);
+            }
+        }
+        env.retain(|(name, _)| name != &var);
+        env.push((var, secret));
+    }
     let mut plan = probe::plan(
         backend,
         rung.probe_model.as_deref(),
         rung.run_model.as_deref(),
         &binary,
-        &env,
-        timeout,
+        &probe::ChildEnv {
+            set: &env,
+            removed: &env_remove,
+        },
+        rung.account.as_deref(),
+        context.timeout,
     )?;
     plan.info.rung = Some(rung.index);
-    Ok(Ready { binary, env, plan })
+    Ok(Ready {
+        binary,
+        env,
+        env_remove,
+        plan,
+    })
 }
 
 /// The backend's extra environment, expanded; an unset variable fails the rung by name.

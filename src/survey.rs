@@ -63,8 +63,7 @@ pub fn probe_all(
             let meter = meter.clone();
             let policy = config.policy();
             std::thread::spawn(move || {
-                let outcome = probe::run(&plan, &meter);
-                store.record(&plan.target, &outcome, &policy);
+                let outcome = store.probe(&plan, &meter, &policy);
                 let _ = tx.send((plan.target, outcome));
             });
         }
@@ -75,20 +74,10 @@ pub fn probe_all(
             break;
         };
         for index in waiting.remove(&target).unwrap_or_default() {
-            let status = if outcome.is_ok() {
-                Status::Good {
-                    how: Good::Probed,
-                    reason: outcome.reason.clone(),
-                    latency: Some(outcome.latency),
-                }
-            } else {
-                Status::Failed {
-                    class: outcome.class,
-                    reason: outcome.reason.clone(),
-                    skip: false,
-                }
-            };
-            let _ = found.send(Finding { index, status });
+            let _ = found.send(Finding {
+                index,
+                status: Status::of_probe(&outcome),
+            });
         }
     }
 }

@@ -544,3 +544,60 @@ fn status_fails_only_the_rung_with_the_broken_key() {
     assert_eq!(probe_keys("/v1/responses"), [OPENAI_KEY, OPENAI_KEY]);
     assert!(!probe_keys("/v1/messages").is_empty());
 }
+
+/// The real Claude Code through agent's credential relay: the built-in `claude-proxy`
+/// backend gives it `ANTHROPIC_BASE_URL=<relay>/anthropic` and
+/// `ANTHROPIC_AUTH_TOKEN=<relay token>`; the relay strips that token, injects the real key,
+/// streams the answer back, and records the call.
+#[test]
+fn the_real_claude_code_runs_a_prompt_through_the_relay() {
+    const RELAY_TOKEN: &str = "agr-e2e-relay-token-0123456789abcdef";
+    const UPSTREAM_KEY: &str = "sk-ant-e2e-UPSTREAM-0123456789abcdef";
+    let w = e2e();
+    w.sb.env("AGENT_RELAY_TOKEN", RELAY_TOKEN);
+    w.sb.env("AGENT_RELAY_ANTHROPIC_KEY", UPSTREAM_KEY);
+    w.sb.env("AGENT_RELAY_ANTHROPIC_BASE", w.api.url());
+    w.api.on(Rule::path_contains("/v1/messages")
+        .reply(Reply::ok_text("Hello from the mock, via the relay")));
+    let mut relay = support::relay::RelayProc::start(&w.sb, &[]);
+    w.sb.env("AGENT_PROXY_URL", format!("{}/anthropic", relay.url));
+    w.sb.env("AGENT_PROXY_KEY", RELAY_TOKEN);
+
+    let run = w.run(&["--use", "claude-proxy:opus", "-p", "hi"]);
+    relay.stop();
+
+    assert_eq!(run.code, Some(0), "{run:?}\nrelay: {}", relay.stderr());
+    assert!(
+        run.stdout.contains("Hello from the mock, via the relay"),
+        "claude's answer through the relay: {run:?}"
+    );
+    let calls = w.claude_code_calls();
+    assert!(!calls.is_empty(), "Claude Code never reached the upstream");
+    for call in &w.api.requests() {
+        for (name, value) in &call.headers {
+            assert!(
+                !value.contains(RELAY_TOKEN),
+                "the relay token reached the upstream in {name}"
+            );
+        }
+    }
+    let main = &calls[0];
+    assert_eq!(main.credential.as_deref(), Some(UPSTREAM_KEY));
+    assert_eq!(main.header("x-api-key"), Some(UPSTREAM_KEY));
+    assert!(is_streamed(main), "Claude Code streams through the relay");
+    assert_eq!(main.model.as_deref(), Some(CLAUDE_MODEL));
+
+    let ledger = fs::read_to_string(w.sb.state_dir().join("usage.jsonl")).unwrap_or_default();
+    let lines: Vec<Value> = ledger
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a ledger line is JSON"))
+        .collect();
+    let relayed: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["upstream"] == "anthropic" && l["model"] == CLAUDE_MODEL)
+        .collect();
+    assert!(!relayed.is_empty(), "{ledger}");
+    assert_eq!(relayed[0]["status"], 200, "{ledger}");
+    assert_eq!(relayed[0]["error_kind"], "ok", "{ledger}");
+    assert!(!ledger.contains(RELAY_TOKEN) && !ledger.contains(UPSTREAM_KEY));
+}

@@ -3,11 +3,14 @@
 mod support;
 mod world;
 
+mod accounts;
 mod budget;
 mod checks;
 mod choosing;
 mod command_line;
 mod launching;
 mod mock_selftest;
+mod relay;
 mod secrets;
+mod usage;
 mod watchdog;

@@ -97,6 +97,9 @@ pub struct WatchdogState {
     pub last_message: Option<String>,
     #[serde(default)]
     pending: Vec<Pending>,
+    /// Per vendor: whether every account was auth-dead at the last look.
+    #[serde(default)]
+    pub accounts_down: std::collections::BTreeMap<String, bool>,
 }
 
 /// At most this many undelivered alerts are kept per channel (oldest dropped).
@@ -124,6 +127,96 @@ pub fn after_check(
     message: &str,
     rungs: &serde_json::Value,
 ) {
+    raise(config, state_dir, |state, now| {
+        let previous = state.state.clone().unwrap_or_else(|| "OK".to_string());
+        state.state = Some(verdict.to_string());
+        state.last_check = Some(now.to_string());
+        state.last_message = Some(message.to_string());
+        if previous == verdict {
+            return None;
+        }
+        state.since = Some(now.to_string());
+        let text = if verdict == "OK" {
+            format!("agent watchdog on {}: recovered — {message}", host())
+        } else {
+            format!("agent watchdog on {}: {message}", host())
+        };
+        Some(Alert {
+            state: verdict.to_string(),
+            previous,
+            message: text,
+            rungs: rungs.clone(),
+            time: now.to_string(),
+        })
+    });
+}
+
+/// One alert when every account of a vendor is auth-dead at once, quiet while it lasts,
+/// and one notice when one of them is back (DESIGN.md §7). Run after credential checks and
+/// by the watchdog.
+pub fn after_account_checks(config: &crate::config::Config, state_dir: &Path) {
+    let now_ms = crate::health::now_ms();
+    let mut vendors: Vec<&str> = config
+        .accounts
+        .iter()
+        .filter_map(|a| config.backends.get(&a.backend).map(|b| b.vendor.as_str()))
+        .collect();
+    vendors.sort_unstable();
+    vendors.dedup();
+    for vendor in vendors {
+        let dead: Vec<String> = config
+            .accounts
+            .iter()
+            .filter(|a| {
+                config
+                    .backends
+                    .get(&a.backend)
+                    .is_some_and(|b| b.vendor == vendor)
+            })
+            .map(|a| {
+                crate::accounts::health::skip_reason(state_dir, &a.name, now_ms)
+                    .ok_or(a.name.clone())
+            })
+            .collect::<Result<_, _>>()
+            .unwrap_or_default();
+        let all_dead = !dead.is_empty();
+        raise(&config.alerts, state_dir, |state, now| {
+            let was = state.accounts_down.get(vendor).copied().unwrap_or(false);
+            state.accounts_down.insert(vendor.to_string(), all_dead);
+            if was == all_dead {
+                return None;
+            }
+            let (to, from, message) = if all_dead {
+                (
+                    "ACCOUNTS_DOWN",
+                    "ACCOUNTS_OK",
+                    format!("every {vendor} account is auth-dead: {}", dead.join("; ")),
+                )
+            } else {
+                (
+                    "ACCOUNTS_OK",
+                    "ACCOUNTS_DOWN",
+                    format!("a {vendor} account answers again: the pool is back"),
+                )
+            };
+            Some(Alert {
+                state: to.to_string(),
+                previous: from.to_string(),
+                message: format!("agent on {}: {message}", host()),
+                rungs: serde_json::Value::Array(Vec::new()),
+                time: now.to_string(),
+            })
+        });
+    }
+}
+
+/// Updates `watchdog.json` with `change` (which may raise one alert), queues the alert for
+/// every configured channel, then delivers everything owed.
+fn raise(
+    config: &AlertsConfig,
+    state_dir: &Path,
+    change: impl FnOnce(&mut WatchdogState, &str) -> Option<Alert>,
+) {
     let path = state_path(state_dir);
     let lock = match state_file::lock(&path) {
         Ok(lock) => lock,
@@ -134,20 +227,14 @@ pub fn after_check(
     };
     let mut state = last_state(state_dir);
     let now = jiff::Timestamp::now().to_string();
-    let previous = state.state.clone().unwrap_or_else(|| "OK".to_string());
-    if previous != verdict {
-        let text = if verdict == "OK" {
-            format!("agent watchdog on {}: recovered — {message}", host())
-        } else {
-            format!("agent watchdog on {}: {message}", host())
-        };
-        let alert = Alert {
-            state: verdict.to_string(),
-            previous: previous.clone(),
-            message: text,
-            rungs: rungs.clone(),
-            time: now.clone(),
-        };
+    if let Some(alert) = change(&mut state, &now) {
+        crate::events::record(
+            state_dir,
+            crate::events::Kind::Alert,
+            &alert.previous,
+            &alert.state,
+            &alert.message,
+        );
         for channel in channels(config) {
             state.pending.push(Pending {
                 channel,
@@ -156,18 +243,7 @@ pub fn after_check(
                 last_error: String::new(),
             });
         }
-        crate::events::record(
-            state_dir,
-            crate::events::Kind::Alert,
-            &previous,
-            verdict,
-            message,
-        );
-        state.since = Some(now.clone());
     }
-    state.state = Some(verdict.to_string());
-    state.last_check = Some(now);
-    state.last_message = Some(message.to_string());
     // Channels no longer configured are forgotten; each keeps its newest alerts only.
     let configured = channels(config);
     state.pending.retain(|p| configured.contains(&p.channel));

@@ -9,7 +9,7 @@ use crate::error_class::ErrorClass;
 pub const REASON_BODY_CHARS: usize = 140;
 
 /// Words that mean "out of quota" rather than "slow down" (seeds 000, 002; DESIGN.md §5).
-const QUOTA_WORDS: &[&str] = &[
+pub const QUOTA_WORDS: &[&str] = &[
     "quota",
     "usage limit",
     "usage_limit",

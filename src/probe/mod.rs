@@ -9,9 +9,10 @@ mod usage;
 
 use std::time::{Duration, SystemTime};
 
-pub use classify::{classify_output, classify_status, clears_at, snippet};
+pub use classify::{QUOTA_WORDS, classify_output, classify_status, clears_at, snippet};
 pub use http::host;
-pub use plan::{PlanError, plan};
+pub use plan::{ChildEnv, PlanError, plan};
+pub use usage::tokens as usage_tokens;
 
 use crate::config::{Auth, OpenAiApi};
 use crate::error_class::ErrorClass;

@@ -39,16 +39,20 @@ impl PlanError {
 /// The values the launched CLI will see: its own extra environment first, then agent's.
 struct Env<'a> {
     child: &'a [(String, String)],
+    /// Removed from the CLI's environment: not seen by its probe either.
+    removed: &'a [String],
 }
 
 impl Env<'_> {
     /// The value as set, empty or not.
     fn raw(&self, name: &str) -> Option<String> {
-        self.child
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.clone())
-            .or_else(|| std::env::var(name).ok())
+        if let Some((_, value)) = self.child.iter().find(|(key, _)| key == name) {
+            return Some(value.clone());
+        }
+        if self.removed.iter().any(|removed| removed == name) {
+            return None;
+        }
+        std::env::var(name).ok()
     }
 
     /// The value when set and not empty.
@@ -70,16 +74,27 @@ impl Env<'_> {
     }
 }
 
+/// The launched CLI's environment: what is set on top of agent's, and what is removed.
+pub struct ChildEnv<'a> {
+    pub set: &'a [(String, String)],
+    pub removed: &'a [String],
+}
+
 /// Plans the probe of one rung.
 pub fn plan(
     backend: &Backend,
     model: Option<&str>,
     run_model: Option<&str>,
     binary: &Path,
-    child_env: &[(String, String)],
+    child: &ChildEnv,
+    account: Option<&str>,
     timeout: Duration,
 ) -> Result<ProbePlan, PlanError> {
-    let env = Env { child: child_env };
+    let child_env = child.set;
+    let env = Env {
+        child: child.set,
+        removed: child.removed,
+    };
     let def = &backend.probe;
     let need_model = || {
         model.ok_or_else(|| PlanError {
@@ -116,7 +131,7 @@ pub fn plan(
                     None => (Call::Reach { base }, "none".into()),
                 }
             } else {
-                anthropic_as_claude_code(&env)?
+                anthropic_as_claude_code(&env, account.is_some())?
             }
         }
         ProbeKind::Openai => {
@@ -156,6 +171,7 @@ pub fn plan(
         }
     };
     register_secrets(&call);
+    let source = account.map_or(source, |name| format!("account:{name}"));
     let target = format!(
         "{} {} {} @{}",
         def.kind.as_str(),
@@ -167,7 +183,7 @@ pub fn plan(
         rung: None,
         backend: Some(backend.name.clone()),
         model: model.map(str::to_string),
-        account: None,
+        account: account.map(str::to_string),
         upstream: endpoint(&call),
         role: "probe",
     };
@@ -198,8 +214,9 @@ fn anthropic(base: String, key: String, auth: Option<Auth>) -> Call {
 
 /// The built-in claude probe: the proxy at `AGENT_PROXY_URL` when set (it fronts the same
 /// account), else the credential Claude Code itself would use, else reachability only.
-fn anthropic_as_claude_code(env: &Env) -> Result<(Call, String), PlanError> {
-    if let Some(proxy) = env.get("AGENT_PROXY_URL") {
+fn anthropic_as_claude_code(env: &Env, with_account: bool) -> Result<(Call, String), PlanError> {
+    // An account's probe uses the account's own credential, on the CLI's own endpoint.
+    if !with_account && let Some(proxy) = env.get("AGENT_PROXY_URL") {
         let (key, source) = env.credential("AGENT_PROXY_KEY")?;
         return Ok((anthropic(proxy, key, Some(Auth::Bearer)), source));
     }
@@ -314,7 +331,7 @@ fn command_call(
     let call = Call::Command {
         argv,
         env: child_env.to_vec(),
-        env_remove: backend.env_remove.clone(),
+        env_remove: env.removed.to_vec(),
     };
     Ok((call, source))
 }

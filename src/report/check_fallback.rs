@@ -15,6 +15,16 @@ use crate::report::status::json_row;
 use crate::rung::{self, Rung};
 use crate::survey;
 
+/// The 30- and 7-day warnings of accounts whose token expires soon (on stderr: the verdict
+/// line stays one line).
+pub fn warn_expiring(config: &Config) {
+    for account in &config.accounts {
+        if let Some(warning) = account.expiry_warning() {
+            crate::term::warn(&warning);
+        }
+    }
+}
+
 /// The watchdog's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -173,6 +183,8 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             &rows,
         );
     }
+    crate::alerts::after_account_checks(config, &state_dir);
+    warn_expiring(config);
     Ok(match verdict {
         Verdict::Ok => ExitCode::SUCCESS,
         Verdict::Degraded | Verdict::Down => ExitCode::from(1),

@@ -52,12 +52,22 @@ impl Check {
 
 pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<ExitCode> {
     let mut checks = Vec::new();
-    let config = check_config(config_file, &mut checks);
+    let mut config = check_config(config_file, &mut checks);
+    if let Some(config) = &mut config
+        && let Err(err) = crate::accounts::load_stored(config)
+    {
+        checks.push(Check::problem(
+            "accounts",
+            format!("{err:#}"),
+            "correct credentials.toml at the line named",
+        ));
+    }
     let state_dir = crate::paths::state_dir();
     check_state_dir(&state_dir, &mut checks);
     if let Some(config) = &config {
         check_binaries(config, &mut checks);
         check_rungs(config, &mut checks);
+        check_accounts(config, &state_dir, &mut checks);
         check_budget(config, &state_dir, &mut checks);
     }
     check_watchdog(config.as_ref(), &state_dir, &mut checks);
@@ -289,6 +299,90 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
                 ));
             }
         }
+    }
+}
+
+/// One line per account with its own secret, checked for real (a zero-cost model list):
+/// valid, invalid (401), organisation disabled (403) — problems — or unreachable, a warning
+/// only: a network hiccup is not a dead account.
+fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
+    use crate::accounts::check::{CheckResult, check};
+    for account in &config.accounts {
+        let area = format!("account {}", account.name);
+        let backend = &config.backends[&account.backend];
+        let secret = match account.read_secret() {
+            Ok(secret) => secret,
+            Err(err) => {
+                checks.push(Check::problem(
+                    area,
+                    format!("broken: {err:#}"),
+                    "set its secret_env variable, fix its secret_cmd, or `agent --accounts remove` and add it again",
+                ));
+                continue;
+            }
+        };
+        let result = check(backend, account, &secret);
+        crate::accounts::health::after_check(state_dir, &account.name, &result);
+        let warning = account
+            .expiry_warning()
+            .map(|w| format!("; {w}"))
+            .unwrap_or_default();
+        match result {
+            CheckResult::Valid => checks.push(Check::ok(
+                area,
+                format!(
+                    "{} {} — valid{warning}",
+                    account.backend,
+                    account.kind.as_str()
+                ),
+            )),
+            CheckResult::Unknown(why) => checks.push(Check::ok(
+                area,
+                format!(
+                    "{} — unreachable, not checked ({why}): a warning, not a dead account{warning}",
+                    account.backend
+                ),
+            )),
+            CheckResult::Invalid(why) => checks.push(Check::problem(
+                area,
+                format!("invalid (401): {why}"),
+                format!(
+                    "replace it: agent --accounts remove {0}; agent --accounts add {0} … < new-key",
+                    account.name
+                ),
+            )),
+            CheckResult::Disabled(why) => checks.push(Check::problem(
+                area,
+                format!("organisation disabled (403): {why}"),
+                "use an API key of an active organisation, or ask your organisation's admin",
+            )),
+        }
+    }
+    let claude_backends: Vec<&str> = config
+        .backends
+        .values()
+        .filter(|b| {
+            crate::cli_settings::Family::of_backend(&b.name, &b.command)
+                == crate::cli_settings::Family::Claude
+        })
+        .map(|b| b.name.as_str())
+        .collect();
+    let has_claude_account = config
+        .accounts
+        .iter()
+        .any(|a| claude_backends.contains(&a.backend.as_str()));
+    let env_credential = [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+    ]
+    .iter()
+    .any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty()));
+    if !has_claude_account && !env_credential {
+        checks.push(Check::ok(
+            "accounts",
+            "Claude Code's own login (keychain) is invisible to agent: not checked; its rungs are probed by reachability or the proxy",
+        ));
     }
 }
 

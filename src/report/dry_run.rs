@@ -99,7 +99,7 @@ pub fn print(
             "run_model": rung.run_model,
             "argv": argv,
             "env": env_names,
-            "env_removed": rung.backend.env_remove,
+            "env_removed": ready.env_remove,
             "reason": status.reason(),
             "passed": passed,
         }))?;
@@ -124,8 +124,8 @@ pub fn print(
             env_names.join(", ")
         }
     );
-    if !rung.backend.env_remove.is_empty() {
-        let _ = writeln!(out, "unset:     {}", rung.backend.env_remove.join(", "));
+    if !ready.env_remove.is_empty() {
+        let _ = writeln!(out, "unset:     {}", ready.env_remove.join(", "));
     }
     let _ = writeln!(out, "why:       {}", describe(status));
     for (i, name, status) in &passed {

@@ -1,5 +1,6 @@
 //! Reports: what agent prints on stdout for a person (aligned text) or a script (`--json`).
 
+pub mod accounts;
 pub mod budget;
 pub mod check_fallback;
 pub mod doctor;

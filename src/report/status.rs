@@ -67,6 +67,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         Ok(())
     })?;
 
+    crate::report::check_fallback::warn_expiring(config);
     if json {
         let rows: Vec<_> = rungs
             .iter()

@@ -5,6 +5,8 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod mock_api;
+pub mod python;
+pub mod relay;
 pub mod sandbox;
 
 pub use mock_api::{MockApi, Reply, Request, Rule, Usage};

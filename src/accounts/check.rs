@@ -1,0 +1,124 @@
+//! The zero-cost credential check (DESIGN.md §7): `GET /v1/models` with the account's own
+//! credential. 200 valid, 401 invalid, 403 organisation disabled, anything else (429, a
+//! network error) unknown. A model list proves a key, never a model's liveness: probes do
+//! that. It is one of agent's own calls, so it follows the retry discipline.
+
+use std::time::Duration;
+
+use super::{AccountDef, Kind};
+use crate::cli_settings::Family;
+use crate::config::Backend;
+use crate::retry::{self, Attempt, RealClock};
+
+const DEADLINE: Duration = Duration::from_secs(12);
+const ATTEMPT: Duration = Duration::from_secs(8);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckResult {
+    Valid,
+    /// 401, with the answer's snippet.
+    Invalid(String),
+    /// 403: the organisation is disabled.
+    Disabled(String),
+    /// 429, a 5xx or no answer: nothing is known, nothing changes.
+    Unknown(String),
+}
+
+impl CheckResult {
+    pub fn word(&self) -> &'static str {
+        match self {
+            CheckResult::Valid => "valid",
+            CheckResult::Invalid(_) => "invalid",
+            CheckResult::Disabled(_) => "disabled",
+            CheckResult::Unknown(_) => "unknown",
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            CheckResult::Valid => "valid".into(),
+            CheckResult::Invalid(why) => format!("invalid (401): {why}"),
+            CheckResult::Disabled(why) => format!("organisation disabled (403): {why}"),
+            CheckResult::Unknown(why) => format!("unreachable or unknown: {why}"),
+        }
+    }
+}
+
+/// Where the account's API lives and how its credential is sent.
+fn request(
+    backend: &Backend,
+    account: &AccountDef,
+    secret: &str,
+) -> (String, Vec<(&'static str, String)>) {
+    let env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
+    match Family::of_backend(&backend.name, &backend.command) {
+        Family::Claude => {
+            let base =
+                env("ANTHROPIC_BASE_URL").unwrap_or_else(|| "https://api.anthropic.com".into());
+            let mut headers = vec![("anthropic-version", "2023-06-01".to_string())];
+            if account.kind == Kind::Oauth || secret.starts_with("sk-ant-oat") {
+                headers.push(("authorization", format!("Bearer {secret}")));
+                headers.push(("anthropic-beta", "oauth-2025-04-20".to_string()));
+            } else {
+                headers.push(("x-api-key", secret.to_string()));
+            }
+            (format!("{}/v1/models", base.trim_end_matches('/')), headers)
+        }
+        Family::Gemini => {
+            let base = env("GOOGLE_GEMINI_BASE_URL")
+                .unwrap_or_else(|| "https://generativelanguage.googleapis.com".into());
+            (
+                format!("{}/v1beta/models", base.trim_end_matches('/')),
+                vec![("x-goog-api-key", secret.to_string())],
+            )
+        }
+        Family::Codex | Family::Other => {
+            let base = crate::cli_settings::codex_config()
+                .and_then(|c| c.custom_provider().and_then(|(_, p)| p.base_url.clone()))
+                .or_else(|| env("OPENAI_BASE_URL"))
+                .unwrap_or_else(|| "https://api.openai.com/v1".into());
+            (
+                format!("{}/models", base.trim_end_matches('/')),
+                vec![("authorization", format!("Bearer {secret}"))],
+            )
+        }
+    }
+}
+
+/// Checks `secret` for `account` of `backend`.
+pub fn check(backend: &Backend, account: &AccountDef, secret: &str) -> CheckResult {
+    crate::redact::register(secret);
+    let (url, headers) = request(backend, account, secret);
+    let (result, _attempts) = retry::run(&RealClock, DEADLINE, ATTEMPT, |timeout| {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout.max(Duration::from_millis(200))))
+            .http_status_as_error(false)
+            .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        let mut call = agent.get(&url);
+        for (name, value) in &headers {
+            call = call.header(*name, value);
+        }
+        match call.call() {
+            Ok(mut response) => {
+                let status = response.status().as_u16();
+                let body = response.body_mut().read_to_string().unwrap_or_default();
+                let why = crate::probe::snippet(&crate::redact::redact(&body));
+                match status {
+                    200..=299 => Attempt::Final(CheckResult::Valid),
+                    401 => Attempt::Final(CheckResult::Invalid(why)),
+                    403 => Attempt::Final(CheckResult::Disabled(why)),
+                    s if retry::is_transient_status(s) => {
+                        Attempt::Transient(CheckResult::Unknown(format!("HTTP {s}")))
+                    }
+                    s => Attempt::Final(CheckResult::Unknown(format!("HTTP {s}: {why}"))),
+                }
+            }
+            Err(err) => Attempt::Transient(CheckResult::Unknown(crate::probe::snippet(
+                &crate::redact::redact(&err.to_string()),
+            ))),
+        }
+    });
+    result
+}

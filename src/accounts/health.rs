@@ -1,0 +1,210 @@
+//! Each account's own health (DESIGN.md §7), in `accounts.json`: auth-dead after a 401/403
+//! (15 minutes, doubling to 6 hours; revived early only by a passing credential check with
+//! its own credential), and the result of its last check. Rate limits are per target and
+//! live in `health.json`; a broken secret is found at load; an exhausted monthly budget is
+//! computed from the ledger.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::check::CheckResult;
+use crate::error_class::ErrorClass;
+use crate::health::now_ms;
+use crate::state_file::{self, Durability};
+
+const DEAD_FIRST: Duration = Duration::from_secs(15 * 60);
+const DEAD_CAP: Duration = Duration::from_secs(6 * 60 * 60);
+const CHECK_BACKOFF_FIRST: Duration = Duration::from_secs(60);
+const CHECK_BACKOFF_CAP: Duration = Duration::from_secs(30 * 60);
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AccountHealth {
+    /// Skipped until then (unix ms) after an auth failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dead_until_ms: Option<u64>,
+    #[serde(default)]
+    pub auth_failures: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `valid`, `invalid`, `disabled` or `unknown`, with when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_check: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_check_time: Option<String>,
+    /// A failed check is not repeated before this (1, 2, 4 … 30 minutes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_check_ms: Option<u64>,
+    #[serde(default)]
+    pub check_failures: u32,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct AccountsFile {
+    #[serde(default)]
+    accounts: BTreeMap<String, AccountHealth>,
+}
+
+fn file(state_dir: &Path) -> std::path::PathBuf {
+    state_dir.join("accounts.json")
+}
+
+fn read(state_dir: &Path) -> AccountsFile {
+    std::fs::read(file(state_dir))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+fn update(state_dir: &Path, name: &str, change: impl FnOnce(&mut AccountHealth)) {
+    let path = file(state_dir);
+    let result = (|| -> anyhow::Result<()> {
+        let _lock = state_file::lock(&path)?;
+        let mut all = read(state_dir);
+        change(all.accounts.entry(name.to_string()).or_default());
+        state_file::write_atomic(
+            &path,
+            &serde_json::to_vec_pretty(&all)?,
+            Durability::Unsynced,
+        )
+    })();
+    if let Err(err) = result {
+        crate::term::debug(&format!("could not record account health: {err:#}"));
+    }
+}
+
+pub fn get(state_dir: &Path, name: &str) -> AccountHealth {
+    read(state_dir).accounts.remove(name).unwrap_or_default()
+}
+
+/// Why the account must be skipped now, if it must.
+pub fn skip_reason(state_dir: &Path, name: &str, now: u64) -> Option<String> {
+    let health = get(state_dir, name);
+    match health.dead_until_ms {
+        Some(until) if until > now => Some(format!(
+            "account {name} is auth-dead for {}s more ({}); `agent --accounts test {name}` revives it if it passes",
+            until.saturating_sub(now).div_ceil(1000),
+            health.reason.as_deref().unwrap_or("401/403")
+        )),
+        _ => None,
+    }
+}
+
+fn dead_for(failures: u32) -> Duration {
+    (DEAD_FIRST * 2u32.pow(failures.saturating_sub(1).min(16))).min(DEAD_CAP)
+}
+
+/// A probe with this account's credential answered `class`.
+pub fn after_probe(state_dir: &Path, name: &str, class: ErrorClass, reason: &str) {
+    match class {
+        ErrorClass::Auth => update(state_dir, name, |h| {
+            h.auth_failures += 1;
+            h.dead_until_ms = Some(
+                now_ms() + u64::try_from(dead_for(h.auth_failures).as_millis()).unwrap_or(u64::MAX),
+            );
+            h.reason = Some(crate::redact::redact(reason));
+        }),
+        ErrorClass::Ok if get(state_dir, name).auth_failures > 0 => update(state_dir, name, |h| {
+            h.auth_failures = 0;
+            h.dead_until_ms = None;
+            h.reason = None;
+        }),
+        _ => {}
+    }
+}
+
+/// A credential check's result: valid revives the account at once; 401/403 make it
+/// auth-dead and back the next check off; unknown (429, network) changes nothing.
+pub fn after_check(state_dir: &Path, name: &str, result: &CheckResult) {
+    let time = jiff::Timestamp::now().to_string();
+    let mut revived = false;
+    update(state_dir, name, |h| {
+        h.last_check = Some(result.word().to_string());
+        h.last_check_time = Some(time);
+        match result {
+            CheckResult::Valid => {
+                revived = h.dead_until_ms.is_some();
+                h.auth_failures = 0;
+                h.dead_until_ms = None;
+                h.reason = None;
+                h.check_failures = 0;
+                h.next_check_ms = None;
+            }
+            CheckResult::Invalid(_) | CheckResult::Disabled(_) => {
+                h.auth_failures += 1;
+                h.check_failures += 1;
+                let now = now_ms();
+                h.dead_until_ms = Some(
+                    now + u64::try_from(dead_for(h.auth_failures).as_millis()).unwrap_or(u64::MAX),
+                );
+                let backoff = (CHECK_BACKOFF_FIRST
+                    * 2u32.pow(h.check_failures.saturating_sub(1).min(16)))
+                .min(CHECK_BACKOFF_CAP);
+                h.next_check_ms =
+                    Some(now + u64::try_from(backoff.as_millis()).unwrap_or(u64::MAX));
+                h.reason = Some(result.describe());
+            }
+            CheckResult::Unknown(_) => {}
+        }
+    });
+    if revived {
+        // Its targets' auth cooldowns go too: the account's own check proved the key.
+        crate::health::Store::new(state_dir).forget_account(name);
+    }
+}
+
+/// This calendar month's spend of an account: the ledger's calls made with its credential
+/// (probes, relayed calls) priced by `[pricing]`. Calls of a model without a price add
+/// nothing — the cap is enforced on what the ledger knows and can price (see the README).
+pub fn monthly_spend(
+    state_dir: &Path,
+    pricing: &crate::usage::pricing::Pricing,
+    name: &str,
+) -> f64 {
+    let month = jiff::ZonedDateTime::now().date().first_of_month();
+    crate::ledger::Ledger::new(state_dir)
+        .read_all()
+        .iter()
+        .filter(|record| record.account.as_deref() == Some(name))
+        .filter(|record| {
+            crate::budget::local_day(&record.time)
+                .and_then(|day| day.parse::<jiff::civil::Date>().ok())
+                .is_some_and(|day| day.first_of_month() == month)
+        })
+        .filter_map(|record| {
+            let model = record.model.as_deref()?;
+            Some(pricing.model(model)?.cost(&record.tokens).known_usd)
+        })
+        .sum()
+}
+
+/// Dollars as a person reads them: cents, or four decimals below a dollar.
+fn usd(amount: f64) -> String {
+    if amount >= 1.0 {
+        format!("{amount:.2}")
+    } else {
+        format!("{amount:.4}")
+    }
+}
+
+/// Why a capped account is out for the rest of the month, if it is.
+pub fn budget_exhausted(
+    state_dir: &Path,
+    pricing: &crate::usage::pricing::Pricing,
+    account: &super::AccountDef,
+) -> Option<String> {
+    if account.monthly_budget_usd <= 0.0 {
+        return None;
+    }
+    let spent = monthly_spend(state_dir, pricing, &account.name);
+    (spent >= account.monthly_budget_usd).then(|| {
+        format!(
+            "account {} spent ${} of its ${} monthly budget: skipped until next month",
+            account.name,
+            usd(spent),
+            usd(account.monthly_budget_usd)
+        )
+    })
+}

@@ -1,0 +1,141 @@
+//! The order in which a backend's accounts are tried (DESIGN.md §7): `priority`,
+//! `least-cost` (subscription before pay-per-token, then the most monthly budget left),
+//! `round-robin` (a turn shared by every agent process) and `failover` (stay on the account
+//! that last worked until it fails).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{AccountDef, Kind};
+use crate::config::Backend;
+use crate::state_file::{self, Durability};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rotation {
+    #[default]
+    Priority,
+    LeastCost,
+    RoundRobin,
+    Failover,
+}
+
+/// `rotation.json`: the shared turn of round-robin backends, the current account of
+/// failover ones.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct RotationState {
+    #[serde(default)]
+    turns: BTreeMap<String, u64>,
+    #[serde(default)]
+    current: BTreeMap<String, String>,
+}
+
+fn path(state_dir: &Path) -> std::path::PathBuf {
+    state_dir.join("rotation.json")
+}
+
+fn read(state_dir: &Path) -> RotationState {
+    std::fs::read(path(state_dir))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Changes `rotation.json` under its lock.
+fn update<T>(state_dir: &Path, change: impl FnOnce(&mut RotationState) -> T) -> Option<T> {
+    let path = path(state_dir);
+    let _lock = state_file::lock(&path).ok()?;
+    let mut state = read(state_dir);
+    let result = change(&mut state);
+    let json = serde_json::to_vec(&state).ok()?;
+    state_file::write_atomic(&path, &json, Durability::Unsynced).ok()?;
+    Some(result)
+}
+
+/// The accounts of `backend` in the order they are tried. `advance`: this is a launch, and
+/// a round-robin backend moves on to its next turn (under the lock, so concurrent launches
+/// each get their own turn).
+pub fn order(
+    backend: &Backend,
+    accounts: &[&AccountDef],
+    pricing: &crate::usage::pricing::Pricing,
+    state_dir: &Path,
+    advance: bool,
+) -> Vec<String> {
+    let mut sorted: Vec<&AccountDef> = accounts.to_vec();
+    sorted.sort_by(|a, b| {
+        a.priority
+            .cmp(&b.priority)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let mut names: Vec<String> = sorted.iter().map(|a| a.name.clone()).collect();
+    match backend.rotation {
+        Rotation::Priority => {}
+        Rotation::LeastCost => {
+            // Subscriptions first (already paid for), then the most monthly budget left;
+            // an account without a cap has the most.
+            let remaining = |a: &AccountDef| {
+                if a.monthly_budget_usd <= 0.0 {
+                    f64::INFINITY
+                } else {
+                    a.monthly_budget_usd - super::health::monthly_spend(state_dir, pricing, &a.name)
+                }
+            };
+            sorted.sort_by(|a, b| {
+                let kind = |k: Kind| u8::from(k != Kind::Oauth);
+                kind(a.kind)
+                    .cmp(&kind(b.kind))
+                    .then_with(|| remaining(b).total_cmp(&remaining(a)))
+                    .then_with(|| a.priority.cmp(&b.priority))
+            });
+            names = sorted.iter().map(|a| a.name.clone()).collect();
+        }
+        Rotation::RoundRobin => {
+            let turn = if advance {
+                update(state_dir, |state| {
+                    let turn = state.turns.entry(backend.name.clone()).or_insert(0);
+                    let now = *turn;
+                    *turn += 1;
+                    now
+                })
+                .unwrap_or(0)
+            } else {
+                read(state_dir)
+                    .turns
+                    .get(&backend.name)
+                    .copied()
+                    .unwrap_or(0)
+            };
+            let len = names.len() as u64;
+            if len > 0 {
+                names.rotate_left(usize::try_from(turn % len).unwrap_or(0));
+            }
+        }
+        Rotation::Failover => {
+            if let Some(current) = read(state_dir).current.get(&backend.name)
+                && let Some(at) = names.iter().position(|n| n == current)
+            {
+                let name = names.remove(at);
+                names.insert(0, name);
+            }
+        }
+    }
+    names
+}
+
+/// A launch ran on `account`: a failover backend stays on it from now on.
+pub fn ran_on(backend: &Backend, account: &str, state_dir: &Path) {
+    if backend.rotation != Rotation::Failover {
+        return;
+    }
+    let current = read(state_dir).current.get(&backend.name).cloned();
+    if current.as_deref() != Some(account) {
+        update(state_dir, |state| {
+            state
+                .current
+                .insert(backend.name.clone(), account.to_string());
+        });
+    }
+}

@@ -1,0 +1,296 @@
+//! Every relayed call is counted: reserved against the daily budget before anything goes
+//! upstream (a refusal sends nothing), then one `usage.jsonl` line, its tokens added to the
+//! day it reserved, and what the upstream's answer says about its health written to the
+//! shared `health.json` — so a quota the relay sees steers the next launch.
+//!
+//! Reservations are taken from `budget.json` in small blocks — one call at first, doubling
+//! while calls keep coming, never more than 64 nor an eighth of what is left — and handed
+//! out one per call from memory; what a block has left after a second is given back, so a
+//! reservation is always saved before its call is sent, yet a busy relay touches the file
+//! once per block rather than once per call. What happens after a call is handed to one
+//! bookkeeping thread, which writes whatever has piled up in one go: a burst of calls
+//! costs one ledger append and one budget update, and none of it delays an answer.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::budget::{Budget, Limits, Refusal, Reservation};
+use crate::error_class::ErrorClass;
+use crate::health::{Policy, Store};
+use crate::ledger::{CallRecord, Ledger, Tokens};
+use crate::probe::Outcome;
+
+/// A good answer is written to health at most this often per target: enough to keep a
+/// launch trusting it, without a file update per call.
+const OK_REFRESH: Duration = Duration::from_secs(30);
+/// The largest block of reservations taken at once.
+const MAX_BLOCK: u64 = 64;
+/// How long finished calls gather before they are written together.
+const GATHER: Duration = Duration::from_millis(20);
+/// How long a block's calls are handed out; the rest is given back after it.
+const BLOCK_LIFE: Duration = Duration::from_secs(1);
+
+/// Reservations taken from the budget file, not yet handed to a call.
+struct Pool {
+    day: String,
+    left: u64,
+    /// The size of the last block taken.
+    size: u64,
+    taken_at: Instant,
+}
+
+impl Pool {
+    /// Gives back what is left of a block (a day's leftovers, an old block's rest).
+    fn give_back(&mut self, budget: &Budget) {
+        if self.left > 0 {
+            if let Err(err) = budget.release(&self.day, self.left) {
+                crate::term::warn(&format!(
+                    "relay: could not give back unused reservations: {err:#}"
+                ));
+            }
+            self.left = 0;
+        }
+    }
+}
+
+/// One finished call, as the ledger and health need it. No text of the call in here.
+#[derive(Debug, Default)]
+pub struct Finished {
+    pub record: CallRecord,
+    /// Targets whose health this answer speaks for, and what it says.
+    pub health: Option<(Vec<String>, Outcome)>,
+}
+
+enum Message {
+    Call(Box<Finished>),
+    Stop,
+}
+
+/// The relay's handle on the budget, the ledger and health.
+pub struct Books {
+    budget: Budget,
+    pool: Arc<Mutex<Pool>>,
+    sender: mpsc::Sender<Message>,
+    worker: Mutex<Option<thread::JoinHandle<()>>>,
+}
+
+impl Books {
+    pub fn open(state_dir: &Path, limits: Limits, policy: Policy) -> Books {
+        let (sender, receiver) = mpsc::channel();
+        let pool = Arc::new(Mutex::new(Pool {
+            day: String::new(),
+            left: 0,
+            size: 0,
+            taken_at: Instant::now()
+                .checked_sub(BLOCK_LIFE)
+                .unwrap_or_else(Instant::now),
+        }));
+        let keeper = Keeper {
+            pool: Arc::clone(&pool),
+            budget: Budget::new(state_dir, limits),
+            ledger_path: Ledger::new(state_dir).path().to_path_buf(),
+            health: Store::new(state_dir),
+            policy,
+            last_ok: HashMap::new(),
+        };
+        let worker = thread::Builder::new()
+            .name("relay-books".into())
+            .spawn(move || keeper.run(&receiver))
+            .expect("spawn the relay's bookkeeping thread");
+        Books {
+            budget: Budget::new(state_dir, limits),
+            pool,
+            sender,
+            worker: Mutex::new(Some(worker)),
+        }
+    }
+
+    /// A reservation from the current block when one is left — never blocks (`None` when
+    /// a new block is needed, or another thread is taking one).
+    pub fn reserve_from_block(&self) -> Option<Reservation> {
+        let mut pool = self.pool.try_lock().ok()?;
+        if pool.left > 0 && pool.taken_at.elapsed() < BLOCK_LIFE {
+            let today = crate::budget::today();
+            if pool.day == today {
+                pool.left -= 1;
+                return Some(Reservation { day: today });
+            }
+        }
+        None
+    }
+
+    /// Reserves one call against today's budget: from the current block, else from a new
+    /// one (blocking then: call it off the async workers).
+    pub fn reserve(&self) -> Result<Reservation, Refusal> {
+        let mut pool = self
+            .pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let today = crate::budget::today();
+        let fresh = pool.taken_at.elapsed() < BLOCK_LIFE;
+        if pool.left > 0 && fresh && pool.day == today {
+            pool.left -= 1;
+            return Ok(Reservation { day: today });
+        }
+        pool.give_back(&self.budget);
+        // A block used up within its life: the next one is twice as big.
+        pool.size = if fresh {
+            (pool.size * 2).clamp(1, MAX_BLOCK)
+        } else {
+            1
+        };
+        let (reservation, granted) = self.budget.reserve_block(&today, pool.size)?;
+        pool.day = today;
+        pool.left = granted - 1;
+        pool.taken_at = Instant::now();
+        Ok(reservation)
+    }
+
+    /// Hands a finished call to the bookkeeping thread; returns at once.
+    pub fn finish(&self, call: Finished) {
+        let _ = self.sender.send(Message::Call(Box::new(call)));
+    }
+
+    /// Writes everything handed over so far, then stops the bookkeeping thread (later
+    /// calls are not written).
+    pub fn close(&self) {
+        let worker = self
+            .worker
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(worker) = worker {
+            let _ = self.sender.send(Message::Stop);
+            let _ = worker.join();
+        }
+    }
+}
+
+impl Drop for Books {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+struct Keeper {
+    pool: Arc<Mutex<Pool>>,
+    budget: Budget,
+    ledger_path: PathBuf,
+    health: Store,
+    policy: Policy,
+    /// When each target was last written as good, by this relay.
+    last_ok: HashMap<String, Instant>,
+}
+
+impl Keeper {
+    fn run(mut self, receiver: &mpsc::Receiver<Message>) {
+        loop {
+            let first = match receiver.recv_timeout(BLOCK_LIFE) {
+                Ok(message) => Some(message),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            let mut batch = Vec::new();
+            let mut stop = false;
+            let mut take = |message| match message {
+                Message::Call(call) => batch.push(*call),
+                Message::Stop => stop = true,
+            };
+            if let Some(first) = first {
+                take(first);
+                // Let a burst gather: one write for everything that comes within a moment.
+                let until = Instant::now() + GATHER;
+                while let Some(left) = until.checked_duration_since(Instant::now()) {
+                    match receiver.recv_timeout(left) {
+                        Ok(message) => take(message),
+                        Err(_) => break,
+                    }
+                }
+            }
+            self.write(batch);
+            {
+                let mut pool = self
+                    .pool
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if stop || pool.taken_at.elapsed() >= BLOCK_LIFE {
+                    pool.give_back(&self.budget);
+                }
+            }
+            if stop {
+                return;
+            }
+        }
+        self.pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .give_back(&self.budget);
+    }
+
+    fn write(&mut self, batch: Vec<Finished>) {
+        if batch.is_empty() {
+            return;
+        }
+        let mut lines = String::new();
+        let mut tokens_by_day: BTreeMap<String, Tokens> = BTreeMap::new();
+        for call in &batch {
+            if let Ok(line) = serde_json::to_string(&call.record) {
+                if !lines.is_empty() {
+                    lines.push('\n');
+                }
+                lines.push_str(&line);
+            }
+            let day = tokens_by_day.entry(call.record.day.clone()).or_default();
+            let t = &call.record.tokens;
+            day.input += t.input;
+            day.output += t.output;
+            day.reasoning += t.reasoning;
+            day.cache_read += t.cache_read;
+            day.cache_write += t.cache_write;
+        }
+        // One write with O_APPEND: the lines land together, never interleaved with another
+        // process's.
+        if let Err(err) = crate::state_file::append_line(&self.ledger_path, &lines) {
+            crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
+        }
+        for (day, tokens) in tokens_by_day {
+            if let Err(err) = self.budget.record(&Reservation { day }, &tokens) {
+                crate::term::warn(&format!(
+                    "relay: could not record tokens in the budget: {err:#}"
+                ));
+            }
+        }
+        let mut current: Option<crate::health::HealthFile> = None;
+        for call in batch {
+            let Some((targets, outcome)) = call.health else {
+                continue;
+            };
+            for target in targets {
+                if outcome.class == ErrorClass::Ok {
+                    let fresh = self
+                        .last_ok
+                        .get(&target)
+                        .is_some_and(|at| at.elapsed() < OK_REFRESH);
+                    // Written good lately, and nobody (a launch's probe) has said otherwise.
+                    let mut still_ok = || {
+                        current
+                            .get_or_insert_with(|| self.health.load())
+                            .targets
+                            .get(&target)
+                            .is_some_and(|h| h.class == ErrorClass::Ok)
+                    };
+                    if fresh && still_ok() {
+                        continue;
+                    }
+                    self.last_ok.insert(target.clone(), Instant::now());
+                } else {
+                    self.last_ok.remove(&target);
+                }
+                self.health.record(&target, &outcome, &self.policy);
+            }
+        }
+    }
+}

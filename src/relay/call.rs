@@ -1,0 +1,273 @@
+//! One relayed call from the books' side: who asked (the `X-Agent-*` headers), where it
+//! went, and — once it is over — its ledger line and what it says about the upstream's
+//! health. Also the relay's own error answers, in a shape both SDKs read.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use axum::body::Body;
+use axum::response::Response;
+use http::{HeaderMap, HeaderValue, StatusCode};
+use serde_json::json;
+
+use super::accounting::Finished;
+use super::server::Relay;
+use crate::budget::Reservation;
+use crate::error_class::ErrorClass;
+use crate::ledger::{CallRecord, Tokens};
+use crate::probe::{Outcome, QUOTA_WORDS, clears_at};
+
+/// Longest value taken from an `X-Agent-*` header.
+const META_LIMIT: usize = 200;
+
+/// What the client said about the call, from its headers.
+#[derive(Debug, Clone, Default)]
+pub struct CallMeta {
+    pub run: Option<String>,
+    pub node: Option<String>,
+    pub role: Option<String>,
+    pub attempt: Option<u32>,
+    pub session: Option<String>,
+}
+
+impl CallMeta {
+    pub fn from_headers(headers: &HeaderMap) -> CallMeta {
+        let text = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(|v| {
+                    let cut: String = v.chars().take(META_LIMIT).collect();
+                    crate::redact::redact(&cut)
+                })
+        };
+        CallMeta {
+            run: text("x-agent-run"),
+            node: text("x-agent-node"),
+            role: text("x-agent-role"),
+            attempt: text("x-agent-attempt").and_then(|v| v.parse().ok()),
+            // Claude Code's and Codex's own session ids tie the call to their transcripts.
+            session: text("x-claude-code-session-id")
+                .or_else(|| text("session-id"))
+                .or_else(|| text("session_id")),
+        }
+    }
+}
+
+/// The relay's own answer: `{"type":"error","error":{"type":…,"message":…}}` — the
+/// Anthropic SDK and the OpenAI SDK both read `error.message` from it.
+pub fn error_response(status: StatusCode, kind: &str, message: &str) -> Response {
+    let body = json!({
+        "type": "error",
+        "error": {"type": kind, "code": kind, "message": crate::redact::redact(message)},
+    });
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    // Both SDKs honour this: a wrong token or a spent budget is not worth retrying.
+    if status.is_client_error() {
+        headers.insert("x-should-retry", HeaderValue::from_static("false"));
+    }
+    response
+}
+
+/// A call that was reserved and sent: everything its ledger line and health need.
+pub struct Call {
+    pub relay: std::sync::Arc<Relay>,
+    pub reservation: Reservation,
+    pub record: CallRecord,
+    pub started: Instant,
+    /// Health targets the answer speaks for (empty: none).
+    pub targets: Vec<String>,
+    /// For reasons: `claude-opus-5 via relay anthropic`.
+    pub what: String,
+}
+
+/// How a call ended.
+pub enum End<'a> {
+    /// The answer arrived whole with this status; `body` is its start (for errors),
+    /// `headers` the answer's (for `retry-after`).
+    Answered {
+        status: u16,
+        headers: &'a [(String, String)],
+        body: &'a [u8],
+        /// An error event inside a 200 stream: its status and JSON.
+        stream_error: Option<&'a (u16, String)>,
+    },
+    /// The upstream could not be reached, or broke off or went silent mid-answer.
+    Unreachable { status: Option<u16>, why: String },
+    /// Classified by the caller (a `claude-cli` run that failed).
+    Failed {
+        status: u16,
+        class: ErrorClass,
+        why: String,
+    },
+    /// The client went away before the answer was over.
+    ClientGone { status: Option<u16> },
+}
+
+impl Call {
+    pub fn finish(
+        mut self,
+        end: &End,
+        ttfb: Option<Duration>,
+        tokens: Option<Tokens>,
+        estimate: (usize, u64),
+    ) {
+        let duration = self.started.elapsed();
+        let (status, class, reason) = match end {
+            End::Answered {
+                status,
+                body,
+                stream_error,
+                ..
+            } => {
+                if *status >= 400 {
+                    let text = String::from_utf8_lossy(body);
+                    let class = crate::probe::classify_status(*status, &text);
+                    let reason = format!(
+                        "{} unavailable: {}",
+                        self.what,
+                        describe(Some(*status), &text)
+                    );
+                    (Some(*status), Some(class), reason)
+                } else if let Some((code, json)) = stream_error {
+                    let class = crate::probe::classify_status(*code, json);
+                    let reason =
+                        format!("{} failed mid-stream: {}", self.what, describe(None, json));
+                    (Some(*status), Some(class), reason)
+                } else {
+                    let reason = format!(
+                        "{} answered ({} ms)",
+                        self.what,
+                        ttfb.unwrap_or(duration).as_millis()
+                    );
+                    (Some(*status), Some(ErrorClass::Ok), reason)
+                }
+            }
+            End::Unreachable { status, why } => (
+                *status,
+                Some(ErrorClass::Unreachable),
+                format!("{} unreachable: {why}", self.what),
+            ),
+            End::Failed { status, class, why } => (
+                Some(*status),
+                Some(*class),
+                format!("{} failed: {class}{}", self.what, quota_words(why)),
+            ),
+            End::ClientGone { status } => (*status, None, String::new()),
+        };
+        let record = &mut self.record;
+        record.time = jiff::Timestamp::now().to_string();
+        record.status = status;
+        record.error_kind = class
+            .map_or("client_closed", ErrorClass::as_str)
+            .to_string();
+        record.ttfb_s = ttfb.map(|d| round_ms(d.as_secs_f64()));
+        record.duration_s = round_ms(duration.as_secs_f64());
+        record.day.clone_from(&self.reservation.day);
+        match tokens {
+            Some(tokens) => record.tokens = tokens,
+            None if class == Some(ErrorClass::Ok) => {
+                // No usage from the provider: about four bytes a token, marked estimated.
+                let (sent, received) = estimate;
+                record.tokens = Tokens {
+                    input: crate::meter::estimate_tokens(sent),
+                    output: crate::meter::estimate_tokens(
+                        usize::try_from(received).unwrap_or(usize::MAX),
+                    ),
+                    ..Tokens::default()
+                };
+                record.estimated = true;
+            }
+            None => {}
+        }
+        let health = match class {
+            // The client's own mistake, or its leaving, says nothing about the upstream.
+            None | Some(ErrorClass::BadRequest) => None,
+            Some(_) if self.targets.is_empty() => None,
+            Some(class) => {
+                let clears = match end {
+                    End::Answered { headers, body, .. } if class != ErrorClass::Ok => {
+                        clears_at(headers, &String::from_utf8_lossy(body), SystemTime::now())
+                    }
+                    _ => None,
+                };
+                Some((
+                    std::mem::take(&mut self.targets),
+                    Outcome {
+                        class,
+                        reason: crate::redact::redact(&reason),
+                        latency: ttfb.unwrap_or(duration),
+                        clears_at: clears,
+                    },
+                ))
+            }
+        };
+        if crate::term::debug_enabled() {
+            crate::term::debug(&format!(
+                "relay: {} -> {} {} in {:.3}s",
+                self.what,
+                status.map_or_else(|| "-".to_string(), |s| s.to_string()),
+                self.record.error_kind,
+                duration.as_secs_f64()
+            ));
+        }
+        self.relay.books.finish(Finished {
+            record: self.record,
+            health,
+        });
+    }
+}
+
+/// An upstream's error, described without quoting it: its status, its own error type
+/// (`rate_limit_error`, `insufficient_quota`) and the quota words it used. An error body
+/// may echo the request (a prompt), and a reason is written to `health.json` and
+/// `events.jsonl`: no free text from the answer goes there.
+fn describe(status: Option<u16>, body: &str) -> String {
+    let json: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let kind = json.as_ref().and_then(|v| {
+        let error = v.get("error").unwrap_or(v);
+        error
+            .get("type")
+            .or_else(|| error.get("code"))
+            .or_else(|| error.get("status"))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
+    });
+    let kind = kind
+        .map(|k| {
+            k.chars()
+                .filter(|c| c.is_ascii_alphanumeric() || "_.-".contains(*c))
+                .take(48)
+                .collect::<String>()
+        })
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "error".to_string());
+    let status = status.map_or_else(String::new, |s| format!("{s} "));
+    format!("{status}{kind}{}", quota_words(body))
+}
+
+/// `; the answer says "usage limit"` when it used a quota word (what makes it a quota).
+fn quota_words(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let words: Vec<&str> = QUOTA_WORDS
+        .iter()
+        .copied()
+        .filter(|w| lower.contains(w))
+        .collect();
+    if words.is_empty() {
+        String::new()
+    } else {
+        format!("; the answer says \"{}\"", words.join("\", \""))
+    }
+}
+
+fn round_ms(seconds: f64) -> f64 {
+    (seconds * 1000.0).round() / 1000.0
+}

@@ -1,0 +1,565 @@
+//! The `claude-cli` upstream: `POST /{name}/v1/messages` answered by this host's own Claude
+//! Code login (a subscription needs no API key). Each call runs
+//!
+//! ```text
+//! claude -p --model M --output-format json --tools "" --strict-mcp-config
+//!        --setting-sources project --no-session-persistence --disable-slash-commands
+//!        --system-prompt <a short neutral prompt>
+//! ```
+//!
+//! in an empty temporary directory (no project settings, hooks, plugins or MCP servers to
+//! load), with the request's system prompt and messages folded into one prompt on stdin.
+//! The answer comes back in Anthropic's Message format — as SSE events when the request
+//! asked to stream — with the CLI's usage; a usage limit becomes 429 `relay_cli_quota`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::os::unix::fs::DirBuilderExt as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use http::request::Parts;
+use http::{HeaderValue, Method, StatusCode};
+use serde_json::{Value, json};
+
+use super::call::{CallMeta, End, error_response};
+use super::proxy::{record_for, reserve};
+use super::server::Relay;
+use super::settings::Upstream;
+use crate::error_class::ErrorClass;
+use crate::ledger::Tokens;
+
+/// What the CLI is told about itself; the caller's own system prompt is in the prompt.
+const NEUTRAL_SYSTEM_PROMPT: &str =
+    "You are a helpful assistant. Follow the instructions in the user's message.";
+
+/// What one run of the CLI produced.
+struct Answer {
+    text: String,
+    tokens: Option<Tokens>,
+    stop_reason: String,
+}
+
+/// Why a run gave no answer: the status and error type to answer with, and what to say.
+struct Failure {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
+    class: ErrorClass,
+}
+
+pub async fn answer(
+    relay: Arc<Relay>,
+    upstream: &Upstream,
+    parts: Parts,
+    rest: String,
+    body: Bytes,
+) -> Response {
+    let path = rest.split('?').next().unwrap_or("");
+    if parts.method != Method::POST || path != "/v1/messages" {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            "not_found_error",
+            &format!(
+                "relay: the claude-cli upstream \"{}\" answers only POST /{}/v1/messages",
+                upstream.name, upstream.name
+            ),
+        );
+    }
+    let Ok(request) = serde_json::from_slice::<Value>(&body) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "relay: the body is not JSON",
+        );
+    };
+    let Some(model) = request
+        .get("model")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
+        .map(str::to_string)
+    else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "relay: model: field required",
+        );
+    };
+    let prompt = match fold_prompt(&request) {
+        Ok(prompt) => prompt,
+        Err(why) => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &format!("relay: {why}"),
+            );
+        }
+    };
+    let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
+    let command = upstream.command.clone().unwrap_or_else(|| "claude".into());
+    let Some(binary) = crate::discover::find(&command) else {
+        return error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "relay_mode_disabled",
+            &format!(
+                "relay: the claude-cli upstream \"{}\" cannot run: {command} is not installed on the relay host",
+                upstream.name
+            ),
+        );
+    };
+
+    let started = Instant::now();
+    let meta = CallMeta::from_headers(&parts.headers);
+    let reservation = match reserve(&relay).await {
+        Ok(reservation) => reservation,
+        Err(response) => return response,
+    };
+    let call = super::call::Call {
+        targets: vec![format!(
+            "command {} {model} @relay:{}",
+            binary.display(),
+            upstream.name
+        )],
+        record: record_for(&meta, upstream, Some(model.clone())),
+        reservation,
+        started,
+        what: format!("{model} via relay {}", upstream.name),
+        relay: Arc::clone(&relay),
+    };
+    let timeout = relay.config.upstream_timeout;
+    let run_model = model.clone();
+    let outcome =
+        tokio::task::spawn_blocking(move || run(&binary, &run_model, &prompt, timeout)).await;
+    let outcome = outcome.unwrap_or_else(|_| {
+        Err(Failure {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            kind: "api_error",
+            message: "the claude run panicked".into(),
+            class: ErrorClass::Upstream5xx,
+        })
+    });
+    let elapsed = started.elapsed();
+    match outcome {
+        Ok(answer) => {
+            let message_id = format!("msg_relay_{:016x}", fastrand::u64(..));
+            let mut call = call;
+            call.record.message_id = Some(message_id.clone());
+            call.finish(
+                &End::Answered {
+                    status: 200,
+                    headers: &[],
+                    body: b"",
+                    stream_error: None,
+                },
+                Some(elapsed),
+                answer.tokens,
+                (body.len(), answer.text.len() as u64),
+            );
+            if stream {
+                sse_response(&message_id, &model, &answer)
+            } else {
+                json_response(&message_id, &model, &answer)
+            }
+        }
+        Err(failure) => {
+            let end = End::Failed {
+                status: failure.status.as_u16(),
+                class: failure.class,
+                why: failure.message.clone(),
+            };
+            call.finish(&end, Some(elapsed), None, (body.len(), 0));
+            error_response(failure.status, failure.kind, &failure.message)
+        }
+    }
+}
+
+/// The system prompt and every turn as one prompt. A lone user message is passed as it
+/// is; anything longer is laid out turn by turn in tags the model reads naturally.
+fn fold_prompt(request: &Value) -> Result<String, String> {
+    let system = match request.get("system") {
+        None | Some(Value::Null) => String::new(),
+        Some(value) => text_of(value),
+    };
+    let Some(messages) = request.get("messages").and_then(Value::as_array) else {
+        return Err("messages: field required".into());
+    };
+    if messages.is_empty() {
+        return Err("messages: at least one message is required".into());
+    }
+    let turns: Vec<(&str, String)> = messages
+        .iter()
+        .map(|m| {
+            let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
+            (role, m.get("content").map(text_of).unwrap_or_default())
+        })
+        .collect();
+    if system.trim().is_empty() && turns.len() == 1 && turns[0].0 == "user" {
+        return Ok(turns[0].1.clone());
+    }
+    let mut prompt = String::new();
+    if !system.trim().is_empty() {
+        prompt.push_str("<system>\n");
+        prompt.push_str(system.trim_end());
+        prompt.push_str("\n</system>\n\n");
+    }
+    for (role, text) in turns {
+        let tag = if role == "assistant" {
+            "assistant"
+        } else {
+            "user"
+        };
+        let _ = write!(prompt, "<{tag}>\n{}\n</{tag}>\n\n", text.trim_end());
+    }
+    prompt.push_str("Reply to the last user turn.\n");
+    Ok(prompt)
+}
+
+/// The text of a content value: a string, or the text of its blocks (others named only).
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|block| match block.get("type").and_then(Value::as_str) {
+                Some("text") | None => block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                Some(other) => format!("[{other} omitted]"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// An empty private directory for one run, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> std::io::Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!(
+            "agent-relay-cli-{}-{:x}",
+            std::process::id(),
+            fastrand::u64(..)
+        ));
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the CLI once (blocking), within `timeout`.
+fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<Answer, Failure> {
+    let failure = |status, kind, message: String, class| Failure {
+        status,
+        kind,
+        message,
+        class,
+    };
+    let scratch = Scratch::new().map_err(|err| {
+        failure(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "api_error",
+            format!("relay: making a scratch directory: {err}"),
+            ErrorClass::Upstream5xx,
+        )
+    })?;
+    let mut command = Command::new(binary);
+    command
+        .args([
+            "-p",
+            "--model",
+            model,
+            "--output-format",
+            "json",
+            "--tools",
+            "",
+        ])
+        .args([
+            "--strict-mcp-config",
+            "--setting-sources",
+            "project",
+            "--no-session-persistence",
+            "--disable-slash-commands",
+            "--system-prompt",
+            NEUTRAL_SYSTEM_PROMPT,
+        ])
+        .current_dir(&scratch.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // The relay's own secrets are not the CLI's business.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("AGENT_RELAY_") {
+            command.env_remove(name);
+        }
+    }
+    let mut child = command.spawn().map_err(|err| {
+        failure(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "relay_mode_disabled",
+            format!("relay: running {}: {err}", binary.display()),
+            ErrorClass::BinaryMissing,
+        )
+    })?;
+    let pid = child.id();
+    if let Some(mut stdin) = child.stdin.take() {
+        let prompt = prompt.to_string();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(prompt.as_bytes());
+        });
+    }
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(child.wait_with_output());
+    });
+    let output = match receiver.recv_timeout(timeout) {
+        Ok(Ok(output)) => output,
+        Ok(Err(err)) => {
+            return Err(failure(
+                StatusCode::BAD_GATEWAY,
+                "api_error",
+                format!("relay: waiting for claude: {err}"),
+                ErrorClass::Upstream5xx,
+            ));
+        }
+        Err(_) => {
+            if let Ok(pid) = i32::try_from(pid) {
+                let _ = nix::sys::signal::killpg(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            let _ = receiver.recv_timeout(Duration::from_secs(5));
+            return Err(failure(
+                StatusCode::GATEWAY_TIMEOUT,
+                "relay_upstream_timeout",
+                format!("relay: claude did not answer within {}s", timeout.as_secs()),
+                ErrorClass::Unreachable,
+            ));
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let result: Option<Value> = serde_json::from_str(stdout.trim()).ok().or_else(|| {
+        // Some builds print a line of their own before the JSON.
+        stdout
+            .lines()
+            .rev()
+            .find_map(|line| serde_json::from_str(line.trim()).ok())
+    });
+    let is_error = result
+        .as_ref()
+        .and_then(|r| r.get("is_error"))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let text = result
+        .as_ref()
+        .and_then(|r| r.get("result"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    if output.status.success() && !is_error {
+        let tokens = result
+            .as_ref()
+            .filter(|r| r.get("usage").is_some_and(Value::is_object))
+            .and_then(crate::probe::usage_tokens);
+        let stop_reason = result
+            .as_ref()
+            .and_then(|r| r.get("stop_reason"))
+            .and_then(Value::as_str)
+            .unwrap_or("end_turn")
+            .to_string();
+        return Ok(Answer {
+            text,
+            tokens,
+            stop_reason,
+        });
+    }
+    let said = if text.is_empty() {
+        format!("{stdout} {}", String::from_utf8_lossy(&output.stderr))
+    } else {
+        text
+    };
+    let said = crate::probe::snippet(&crate::redact::redact(&said));
+    let api_status = result
+        .as_ref()
+        .and_then(|r| r.get("api_error_status"))
+        .and_then(Value::as_u64);
+    let class = match api_status {
+        Some(status) => crate::probe::classify_status(u16::try_from(status).unwrap_or(500), &said),
+        None => crate::probe::classify_output(&said),
+    };
+    let exit = output
+        .status
+        .code()
+        .map_or_else(|| "was killed".to_string(), |c| format!("exited {c}"));
+    Err(match class {
+        ErrorClass::Quota => failure(
+            StatusCode::TOO_MANY_REQUESTS,
+            "relay_cli_quota",
+            format!("relay: claude hit a usage limit: {said}"),
+            ErrorClass::Quota,
+        ),
+        ErrorClass::RateLimited => failure(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limit_error",
+            format!("relay: claude was rate limited: {said}"),
+            ErrorClass::RateLimited,
+        ),
+        ErrorClass::Auth => failure(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "relay_credentials_missing",
+            format!("relay: claude is not logged in on the relay host: {said}"),
+            ErrorClass::Auth,
+        ),
+        ErrorClass::Overloaded => failure(
+            StatusCode::from_u16(529).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
+            "overloaded_error",
+            format!("relay: claude: {said}"),
+            ErrorClass::Overloaded,
+        ),
+        _ => failure(
+            StatusCode::BAD_GATEWAY,
+            "api_error",
+            format!("relay: claude {exit}: {said}"),
+            ErrorClass::Upstream5xx,
+        ),
+    })
+}
+
+fn usage_json(tokens: Option<Tokens>) -> Value {
+    let t = tokens.unwrap_or_default();
+    json!({
+        "input_tokens": t.input,
+        "cache_creation_input_tokens": t.cache_write,
+        "cache_read_input_tokens": t.cache_read,
+        "output_tokens": t.output + t.reasoning,
+    })
+}
+
+fn message(id: &str, model: &str, answer: &Answer) -> Value {
+    json!({
+        "id": id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": answer.text}],
+        "stop_reason": answer.stop_reason,
+        "stop_sequence": null,
+        "usage": usage_json(answer.tokens),
+    })
+}
+
+fn json_response(id: &str, model: &str, answer: &Answer) -> Response {
+    let mut response = Response::new(Body::from(message(id, model, answer).to_string()));
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The whole answer as the event sequence a streaming Messages call produces.
+fn sse_response(id: &str, model: &str, answer: &Answer) -> Response {
+    let mut start = message(id, model, answer);
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    start["usage"]["output_tokens"] = json!(0);
+    let events = [
+        (
+            "message_start",
+            json!({"type": "message_start", "message": start}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": answer.text}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": answer.stop_reason, "stop_sequence": null}, "usage": usage_json(answer.tokens)}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ];
+    let mut text = String::new();
+    for (name, data) in events {
+        let _ = write!(text, "event: {name}\ndata: {data}\n\n");
+    }
+    let mut response = Response::new(Body::from(text));
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    headers.insert(
+        http::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_user_message_is_the_prompt() {
+        let request = json!({"model": "m", "messages": [{"role": "user", "content": "hello"}]});
+        assert_eq!(fold_prompt(&request).unwrap(), "hello");
+    }
+
+    #[test]
+    fn system_and_turns_are_folded_in_order() {
+        let request = json!({
+            "model": "m",
+            "system": [{"type": "text", "text": "Be brief."}],
+            "messages": [
+                {"role": "user", "content": "one"},
+                {"role": "assistant", "content": [{"type": "text", "text": "two"}]},
+                {"role": "user", "content": [{"type": "text", "text": "three"}, {"type": "image"}]},
+            ],
+        });
+        let prompt = fold_prompt(&request).unwrap();
+        let order: Vec<usize> = [
+            "<system>\nBe brief.",
+            "<user>\none",
+            "<assistant>\ntwo",
+            "three\n[image omitted]",
+        ]
+        .iter()
+        .map(|part| {
+            prompt
+                .find(part)
+                .unwrap_or_else(|| panic!("{part:?} in {prompt}"))
+        })
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{prompt}");
+    }
+
+    #[test]
+    fn messages_are_required() {
+        assert!(fold_prompt(&json!({"model": "m"})).is_err());
+    }
+}

@@ -1,0 +1,143 @@
+//! The real upstream keys: `AGENT_RELAY_<NAME>_KEY`, else the upstream's `secret_cmd`. A
+//! key is read on first use and kept in memory; an upstream's 401 drops it, so the next
+//! call reads it again (a rotated key is picked up without a restart).
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use super::settings::Upstream;
+
+/// A key and where it came from (`env:AGENT_RELAY_ANTHROPIC_KEY`): the source names the
+/// credential in health targets, never the key itself.
+#[derive(Clone)]
+pub struct Key {
+    pub value: Arc<str>,
+    pub source: Arc<str>,
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Key({})", self.source)
+    }
+}
+
+#[derive(Default)]
+pub struct Keys {
+    cache: RwLock<HashMap<String, Key>>,
+}
+
+impl Keys {
+    /// The cached key, if any (cheap: no environment read, no command).
+    pub fn cached(&self, name: &str) -> Option<Key> {
+        self.cache
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// The key, reading it when it is not cached. Blocking: a secret command may take a
+    /// while (call it off the async workers). The error says what is missing, never a value.
+    pub fn get(&self, upstream: &Upstream) -> Result<Key, String> {
+        if let Some(key) = self.cached(&upstream.name) {
+            return Ok(key);
+        }
+        let key = read(upstream)?;
+        crate::redact::register(&key.value);
+        self.cache
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(upstream.name.clone(), key.clone());
+        Ok(key)
+    }
+
+    /// Forgets a key the upstream refused.
+    pub fn drop_key(&self, name: &str) {
+        self.cache
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(name);
+    }
+}
+
+fn read(upstream: &Upstream) -> Result<Key, String> {
+    let var = upstream.env_var("KEY");
+    if let Ok(value) = std::env::var(&var) {
+        let value = value.trim();
+        if !value.is_empty() {
+            return Ok(Key {
+                value: value.into(),
+                source: format!("env:{var}").into(),
+            });
+        }
+    }
+    let Some(command) = &upstream.secret_cmd else {
+        return Err(format!(
+            "no key for upstream \"{}\": set {var} or relay.upstreams.{}.secret_cmd",
+            upstream.name, upstream.name
+        ));
+    };
+    match crate::secret::from_command(command) {
+        Ok(value) if !value.trim().is_empty() => Ok(Key {
+            value: value.trim().into(),
+            source: format!("secret_cmd:relay.upstreams.{}", upstream.name).into(),
+        }),
+        Ok(_) => Err(format!(
+            "no key for upstream \"{}\": its secret_cmd printed nothing",
+            upstream.name
+        )),
+        Err(err) => Err(format!(
+            "no key for upstream \"{}\": its secret_cmd failed: {}",
+            upstream.name,
+            crate::redact::redact(&format!("{err:#}"))
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relay::settings::Kind;
+
+    fn upstream(name: &str, secret_cmd: Option<&str>) -> Upstream {
+        Upstream {
+            name: name.into(),
+            kind: Kind::Openai,
+            base: Some("http://127.0.0.1:9".into()),
+            secret_cmd: secret_cmd.map(str::to_string),
+            command: None,
+        }
+    }
+
+    #[test]
+    fn a_secret_command_is_read_once_and_again_after_a_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let counter = dir.path().join("n");
+        let command = format!(
+            "echo x >> '{}'; echo sk-from-command-0123456789",
+            counter.display()
+        );
+        let keys = Keys::default();
+        let up = upstream("keys-test-cmd", Some(&command));
+        assert_eq!(&*keys.get(&up).unwrap().value, "sk-from-command-0123456789");
+        assert_eq!(&*keys.get(&up).unwrap().value, "sk-from-command-0123456789");
+        assert_eq!(
+            std::fs::read_to_string(&counter).unwrap().lines().count(),
+            1
+        );
+        keys.drop_key("keys-test-cmd");
+        keys.get(&up).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&counter).unwrap().lines().count(),
+            2
+        );
+    }
+
+    #[test]
+    fn a_missing_key_names_what_to_set() {
+        let err = Keys::default()
+            .get(&upstream("keys-test-none", None))
+            .unwrap_err();
+        assert!(err.contains("AGENT_RELAY_KEYS_TEST_NONE_KEY"), "{err}");
+    }
+}

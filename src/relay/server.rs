@@ -1,0 +1,440 @@
+//! `agent --relay serve`: the listener, the routes and the connection rules. The tokio
+//! runtime is built here and nowhere else — the launcher never starts one.
+//!
+//! - Loopback only, unless `--allow-remote`.
+//! - `TCP_NODELAY` on every socket, client and upstream side: without it Nagle's algorithm
+//!   meets delayed ACKs and adds ~40 ms to every small answer.
+//! - A client must send its request (headers and body) within `client_timeout_seconds`;
+//!   bodies over `body_limit_mb` get 413.
+//! - Origin-form and absolute-form targets are accepted, but an absolute-form target naming
+//!   any other host is refused: the relay is never an open proxy.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs as _};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::Response;
+use axum::routing::get;
+use bytes::Bytes;
+use http::{Method, StatusCode};
+use http_body_util::{BodyExt as _, Full, Limited};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use serde_json::json;
+use tower::ServiceExt as _;
+
+use super::accounting::Books;
+use super::call::error_response;
+use super::keys::{Key, Keys};
+use super::settings::{Kind, RelayConfig, Upstream};
+use super::token::Token;
+use crate::config::Config;
+use crate::exit_codes::usage;
+
+pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// Everything a request handler needs, shared by all of them.
+pub struct Relay {
+    pub config: RelayConfig,
+    pub token: Token,
+    pub keys: Keys,
+    pub books: Books,
+    pub client: HttpClient,
+    /// Base URLs after `AGENT_RELAY_<NAME>_BASE`.
+    bases: BTreeMap<String, String>,
+    /// How clients on this host reach the relay: `http://127.0.0.1:18790`.
+    front: String,
+    /// The address bound, for absolute-form targets naming the relay itself.
+    local: SocketAddr,
+}
+
+impl Relay {
+    /// The upstream's base URL, without a trailing slash.
+    pub fn base(&self, upstream: &Upstream) -> &str {
+        self.bases.get(&upstream.name).map_or("", String::as_str)
+    }
+
+    /// The health targets a call to `path` with `model` speaks for, in the naming of
+    /// `probe::plan` (`kind endpoint model @credential-source`):
+    ///
+    /// - the upstream as the relay calls it (`anthropic https://api.anthropic.com M
+    ///   @env:AGENT_RELAY_ANTHROPIC_KEY`), which a launch probing the same endpoint with
+    ///   the same credential variable shares;
+    /// - for an `anthropic` upstream, the relay as the built-in `claude-proxy` rungs probe
+    ///   it when `AGENT_PROXY_URL` is this relay (`anthropic http://127.0.0.1:18790/NAME M
+    ///   @env:AGENT_PROXY_KEY`): the target a launch on this host skips when the relay has
+    ///   just seen a quota.
+    ///
+    /// Only calls that generate (messages, chat completions, responses) and name a model
+    /// speak for a target.
+    pub fn targets(
+        &self,
+        upstream: &Upstream,
+        key: &Key,
+        path: &str,
+        model: Option<&str>,
+    ) -> Vec<String> {
+        let Some(model) = model.filter(|m| !m.is_empty()) else {
+            return Vec::new();
+        };
+        let suffixes: &[&str] = match upstream.kind {
+            Kind::Anthropic => &["/v1/messages"],
+            Kind::Openai => &["/chat/completions", "/responses", "/completions"],
+            Kind::ClaudeCli => &[],
+        };
+        let Some(prefix) = suffixes.iter().find_map(|s| path.strip_suffix(s)) else {
+            return Vec::new();
+        };
+        let kind = upstream.kind.as_str();
+        let mut targets = vec![format!(
+            "{kind} {}{prefix} {model} @{}",
+            self.base(upstream),
+            key.source
+        )];
+        if upstream.kind == Kind::Anthropic {
+            targets.push(format!(
+                "anthropic {}/{}{prefix} {model} @env:AGENT_PROXY_KEY",
+                self.front, upstream.name
+            ));
+        }
+        targets
+    }
+}
+
+/// Where to listen, refusing a non-loopback address without `allow_remote`.
+fn listen_address(text: &str, allow_remote: bool) -> anyhow::Result<SocketAddr> {
+    let addrs: Vec<SocketAddr> = text
+        .to_socket_addrs()
+        .map_err(|err| usage(format!("relay.listen = \"{text}\": {err}")))?
+        .collect();
+    let Some(first) = addrs.first().copied() else {
+        return Err(usage(format!("relay.listen = \"{text}\": no address")));
+    };
+    if !allow_remote && !addrs.iter().all(|a| a.ip().is_loopback()) {
+        return Err(usage(format!(
+            "refusing to listen on {text}: it is not a loopback address, and anyone who can reach it could spend your keys with a stolen token. Pass --allow-remote to mean it (or keep 127.0.0.1 and use an ssh -R tunnel)"
+        )));
+    }
+    Ok(first)
+}
+
+/// Runs the relay until SIGTERM or SIGINT.
+pub fn serve(
+    config: &Config,
+    listen: Option<&str>,
+    allow_remote: bool,
+) -> anyhow::Result<ExitCode> {
+    let relay_config = config.relay.clone();
+    let listen = listen.unwrap_or(&relay_config.listen).to_string();
+    let addr = listen_address(&listen, allow_remote)?;
+    let token = Token::load()?;
+    let mut bases = BTreeMap::new();
+    for upstream in relay_config.upstreams.values() {
+        let var = upstream.env_var("BASE");
+        let base = std::env::var(&var)
+            .ok()
+            .filter(|b| !b.trim().is_empty())
+            .or_else(|| upstream.base.clone())
+            .unwrap_or_default();
+        bases.insert(
+            upstream.name.clone(),
+            base.trim_end_matches('/').to_string(),
+        );
+    }
+    let state_dir = crate::paths::state_dir();
+    crate::state_file::ensure_dir(&state_dir)?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
+        .thread_name("relay")
+        .enable_all()
+        .build()
+        .context("starting the relay's runtime")?;
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("listening on {addr}"))?;
+        let local = listener.local_addr()?;
+        let front_ip = match local.ip() {
+            ip if ip.is_unspecified() && ip.is_ipv4() => "127.0.0.1".to_string(),
+            ip if ip.is_unspecified() => "[::1]".to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            IpAddr::V4(ip) => ip.to_string(),
+        };
+        let relay = Arc::new(Relay {
+            client: http_client(&relay_config),
+            books: Books::open(&state_dir, config.budget, config.policy()),
+            keys: Keys::default(),
+            front: format!("http://{front_ip}:{}", local.port()),
+            config: relay_config,
+            token,
+            bases,
+            local,
+        });
+        announce(&relay, &state_dir);
+        let outcome = accept_loop(&listener, &relay).await;
+        relay.books.close();
+        outcome
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result.map(|()| ExitCode::SUCCESS)
+}
+
+fn announce(relay: &Relay, state_dir: &Path) {
+    let names: Vec<String> = relay
+        .config
+        .upstreams
+        .values()
+        .map(|u| format!("/{} ({})", u.name, u.kind.as_str()))
+        .collect();
+    crate::term::notice(&format!(
+        "relay listening on {} — routes {}; calls recorded in {}",
+        relay.front,
+        names.join(", "),
+        state_dir.join("usage.jsonl").display()
+    ));
+}
+
+fn http_client(config: &RelayConfig) -> HttpClient {
+    let mut http = HttpConnector::new();
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(config.connect_timeout));
+    http.enforce_http(false);
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(http);
+    Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .timer(TokioTimer::new())
+        .build(https)
+}
+
+async fn accept_loop(listener: &tokio::net::TcpListener, relay: &Arc<Relay>) -> anyhow::Result<()> {
+    let router = Router::new()
+        .route("/healthz", get(healthz))
+        .fallback(route)
+        .with_state(Arc::clone(relay));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(relay.config.client_timeout)
+        .keep_alive(true);
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("watching SIGTERM")?;
+    loop {
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(err) => {
+                    // Out of descriptors and the like: say so, breathe, go on.
+                    crate::term::warn(&format!("relay: accepting a connection: {err}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => break,
+            _ = terminate.recv() => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let relay = Arc::clone(relay);
+        let service =
+            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let router = router.clone();
+                let relay = Arc::clone(&relay);
+                async move {
+                    if let Some(refusal) = refuse_target(&relay, &request) {
+                        return Ok::<_, Infallible>(refusal);
+                    }
+                    router.oneshot(request.map(Body::new)).await
+                }
+            });
+        let connection = http.serve_connection(TokioIo::new(stream), service);
+        let watched = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = watched.await;
+        });
+    }
+    crate::term::notice("relay stopping: finishing the calls in flight (10 s at most)");
+    let _ = tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await;
+    Ok(())
+}
+
+/// `CONNECT`, and absolute-form targets naming another host, are refused before anything
+/// else: whatever their path, the relay is not a proxy for the world.
+fn refuse_target<B>(relay: &Relay, request: &hyper::Request<B>) -> Option<Response> {
+    if request.method() == Method::CONNECT {
+        return Some(error_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "relay_not_a_proxy",
+            "relay: CONNECT is not served; the relay forwards only to its configured upstreams",
+        ));
+    }
+    let host = request.uri().host()?;
+    if is_own_host(relay, host) {
+        return None;
+    }
+    Some(error_response(
+        StatusCode::FORBIDDEN,
+        "relay_not_a_proxy",
+        &format!(
+            "relay: the request names the host \"{host}\"; the relay forwards only to its configured upstreams, by path"
+        ),
+    ))
+}
+
+/// The relay itself: a loopback name or address, or the address it is bound to.
+fn is_own_host(relay: &Relay, host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    match host.parse::<IpAddr>() {
+        Ok(ip) => ip.is_loopback() || ip == relay.local.ip(),
+        Err(_) => false,
+    }
+}
+
+/// `GET /healthz`: `{"ok":true}` for anyone; with the token, each upstream's kind and
+/// whether its key (or CLI) is there — true or false, never the key.
+async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response {
+    let mut body = json!({"ok": true});
+    if relay.token.admits(request.headers()) {
+        let probe = Arc::clone(&relay);
+        let upstreams = tokio::task::spawn_blocking(move || {
+            let mut map = serde_json::Map::new();
+            for upstream in probe.config.upstreams.values() {
+                let entry = match upstream.kind {
+                    Kind::ClaudeCli => {
+                        let command = upstream.command.as_deref().unwrap_or("claude");
+                        json!({"kind": upstream.kind.as_str(), "command": crate::discover::find(command).is_some()})
+                    }
+                    _ => json!({"kind": upstream.kind.as_str(), "key": probe.keys.get(upstream).is_ok()}),
+                };
+                map.insert(upstream.name.clone(), entry);
+            }
+            map
+        })
+        .await
+        .unwrap_or_default();
+        body["upstreams"] = serde_json::Value::Object(upstreams);
+    }
+    let mut response = Response::new(Body::from(body.to_string()));
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// `/{upstream}/…`: the token, the upstream, the body's size and time, then the upstream's
+/// own kind of forwarding.
+async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path();
+    let name = path
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    if !relay.token.admits(&parts.headers) {
+        return error_response(
+            StatusCode::UNAUTHORIZED,
+            "authentication_error",
+            "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
+        );
+    }
+    let Some(upstream) = relay.config.upstreams.get(&name).cloned() else {
+        let known: Vec<&str> = relay.config.upstreams.keys().map(String::as_str).collect();
+        return error_response(
+            StatusCode::NOT_FOUND,
+            "not_found_error",
+            &format!(
+                "relay: no upstream named \"{name}\" (routes: /{}/…)",
+                known.join("/…, /")
+            ),
+        );
+    };
+    let rest = {
+        let after = &path[1 + name.len()..];
+        match parts.uri.query() {
+            Some(query) => format!("{after}?{query}"),
+            None => after.to_string(),
+        }
+    };
+
+    let limit = relay.config.body_limit;
+    let declared = parts
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return too_large(limit);
+    }
+    let limited = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
+    let body = match tokio::time::timeout(relay.config.client_timeout, limited.collect()).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(limit),
+        Ok(Err(_)) => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                "relay: the request body could not be read",
+            );
+        }
+        Err(_) => {
+            return error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                &format!(
+                    "relay: the request body did not arrive within {}s",
+                    relay.config.client_timeout.as_secs()
+                ),
+            );
+        }
+    };
+    match upstream.kind {
+        Kind::ClaudeCli => super::claude_cli::answer(relay, &upstream, parts, rest, body).await,
+        Kind::Anthropic | Kind::Openai => {
+            super::proxy::forward(relay, &upstream, parts, rest, body).await
+        }
+    }
+}
+
+fn too_large(limit: u64) -> Response {
+    error_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "request_too_large",
+        &format!(
+            "relay: the request body is larger than {} MB (relay.body_limit_mb)",
+            limit / (1024 * 1024)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_addresses_are_served_without_allow_remote() {
+        assert!(listen_address("127.0.0.1:0", false).is_ok());
+        assert!(listen_address("[::1]:0", false).is_ok());
+        let err = listen_address("0.0.0.0:18790", false).unwrap_err();
+        assert!(format!("{err:#}").contains("--allow-remote"), "{err:#}");
+        assert!(listen_address("0.0.0.0:18790", true).is_ok());
+    }
+}

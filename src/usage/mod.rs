@@ -1,0 +1,264 @@
+//! `agent --usage`: where every token went, and what it cost (DESIGN.md §11).
+//!
+//! Sources: agent's own ledger (`usage.jsonl`: probes, relayed calls), Claude Code's
+//! transcripts and Codex's session files. Each call is counted once:
+//!
+//! - a CLI writes one answer on several lines (Claude Code: one per content block) or
+//!   copies it into a resumed session: calls are kept once per id (`message.id`, else
+//!   `requestId`; Codex: `response_id`);
+//! - a call that went through the relay is in the ledger *and* in the CLI's transcript: it
+//!   counts on the relay side only. The transcript's call is recognised by the relay line's
+//!   `request_id` or `message_id`, or by its CLI session (`session`, from the session header
+//!   the CLI sends), which also ties it to the relay line's run for `--reconcile`.
+
+pub mod claude;
+pub mod clock;
+pub mod codex;
+pub mod pricing;
+pub mod reconcile;
+pub mod scan;
+pub mod summary;
+pub mod table;
+pub mod tally;
+pub mod transcripts;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+
+use crate::config::Config;
+use crate::exit_codes::usage;
+use clock::{Clock, Day};
+use tally::{By, PerRun, Rules, View};
+use transcripts::{SourceStats, Transcripts};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent --usage",
+    no_binary_name = true,
+    disable_help_subcommand = true,
+    about = "Calls, tokens, cost and cache efficiency, from agent's ledger and the CLIs' own records",
+    after_help = "\
+Each call is counted once: a CLI record written twice (same message or request id) counts
+once, and a call that went through the relay counts on the relay side only. Prices come
+from [pricing] in the configuration (USD per million tokens; plans: fee ÷ the month's
+tokens); a call without a price leaves the cost unknown (null), never guessed.
+
+Examples:
+  agent --usage                               per model, everything recorded
+  agent --usage --by day --since 2026-11-01   per local day
+  agent --usage --by run --json               per run, for scripts
+  agent --usage --reconcile                   the CLIs' records against the relay's"
+)]
+struct UsageCli {
+    /// Group by local day, model, account, run or backend
+    #[arg(long, value_enum, default_value_t = By::Model)]
+    by: By,
+    /// First local day to count (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Last local day to count (YYYY-MM-DD, inclusive)
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// Days in UTC+N instead of the system's time zone (e.g. -5, 5.5)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    tz_offset_hours: Option<f64>,
+    /// Only these sources (default: all)
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "SOURCE")]
+    source: Vec<Source>,
+    /// Per run and model, the CLI's records against the relay's: `match` within 2 %
+    #[arg(long)]
+    reconcile: bool,
+    /// With --reconcile: compare output + reasoning as one figure (for when one side
+    /// counts thinking inside output)
+    #[arg(long, requires = "reconcile")]
+    reasoning_in_output: bool,
+    /// Machine-readable output
+    #[arg(long)]
+    json: bool,
+}
+
+/// Where calls are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Source {
+    /// agent's ledger, usage.jsonl (probes and relayed calls)
+    Agent,
+    /// Claude Code's transcripts, ~/.claude/projects/**/*.jsonl
+    Claude,
+    /// Codex's session files, $CODEX_HOME/sessions/**/rollout-*.jsonl
+    Codex,
+}
+
+/// What each source gave, for the footer and `--json`.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    pub ledger: Option<LedgerStats>,
+    pub claude: Option<CliStats>,
+    pub codex: Option<CliStats>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LedgerStats {
+    pub path: PathBuf,
+    pub lines: u64,
+    pub unreadable: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CliStats {
+    pub read: SourceStats,
+    /// Distinct calls.
+    pub calls: u64,
+    /// Calls counted on the relay side instead.
+    pub relayed: u64,
+}
+
+/// The window and grouping, as the report states them.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub by: By,
+    pub since: Option<Day>,
+    pub until: Option<Day>,
+    pub tz_offset_hours: Option<f64>,
+    pub reasoning_in_output: bool,
+}
+
+pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Result<ExitCode> {
+    let cli = match UsageCli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
+        }
+    };
+    let day = |flag: &str, text: &Option<String>| -> anyhow::Result<Option<Day>> {
+        text.as_deref()
+            .map(|t| {
+                Day::parse(t)
+                    .ok_or_else(|| usage(format!("{flag} {t}: expected a date, YYYY-MM-DD")))
+            })
+            .transpose()
+    };
+    let query = Query {
+        by: cli.by,
+        since: day("--since", &cli.since)?,
+        until: day("--until", &cli.until)?,
+        tz_offset_hours: cli.tz_offset_hours,
+        reasoning_in_output: cli.reasoning_in_output,
+    };
+    if let (Some(since), Some(until)) = (query.since, query.until)
+        && since > until
+    {
+        return Err(usage(format!(
+            "--since {} is after --until {}",
+            since.as_str(),
+            until.as_str()
+        )));
+    }
+    let wanted = |source| cli.source.is_empty() || cli.source.contains(&source);
+    let clock = Clock::new(cli.tz_offset_hours)?;
+    let rules = Rules {
+        by: query.by,
+        since: query.since,
+        until: query.until,
+        pricing: &config.pricing,
+    };
+
+    let mut transcripts = Transcripts::default();
+    let mut sources = Sources::default();
+    if wanted(Source::Claude) {
+        let read = claude::read(&claude::roots(), &mut transcripts);
+        sources.claude = Some(CliStats {
+            read,
+            ..CliStats::default()
+        });
+    }
+    if wanted(Source::Codex) {
+        let read = codex::read(&codex::roots(), &mut transcripts);
+        sources.codex = Some(CliStats {
+            read,
+            ..CliStats::default()
+        });
+    }
+    let mut scanned = scan::Scan::default();
+    if wanted(Source::Agent) {
+        let path = crate::ledger::Ledger::new(&crate::paths::state_dir())
+            .path()
+            .to_path_buf();
+        scanned = scan::scan(
+            &path,
+            &scan::Context {
+                rules,
+                clock: &clock,
+                transcripts: &transcripts,
+                reconcile: cli.reconcile,
+            },
+        )?;
+        sources.ledger = Some(LedgerStats {
+            path,
+            lines: scanned.lines,
+            unreadable: scanned.unreadable,
+        });
+    }
+
+    // Which transcript calls the relay carried, and for which run.
+    let mut relayed: Vec<Option<&str>> = vec![None; transcripts.calls.len()];
+    for (index, run) in &scanned.links.by_id {
+        relayed[*index] = Some(run);
+    }
+    for (session, run) in &scanned.links.by_session {
+        for &index in transcripts.in_session(session) {
+            relayed[index].get_or_insert(run);
+        }
+    }
+    let mut tally = scanned.tally;
+    let mut client = PerRun::default();
+    let mut clock = clock;
+    for (call, run) in transcripts.calls.iter().zip(&relayed) {
+        let stats = match call.cli {
+            "claude" => sources.claude.as_mut(),
+            _ => sources.codex.as_mut(),
+        };
+        let Some(day) = clock.day(&call.time) else {
+            if let Some(stats) = stats {
+                stats.read.unreadable += 1;
+            }
+            continue;
+        };
+        if let Some(stats) = stats {
+            stats.calls += 1;
+            stats.relayed += u64::from(run.is_some());
+        }
+        match run {
+            Some(run) => {
+                if cli.reconcile && rules.in_window(day) {
+                    client.add(run, &call.model, &call.tokens, false);
+                }
+            }
+            None => tally.add(
+                &rules,
+                &View {
+                    day,
+                    run: "",
+                    backend: call.cli,
+                    model: &call.model,
+                    account: "",
+                    tokens: &call.tokens,
+                    estimated: false,
+                    error: false,
+                },
+            ),
+        }
+    }
+
+    let json = cli.json || global_json;
+    if cli.reconcile {
+        let rows = reconcile::rows(&client, &scanned.relay, query.reasoning_in_output);
+        table::reconcile(&query, &rows, &sources, json)?;
+    } else {
+        let summary = summary::build(&tally, query.by, &config.pricing);
+        table::usage(&query, &summary, &sources, json)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,827 @@
+//! How `--usage` prints: an aligned table with a small bar per row on a terminal, the same
+//! table without bars or colour when piped, and `--json` for scripts.
+
+use std::fmt::Write as _;
+use std::io::{BufWriter, IsTerminal as _, Write as _};
+
+use owo_colors::OwoColorize as _;
+use serde::Serialize;
+
+use super::reconcile::{Row, Status, TOLERANCE};
+use super::summary::{CACHE_HINT_BELOW, Cost, Group, Summary};
+use super::tally::{By, Counts};
+use super::{CliStats, Query, Sources};
+use crate::ledger::Tokens;
+use crate::report::emit;
+
+/// How a table is drawn.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    /// Bars and digit grouping (a person at a terminal).
+    pub tty: bool,
+    pub color: bool,
+}
+
+impl Style {
+    fn detect() -> Style {
+        Style {
+            tty: std::io::stdout().is_terminal(),
+            color: crate::term::color_stdout(),
+        }
+    }
+}
+
+const BAR_WIDTH: usize = 12;
+/// One to seven eighths of a bar cell, then a whole one.
+const PARTS: [char; 8] = ['▏', '▎', '▍', '▌', '▋', '▊', '▉', '█'];
+
+// ---- the usage report --------------------------------------------------------------------
+
+pub fn usage(
+    query: &Query,
+    summary: &Summary,
+    sources: &Sources,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        return usage_json(query, summary, sources);
+    }
+    emit(&usage_text(query, summary, sources, Style::detect()))
+}
+
+pub fn usage_text(query: &Query, summary: &Summary, sources: &Sources, style: Style) -> String {
+    let mut out = String::new();
+    if let Some(window) = window(query) {
+        let _ = writeln!(out, "{window}");
+    }
+    if summary.groups.is_empty() {
+        out.push_str("no calls recorded");
+        out.push_str(if query.since.is_some() || query.until.is_some() {
+            " in this window\n"
+        } else {
+            "\n"
+        });
+        let _ = writeln!(out, "{}", sources_line(sources));
+        return out;
+    }
+    let mut header = vec![
+        summary.by.as_str().to_string(),
+        "calls".into(),
+        "input".into(),
+        "output".into(),
+        "reasoning".into(),
+        "cache read".into(),
+        "cache write".into(),
+        "total".into(),
+        "cost".into(),
+        "cache eff".into(),
+    ];
+    if style.tty {
+        header.push(String::new());
+    }
+    let largest = summary
+        .groups
+        .iter()
+        .map(|g| g.counts.tokens.total())
+        .max()
+        .unwrap_or(0);
+    let mut rows = vec![header];
+    for group in &summary.groups {
+        let mut row = cells(&key_text(summary.by, &group.key), group, style);
+        if style.tty {
+            row.push(bar(group.counts.tokens.total(), largest));
+        }
+        rows.push(row);
+    }
+    let mut total = cells("total", &summary.total, style);
+    if style.tty {
+        total.push(String::new());
+    }
+    rows.push(total);
+    let last = rows.len() - 1;
+    // The key, and the bar (the last column on a terminal).
+    for (index, line) in align(&rows, &[0, 10]).into_iter().enumerate() {
+        let line = if style.color && (index == 0 || index == last) {
+            line.bold().to_string()
+        } else {
+            line
+        };
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    out.push('\n');
+    for note in notes(summary) {
+        let _ = writeln!(out, "{note}");
+    }
+    for hint in hints(summary) {
+        if style.color {
+            let _ = writeln!(out, "{}", hint.yellow());
+        } else {
+            let _ = writeln!(out, "{hint}");
+        }
+    }
+    let _ = writeln!(out, "{}", sources_line(sources));
+    out
+}
+
+fn cells(key: &str, group: &Group, style: Style) -> Vec<String> {
+    let t = &group.counts.tokens;
+    let n = |v: u64| int(v, style.tty);
+    let estimated = if group.counts.estimated > 0 { "~" } else { "" };
+    vec![
+        key.to_string(),
+        n(group.counts.calls),
+        format!("{estimated}{}", n(t.input)),
+        format!("{estimated}{}", n(t.output)),
+        n(t.reasoning),
+        n(t.cache_read),
+        n(t.cache_write),
+        format!("{estimated}{}", n(t.total())),
+        usd(&group.cost, style.tty),
+        percent(group.cache_efficiency()),
+    ]
+}
+
+fn key_text(by: By, key: &str) -> String {
+    if key.is_empty() {
+        match by {
+            By::Run => "(no run)".into(),
+            By::Account => "(no account)".into(),
+            _ => "(unknown)".into(),
+        }
+    } else {
+        key.to_string()
+    }
+}
+
+fn window(query: &Query) -> Option<String> {
+    let zone = match query.tz_offset_hours {
+        Some(h) => format!("UTC{h:+}"),
+        None => "local time".into(),
+    };
+    match (query.since, query.until) {
+        (None, None) => None,
+        (Some(since), None) => Some(format!("since {} ({zone})", since.as_str())),
+        (None, Some(until)) => Some(format!("until {} ({zone})", until.as_str())),
+        (Some(since), Some(until)) => {
+            Some(format!("{} to {} ({zone})", since.as_str(), until.as_str()))
+        }
+    }
+}
+
+/// Why a cost is incomplete, and what the plans cost per token.
+fn notes(summary: &Summary) -> Vec<String> {
+    let mut notes = Vec::new();
+    if summary.total.counts.estimated > 0 {
+        notes.push(format!(
+            "~ the tokens of {} were estimated by agent (the provider reported no usage)",
+            plural(summary.total.counts.estimated, "call")
+        ));
+    }
+    if summary.total.cost.incomplete {
+        let models: Vec<String> = summary
+            .total
+            .cost
+            .unpriced
+            .iter()
+            .map(|m| {
+                if m.is_empty() {
+                    "(calls without a model)".to_string()
+                } else {
+                    m.clone()
+                }
+            })
+            .collect();
+        notes.push(format!(
+            "cost incomplete: no price for {} — add [pricing.models.\"ID\"] (USD per million tokens); ≥ is the part that is priced",
+            models.join(", ")
+        ));
+    }
+    for plan in &summary.plans {
+        let unit = plan
+            .usd_per_million()
+            .map_or_else(|| "-".to_string(), |u| format!("${u:.4}"));
+        notes.push(format!(
+            "plan {} {}: ${:.2} ÷ {} tokens = {unit} per million",
+            plan.plan, plan.month, plan.monthly_usd, plan.tokens
+        ));
+    }
+    notes
+}
+
+/// A word for each group that reads too little of its input from the cache.
+fn hints(summary: &Summary) -> Vec<String> {
+    summary
+        .groups
+        .iter()
+        .filter(|g| g.wants_cache_hint())
+        .map(|g| {
+            format!(
+                "hint: {} reads {} of its input from the cache (under {:.0} %): keep the start of each prompt stable and a session on one model, so the prompt cache can hit",
+                key_text(summary.by, &g.key),
+                percent(g.cache_efficiency()),
+                CACHE_HINT_BELOW * 100.0
+            )
+        })
+        .collect()
+}
+
+fn sources_line(sources: &Sources) -> String {
+    let mut parts = Vec::new();
+    if let Some(ledger) = &sources.ledger {
+        let mut part = format!(
+            "agent's ledger {}",
+            plural(ledger.lines - ledger.unreadable, "call")
+        );
+        if ledger.unreadable > 0 {
+            let _ = write!(
+                part,
+                " ({} skipped)",
+                plural(ledger.unreadable, "unreadable line")
+            );
+        }
+        parts.push(part);
+    }
+    for (name, stats) in [("Claude Code", &sources.claude), ("Codex", &sources.codex)] {
+        let Some(stats) = stats else { continue };
+        let mut part = format!("{name} {}", plural(stats.calls, "call"));
+        let mut extra = Vec::new();
+        if stats.read.duplicates > 0 {
+            extra.push(format!(
+                "{} counted once",
+                plural(stats.read.duplicates, "repeated record")
+            ));
+        }
+        if stats.relayed > 0 {
+            extra.push(format!("{} relayed, counted in the ledger", stats.relayed));
+        }
+        if stats.read.unreadable > 0 {
+            extra.push(format!(
+                "{} skipped",
+                plural(stats.read.unreadable, "unreadable record")
+            ));
+        }
+        if !extra.is_empty() {
+            let _ = write!(part, " ({})", extra.join(", "));
+        }
+        parts.push(part);
+    }
+    format!("from: {}", parts.join(" · "))
+}
+
+// ---- reconciliation ----------------------------------------------------------------------
+
+pub fn reconcile(query: &Query, rows: &[Row], sources: &Sources, json: bool) -> anyhow::Result<()> {
+    if json {
+        return reconcile_json(query, rows, sources);
+    }
+    emit(&reconcile_text(query, rows, sources, Style::detect()))
+}
+
+pub fn reconcile_text(query: &Query, rows: &[Row], sources: &Sources, style: Style) -> String {
+    let mut out = String::new();
+    if let Some(window) = window(query) {
+        let _ = writeln!(out, "{window}");
+    }
+    if rows.is_empty() {
+        out.push_str(
+            "no relayed calls to reconcile (the relay writes `relay` lines in the ledger)\n",
+        );
+        let _ = writeln!(out, "{}", sources_line(sources));
+        return out;
+    }
+    let n = |v: u64| int(v, style.tty);
+    let mut table = vec![
+        [
+            "run",
+            "model",
+            "client calls",
+            "relay calls",
+            "client tokens",
+            "relay tokens",
+            "gap",
+            "",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for row in rows {
+        let status = match row.status {
+            Status::Match => "match",
+            Status::Mismatch => "MISMATCH",
+            Status::NoClientRecords => "no client records",
+            Status::NoRelayRecords => "no relay records",
+        };
+        table.push(vec![
+            if row.run.is_empty() {
+                "(no run)".into()
+            } else {
+                row.run.clone()
+            },
+            if row.model.is_empty() {
+                "(unknown)".into()
+            } else {
+                row.model.clone()
+            },
+            n(row.client.calls),
+            n(row.relay.calls),
+            n(row.client.tokens.total()),
+            n(row.relay.tokens.total()),
+            format!("{:.1} %", row.gap * 100.0),
+            status.to_string(),
+        ]);
+    }
+    for (index, line) in align(&table, &[0, 1, 7]).into_iter().enumerate() {
+        let line = line.trim_end().to_string();
+        let line = if !style.color {
+            line
+        } else if index == 0 {
+            line.bold().to_string()
+        } else {
+            match rows[index - 1].status {
+                Status::Match => line.green().to_string(),
+                _ => line.red().to_string(),
+            }
+        };
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "gap: tokens the two sides disagree on, figure by figure, over the larger total; a match is within {:.0} %. Reasoning is {}.",
+        TOLERANCE * 100.0,
+        if query.reasoning_in_output {
+            "counted inside output (--reasoning-in-output)"
+        } else {
+            "compared apart from output (--reasoning-in-output compares them as one)"
+        }
+    );
+    let _ = writeln!(out, "{}", sources_line(sources));
+    out
+}
+
+// ---- JSON --------------------------------------------------------------------------------
+
+/// Writes a report as pretty JSON straight to stdout (a large `--by run` report is never
+/// held twice in memory); a closed pipe surfaces as the I/O error `main` keeps quiet about.
+fn emit_serialized<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+fn round(value: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (value * scale).round() / scale
+}
+
+#[derive(Serialize)]
+struct TokensOut {
+    input: u64,
+    output: u64,
+    reasoning: u64,
+    cache_read: u64,
+    cache_write: u64,
+    total: u64,
+}
+
+impl From<&Tokens> for TokensOut {
+    fn from(t: &Tokens) -> TokensOut {
+        TokensOut {
+            input: t.input,
+            output: t.output,
+            reasoning: t.reasoning,
+            cache_read: t.cache_read,
+            cache_write: t.cache_write,
+            total: t.total(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CountsOut {
+    calls: u64,
+    errors: u64,
+    estimated: u64,
+    tokens: TokensOut,
+}
+
+impl From<&Counts> for CountsOut {
+    fn from(c: &Counts) -> CountsOut {
+        CountsOut {
+            calls: c.calls,
+            errors: c.errors,
+            estimated: c.estimated,
+            tokens: (&c.tokens).into(),
+        }
+    }
+}
+
+/// A row: its key (null when the calls did not say), then its figures.
+#[derive(Serialize)]
+struct KeyedOut<'a> {
+    key: Option<&'a str>,
+    #[serde(flatten)]
+    group: GroupOut<'a>,
+}
+
+#[derive(Serialize)]
+struct GroupOut<'a> {
+    #[serde(flatten)]
+    counts: CountsOut,
+    cost_usd: Option<f64>,
+    cost_usd_known: f64,
+    cost_incomplete: bool,
+    unpriced_models: Vec<&'a str>,
+    cache_efficiency: Option<f64>,
+    cache_hint: bool,
+}
+
+impl<'a> GroupOut<'a> {
+    fn new(group: &'a Group) -> GroupOut<'a> {
+        GroupOut {
+            counts: (&group.counts).into(),
+            cost_usd: group.cost.usd().map(|usd| round(usd, 6)),
+            cost_usd_known: round(group.cost.known_usd, 6),
+            cost_incomplete: group.cost.incomplete,
+            unpriced_models: group.cost.unpriced.iter().map(String::as_str).collect(),
+            cache_efficiency: group.cache_efficiency().map(|e| round(e, 4)),
+            cache_hint: group.wants_cache_hint(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct WindowOut {
+    since: Option<String>,
+    until: Option<String>,
+    tz_offset_hours: Option<f64>,
+}
+
+fn window_json(query: &Query) -> WindowOut {
+    WindowOut {
+        since: query.since.map(|d| d.as_str().to_string()),
+        until: query.until.map(|d| d.as_str().to_string()),
+        tz_offset_hours: query.tz_offset_hours,
+    }
+}
+
+#[derive(Serialize)]
+struct PlanOut<'a> {
+    plan: &'a str,
+    month: &'a str,
+    monthly_usd: f64,
+    tokens: u64,
+    usd_per_million: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct LedgerOut {
+    path: String,
+    lines: u64,
+    unreadable: u64,
+}
+
+#[derive(Serialize)]
+struct CliOut {
+    files: u64,
+    records: u64,
+    duplicates: u64,
+    unreadable: u64,
+    calls: u64,
+    relayed: u64,
+}
+
+#[derive(Serialize)]
+struct SourcesOut {
+    agent: Option<LedgerOut>,
+    claude: Option<CliOut>,
+    codex: Option<CliOut>,
+}
+
+fn sources_json(sources: &Sources) -> SourcesOut {
+    let cli = |stats: &Option<CliStats>| {
+        stats.map(|s| CliOut {
+            files: s.read.files,
+            records: s.read.records,
+            duplicates: s.read.duplicates,
+            unreadable: s.read.unreadable,
+            calls: s.calls,
+            relayed: s.relayed,
+        })
+    };
+    SourcesOut {
+        agent: sources.ledger.as_ref().map(|l| LedgerOut {
+            path: l.path.display().to_string(),
+            lines: l.lines,
+            unreadable: l.unreadable,
+        }),
+        claude: cli(&sources.claude),
+        codex: cli(&sources.codex),
+    }
+}
+
+#[derive(Serialize)]
+struct UsageOut<'a> {
+    by: &'static str,
+    window: WindowOut,
+    groups: Vec<KeyedOut<'a>>,
+    total: GroupOut<'a>,
+    cost_incomplete: bool,
+    plans: Vec<PlanOut<'a>>,
+    hints: Vec<String>,
+    sources: SourcesOut,
+}
+
+fn usage_json(query: &Query, summary: &Summary, sources: &Sources) -> anyhow::Result<()> {
+    let report = UsageOut {
+        by: summary.by.as_str(),
+        window: window_json(query),
+        groups: summary
+            .groups
+            .iter()
+            .map(|g| KeyedOut {
+                key: (!g.key.is_empty()).then_some(g.key.as_str()),
+                group: GroupOut::new(g),
+            })
+            .collect(),
+        total: GroupOut::new(&summary.total),
+        cost_incomplete: summary.total.cost.incomplete,
+        plans: summary
+            .plans
+            .iter()
+            .map(|p| PlanOut {
+                plan: &p.plan,
+                month: &p.month,
+                monthly_usd: p.monthly_usd,
+                tokens: p.tokens,
+                usd_per_million: p.usd_per_million().map(|u| round(u, 6)),
+            })
+            .collect(),
+        hints: hints(summary),
+        sources: sources_json(sources),
+    };
+    emit_serialized(&report)
+}
+
+#[derive(Serialize)]
+struct RowOut<'a> {
+    run: Option<&'a str>,
+    model: Option<&'a str>,
+    client: CountsOut,
+    relay: CountsOut,
+    gap: f64,
+    status: &'static str,
+    #[serde(rename = "match")]
+    matched: bool,
+}
+
+#[derive(Serialize)]
+struct ReconcileOut<'a> {
+    window: WindowOut,
+    tolerance: f64,
+    reasoning_in_output: bool,
+    all_match: bool,
+    rows: Vec<RowOut<'a>>,
+    sources: SourcesOut,
+}
+
+fn reconcile_json(query: &Query, rows: &[Row], sources: &Sources) -> anyhow::Result<()> {
+    let report = ReconcileOut {
+        window: window_json(query),
+        tolerance: TOLERANCE,
+        reasoning_in_output: query.reasoning_in_output,
+        all_match: rows.iter().all(|r| r.status == Status::Match),
+        rows: rows
+            .iter()
+            .map(|r| RowOut {
+                run: (!r.run.is_empty()).then_some(r.run.as_str()),
+                model: (!r.model.is_empty()).then_some(r.model.as_str()),
+                client: (&r.client).into(),
+                relay: (&r.relay).into(),
+                gap: round(r.gap, 6),
+                status: r.status.as_str(),
+                matched: r.status == Status::Match,
+            })
+            .collect(),
+        sources: sources_json(sources),
+    };
+    emit_serialized(&report)
+}
+
+// ---- formatting --------------------------------------------------------------------------
+
+/// Pads every column to its widest cell: the `text` columns to the left, numbers to the
+/// right.
+fn align(rows: &[Vec<String>], text: &[usize]) -> Vec<String> {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; columns];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    rows.iter()
+        .map(|row| {
+            let mut line = String::new();
+            for (i, cell) in row.iter().enumerate() {
+                if i > 0 {
+                    line.push_str("  ");
+                }
+                let pad = widths[i] - cell.chars().count();
+                if text.contains(&i) {
+                    line.push_str(cell);
+                    line.extend(std::iter::repeat_n(' ', pad));
+                } else {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                    line.push_str(cell);
+                }
+            }
+            line
+        })
+        .collect()
+}
+
+/// `1 call`, `2 calls`.
+fn plural(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// 1234567 → `1,234,567` on a terminal, `1234567` otherwise.
+fn int(value: u64, grouped: bool) -> String {
+    let digits = value.to_string();
+    if !grouped {
+        return digits;
+    }
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `$1058.61` (`$1,058.61` on a terminal), `<$0.01`, `≥$25.54` when part is unpriced, `?`
+/// when nothing is priced.
+fn usd(cost: &Cost, grouped: bool) -> String {
+    let money = |usd: f64| {
+        if usd > 0.0 && usd < 0.005 {
+            return "<$0.01".to_string();
+        }
+        let cents = format!("{usd:.2}");
+        let (whole, fraction) = cents.split_once('.').unwrap_or((&cents, "00"));
+        match whole.parse::<u64>() {
+            Ok(whole) => format!("${}.{fraction}", int(whole, grouped)),
+            Err(_) => format!("${cents}"),
+        }
+    };
+    match cost.usd() {
+        Some(usd) => money(usd),
+        None if cost.known_usd > 0.0 => format!("≥{}", money(cost.known_usd)),
+        None => "?".into(),
+    }
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".into(), |v| format!("{:.1} %", v * 100.0))
+}
+
+/// A bar of up to [`BAR_WIDTH`] cells, in eighths.
+fn bar(value: u64, largest: u64) -> String {
+    if largest == 0 || value == 0 {
+        return String::new();
+    }
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let eighths = ((value as f64 / largest as f64) * (BAR_WIDTH * 8) as f64).round() as usize;
+    let eighths = eighths.max(1);
+    let mut out = "█".repeat(eighths / 8);
+    if !eighths.is_multiple_of(8) {
+        out.push(PARTS[eighths % 8 - 1]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::summary::Cost;
+
+    fn group(key: &str, input: u64, cache_read: u64, usd: f64) -> Group {
+        Group {
+            key: key.into(),
+            counts: Counts {
+                calls: 3,
+                errors: 0,
+                estimated: 0,
+                tokens: Tokens {
+                    input,
+                    output: 150,
+                    reasoning: 0,
+                    cache_read,
+                    cache_write: 600,
+                },
+            },
+            cost: Cost {
+                known_usd: usd,
+                ..Cost::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_terminal_gets_bars_and_grouped_digits_a_pipe_gets_neither() {
+        let summary = Summary {
+            by: By::Model,
+            groups: vec![
+                group("claude-opus-5", 300, 3_000_000, 12.5),
+                group("claude-haiku-4-5", 300, 3000, 0.02),
+            ],
+            total: group("", 600, 3_003_000, 12.52),
+            plans: Vec::new(),
+        };
+        let query = Query {
+            by: By::Model,
+            since: None,
+            until: None,
+            tz_offset_hours: None,
+            reasoning_in_output: false,
+        };
+        let tty = usage_text(
+            &query,
+            &summary,
+            &Sources::default(),
+            Style {
+                tty: true,
+                color: false,
+            },
+        );
+        assert!(tty.contains("3,000,000"), "{tty}");
+        assert!(tty.contains(&"█".repeat(BAR_WIDTH)), "{tty}");
+        let lines: Vec<&str> = tty.lines().collect();
+        assert_eq!(
+            lines[1].find("$12.50").map(|i| i + 6),
+            lines[2].find("$0.02").map(|i| i + 5),
+            "costs are right-aligned:\n{tty}"
+        );
+
+        let piped = usage_text(
+            &query,
+            &summary,
+            &Sources::default(),
+            Style {
+                tty: false,
+                color: false,
+            },
+        );
+        assert!(piped.contains("3000000"), "{piped}");
+        assert!(!piped.contains('█'), "{piped}");
+    }
+
+    #[test]
+    fn costs_read_as_money_and_unknown_is_never_zero() {
+        let known = |usd| Cost {
+            known_usd: usd,
+            ..Cost::default()
+        };
+        assert_eq!(usd(&known(0.0315), false), "$0.03");
+        assert_eq!(usd(&known(0.001), false), "<$0.01");
+        assert_eq!(usd(&known(0.0), false), "$0.00");
+        assert_eq!(usd(&known(1058.609), true), "$1,058.61");
+        assert_eq!(usd(&known(1058.609), false), "$1058.61");
+        let partial = Cost {
+            known_usd: 1.234,
+            incomplete: true,
+            ..Cost::default()
+        };
+        assert_eq!(usd(&partial, false), "≥$1.23");
+        assert_eq!(
+            usd(
+                &Cost {
+                    incomplete: true,
+                    ..Cost::default()
+                },
+                false
+            ),
+            "?"
+        );
+    }
+
+    #[test]
+    fn bars_are_proportional_in_eighths() {
+        assert_eq!(bar(100, 100).chars().count(), BAR_WIDTH);
+        assert_eq!(bar(50, 100), "█".repeat(BAR_WIDTH / 2));
+        assert_eq!(bar(1, 1_000_000), "▏");
+        assert_eq!(bar(0, 100), "");
+    }
+}
