@@ -113,7 +113,8 @@ fn sh_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-fn xml(text: &str) -> String {
+/// Text escaped for an XML property list.
+pub fn xml(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -121,7 +122,7 @@ fn xml(text: &str) -> String {
 }
 
 /// Variables the job needs besides `PATH`: the configuration and state it runs with.
-fn pinned_env() -> Vec<(String, String)> {
+pub fn pinned_env() -> Vec<(String, String)> {
     let mut env = Vec::new();
     for var in [
         "AGENT_CONFIG",

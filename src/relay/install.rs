@@ -23,24 +23,6 @@ pub struct Plan {
     pub next: Vec<String>,
 }
 
-fn sh_quote(text: &str) -> String {
-    if !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-:=@%+,".contains(c))
-    {
-        return text.to_string();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-fn xml(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The command line the service runs: agent's absolute path, the configuration file when
 /// one was named, `--relay serve`.
 fn argv(agent: &Path, config_flag: Option<&Path>) -> Vec<String> {
@@ -53,21 +35,11 @@ fn argv(agent: &Path, config_flag: Option<&Path>) -> Vec<String> {
     argv
 }
 
-/// Variables the service needs besides `PATH`: where its configuration and state are.
+/// Variables the service needs: `PATH`, and where its configuration and state are (the
+/// same as the watchdog's job).
 fn pinned_env(path: String) -> Vec<(String, String)> {
     let mut env = vec![("PATH".to_string(), path)];
-    for var in [
-        "AGENT_CONFIG",
-        "AGENT_STATE_DIR",
-        "XDG_CONFIG_HOME",
-        "XDG_STATE_HOME",
-    ] {
-        if let Ok(value) = std::env::var(var)
-            && !value.is_empty()
-        {
-            env.push((var.to_string(), value));
-        }
-    }
+    env.extend(crate::schedule::pinned_env());
     env
 }
 
@@ -87,10 +59,10 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         // launchd has no environment file: a shell reads relay.env, then execs agent.
         let command = format!(
             "set -a; [ -r {env} ] && . {env}; set +a; exec {argv}",
-            env = sh_quote(&env_file.to_string_lossy()),
+            env = crate::report::shell_quote(&env_file.to_string_lossy()),
             argv = argv
                 .iter()
-                .map(|a| sh_quote(a))
+                .map(|a| crate::report::shell_quote(a))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -100,24 +72,24 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         let _ = write!(
             text,
             "  <key>Label</key><string>{LAUNCHD_LABEL}</string>\n  <key>ProgramArguments</key>\n  <array>\n    <string>/bin/sh</string>\n    <string>-c</string>\n    <string>{}</string>\n  </array>\n  <key>EnvironmentVariables</key>\n  <dict>\n",
-            xml(&command)
+            crate::schedule::xml(&command)
         );
         for (name, value) in &env {
             let _ = writeln!(
                 text,
                 "    <key>{}</key><string>{}</string>",
-                xml(name),
-                xml(value)
+                crate::schedule::xml(name),
+                crate::schedule::xml(value)
             );
         }
         let _ = write!(
             text,
             "  </dict>\n  <key>RunAtLoad</key><true/>\n  <key>KeepAlive</key><true/>\n  <key>Umask</key><integer>63</integer>\n  <key>StandardErrorPath</key><string>{}</string>\n</dict>\n</plist>\n",
-            xml(&log.to_string_lossy())
+            crate::schedule::xml(&log.to_string_lossy())
         );
         let next = vec![format!(
             "launchctl bootstrap gui/$(id -u) {}",
-            sh_quote(&file.to_string_lossy())
+            crate::report::shell_quote(&file.to_string_lossy())
         )];
         return Ok(Plan {
             file,
@@ -138,7 +110,7 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         text,
         "ExecStart={}",
         argv.iter()
-            .map(|a| sh_quote(a))
+            .map(|a| crate::report::shell_quote(a))
             .collect::<Vec<_>>()
             .join(" ")
     );
@@ -194,8 +166,14 @@ mod tests {
 
     #[test]
     fn arguments_are_quoted_only_when_needed() {
-        assert_eq!(sh_quote("/usr/bin/agent"), "/usr/bin/agent");
-        assert_eq!(sh_quote("/my dir/agent"), "'/my dir/agent'");
+        assert_eq!(
+            crate::report::shell_quote("/usr/bin/agent"),
+            "/usr/bin/agent"
+        );
+        assert_eq!(
+            crate::report::shell_quote("/my dir/agent"),
+            "'/my dir/agent'"
+        );
         assert_eq!(
             argv(Path::new("/a/agent"), Some(Path::new("/c.toml"))),
             ["/a/agent", "--config", "/c.toml", "--relay", "serve"]

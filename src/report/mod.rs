@@ -34,7 +34,8 @@ pub fn shell_join(argv: &[String]) -> String {
         .join(" ")
 }
 
-fn shell_quote(arg: &str) -> String {
+/// One word as a POSIX shell reads it: bare when that is safe, else single-quoted.
+pub fn shell_quote(arg: &str) -> String {
     let plain = !arg.is_empty()
         && arg
             .chars()
