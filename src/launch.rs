@@ -49,7 +49,7 @@ pub fn command(
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
-    if std::path::Path::new(&argv[0]).file_name() == Some("claude".as_ref()) {
+    if crate::cli_settings::Family::of(&argv[0]) == crate::cli_settings::Family::Claude {
         // Whatever headers the child would have had (the backend's, else inherited).
         let current = match env.iter().rev().find(|(name, _)| name == RUN_HEADERS_VAR) {
             Some((_, value)) => Some(value.clone()),

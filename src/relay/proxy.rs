@@ -141,48 +141,45 @@ pub async fn forward(
     *request.headers_mut() = upstream_headers(&parts.headers, upstream.kind, &key);
 
     let sent = relay.client.request(request);
-    let answer = match tokio::time::timeout(relay.config.upstream_timeout, sent).await {
-        Ok(Ok(answer)) => answer,
+    // An upstream that fails or stays silent: one ledger line and one error answer.
+    let failure = match tokio::time::timeout(relay.config.upstream_timeout, sent).await {
+        Ok(Ok(answer)) => Ok(answer),
         Ok(Err(err)) => {
             let why = crate::redact::redact(&error_chain(&err));
-            if let Some(call) = call {
-                call.finish(
-                    &End::Unreachable {
-                        status: None,
-                        why: why.clone(),
-                    },
-                    None,
-                    None,
-                    (body.len(), 0),
-                );
-            }
-            return error_response(
+            let message = format!("relay: upstream \"{}\" unreachable: {why}", upstream.name);
+            Err((
                 StatusCode::BAD_GATEWAY,
                 "relay_upstream_unreachable",
-                &format!("relay: upstream \"{}\" unreachable: {why}", upstream.name),
-            );
+                why,
+                message,
+            ))
         }
         Err(_) => {
             let why = format!(
                 "no answer within {}s",
                 relay.config.upstream_timeout.as_secs()
             );
+            let message = format!("relay: upstream \"{}\": {why}", upstream.name);
+            Err((
+                StatusCode::GATEWAY_TIMEOUT,
+                "relay_upstream_timeout",
+                why,
+                message,
+            ))
+        }
+    };
+    let answer = match failure {
+        Ok(answer) => answer,
+        Err((status, code, why, message)) => {
             if let Some(call) = call {
                 call.finish(
-                    &End::Unreachable {
-                        status: None,
-                        why: why.clone(),
-                    },
+                    &End::Unreachable { status: None, why },
                     None,
                     None,
                     (body.len(), 0),
                 );
             }
-            return error_response(
-                StatusCode::GATEWAY_TIMEOUT,
-                "relay_upstream_timeout",
-                &format!("relay: upstream \"{}\": {why}", upstream.name),
-            );
+            return error_response(status, code, &message);
         }
     };
     let ttfb = started.elapsed();

@@ -115,15 +115,7 @@ pub fn print(
         winner + 1
     );
     let _ = writeln!(out, "command:   {}", shell_join(&argv));
-    let _ = writeln!(
-        out,
-        "env:       {}",
-        if env_names.is_empty() {
-            "(none added)".to_string()
-        } else {
-            env_names.join(", ")
-        }
-    );
+    let _ = writeln!(out, "env:       {}", env_line(&env_names));
     if !ready.env_remove.is_empty() {
         let _ = writeln!(out, "unset:     {}", ready.env_remove.join(", "));
     }
@@ -138,6 +130,15 @@ pub fn print(
     }
     emit(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The names of the variables a launch adds (never their values).
+fn env_line(names: &[&str]) -> String {
+    if names.is_empty() {
+        "(none added)".to_string()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// `--dry-run --use …`: what would be exec'd; nothing is probed.
@@ -167,15 +168,7 @@ pub fn print_forced(
     let mut out = String::new();
     let _ = writeln!(out, "would run: {} — forced with --use", backend.label);
     let _ = writeln!(out, "command:   {}", shell_join(&full));
-    let _ = writeln!(
-        out,
-        "env:       {}",
-        if env_names.is_empty() {
-            "(none added)".to_string()
-        } else {
-            env_names.join(", ")
-        }
-    );
+    let _ = writeln!(out, "env:       {}", env_line(&env_names));
     let _ = writeln!(
         out,
         "why:       --use skips probes and fallback; the CLI replaces agent"
