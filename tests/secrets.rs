@@ -1,7 +1,7 @@
 //! No secret value in stdout, stderr or any state file — even when an upstream echoes it.
 
-use crate::support::{Reply, Rule};
-use crate::world::{GEMINI_KEY, OPENAI_KEY, PROXY_KEY, world};
+use crate::support::{MockApi, Reply, Rule};
+use crate::world::{GEMINI_KEY, GEMINI_MODEL, OPENAI_KEY, PROXY_KEY, world};
 
 fn assert_no_secret(text: &str, place: &str) {
     for secret in [PROXY_KEY, OPENAI_KEY, GEMINI_KEY] {
@@ -99,4 +99,101 @@ fn state_files_are_private() {
     assert_eq!(w.sb.run(&["-p", "hi"]).code, Some(0));
     let mode = std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
+}
+
+/// Two keys with the same vendor head (every Anthropic key starts `sk-ant-api03-`).
+const KEY_A: &str = "sk-ant-api03-AAAAkeyOneUniquePart0123456789abcd";
+const KEY_B: &str = "sk-ant-api03-BBBBkeyTwoUniquePart9876543210wxyz";
+const HOOK_PASSWORD: &str = "hook-pa55word-in-url";
+
+/// No 12-character run of a key's own part (after its vendor head) in `text`.
+fn assert_no_window_of(keys: &[&str], text: &str, place: &str) {
+    for key in keys {
+        let own = &key["sk-ant-api03-".len()..];
+        for start in 0..=own.len() - 12 {
+            let window = &own[start..start + 12];
+            assert!(
+                !text.contains(window),
+                "{place} holds {window:?} of a key: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn keys_sharing_a_vendor_head_are_scrubbed_from_every_report_state_file_and_alert() {
+    let w = world();
+    let telegram = MockApi::start();
+    let hook = MockApi::start();
+    w.sb.env("AGENT_PROXY_KEY", KEY_A);
+    w.sb.env("GEMINI_API_KEY", KEY_B);
+    w.sb.env("TG_TOKEN", "123456:telegram-bot-token-for-leaks");
+    let hook_url = hook
+        .url()
+        .replacen("://", &format!("://alerts:{HOOK_PASSWORD}@"), 1);
+    w.sb.write_config(&format!(
+        "[alerts]\ndeadline_seconds = 1\n\n[alerts.telegram]\nbot_token = \"${{TG_TOKEN}}\"\nchat_id = \"1\"\napi_url = \"{}\"\n\n[alerts.webhook]\nurl = \"{hook_url}/hook\"\n",
+        telegram.url()
+    ));
+    telegram.on(Rule::path_contains("/sendMessage").reply(
+        Reply::status(200).json(serde_json::json!({"ok": true, "result": {"message_id": 1}})),
+    ));
+    // The webhook is down, so its error is kept in watchdog.json and shown.
+    hook.on(Rule::path_contains("/hook").reply(Reply::status(503).body("down")));
+    // The gemini upstream echoes both keys, the way a gateway quoting its config might.
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::gemini_error(
+            400,
+            "INVALID_ARGUMENT",
+            &format!("API key not valid: {KEY_B} (proxy key {KEY_A})"),
+        )));
+
+    let check = w.sb.run(&["--check-fallback"]);
+    let status = w.sb.run(&["--status"]);
+    let status_json = w.sb.run(&["--status", "--json"]);
+    let list_json = w.sb.run(&["--list", "--json"]);
+
+    assert_eq!(check.code, Some(1), "{check:?}");
+    assert!(check.stdout.contains("[redacted]"), "{}", check.stdout);
+    let keys = [KEY_A, KEY_B];
+    for (run, name) in [
+        (&check, "--check-fallback"),
+        (&status, "--status"),
+        (&status_json, "--status --json"),
+        (&list_json, "--list --json"),
+    ] {
+        assert_no_window_of(&keys, &run.stdout, &format!("{name} stdout"));
+        assert_no_window_of(&keys, &run.stderr, &format!("{name} stderr"));
+        assert!(
+            !run.stderr.contains(HOOK_PASSWORD),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    let files = w.sb.state_files();
+    for name in ["health.json", "events.jsonl", "watchdog.json"] {
+        assert!(
+            files.iter().any(|(p, _)| p.ends_with(name)),
+            "{name} written: {files:?}"
+        );
+    }
+    for (path, content) in files {
+        assert_no_window_of(&keys, &content, &path.display().to_string());
+        assert!(
+            !content.contains(HOOK_PASSWORD),
+            "{} keeps the webhook URL's password",
+            path.display()
+        );
+    }
+    let alerts: Vec<String> = telegram
+        .post_requests()
+        .iter()
+        .chain(hook.post_requests().iter())
+        .map(|request| request.body.clone())
+        .collect();
+    assert_eq!(alerts.len(), 2, "one Telegram message, one webhook attempt");
+    for body in &alerts {
+        assert!(body.contains("[redacted]"), "{body}");
+        assert_no_window_of(&keys, body, "an alert body");
+    }
 }

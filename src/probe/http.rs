@@ -115,10 +115,13 @@ fn trim(base: &str) -> &str {
     base.trim_end_matches('/')
 }
 
-/// `host[:port]` of a URL, for reasons.
+/// `host[:port]` of a URL, for reasons: never its userinfo (`user:password@`).
 pub fn host(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.split(['/', '?']).next().unwrap_or(rest)
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host)
 }
 
 fn agent(timeout: Duration) -> ureq::Agent {
@@ -355,5 +358,20 @@ fn reach(base: &str, model: &str, timeout: Duration) -> Outcome {
             clears_at: None,
         },
         Err(err) => network_failure(&host, &err, started.elapsed(), timeout),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host;
+
+    #[test]
+    fn a_host_never_carries_userinfo() {
+        assert_eq!(
+            host("https://user:pw@hooks.example:8443/a?b"),
+            "hooks.example:8443"
+        );
+        assert_eq!(host("http://127.0.0.1:9/x@y"), "127.0.0.1:9");
+        assert_eq!(host("https://api.anthropic.com"), "api.anthropic.com");
     }
 }
