@@ -83,7 +83,7 @@ fn with_run_header(current: Option<&str>, run: &str) -> String {
     lines.join("\n")
 }
 
-/// Spawns and waits, forwarding TERM/HUP and ignoring INT/QUIT meanwhile.
+/// Spawns and waits, forwarding TERM/HUP and noting INT/QUIT meanwhile (see `signals`).
 pub fn run(mut command: Command) -> anyhow::Result<(Ended, Duration)> {
     signals::forward_to_children();
     let started = Instant::now();
