@@ -298,9 +298,7 @@ fn ctrl_c_ends_the_cascade_even_when_the_cli_exits_1() {
     w.sb.write_config(CLAUDE_THEN_CODEX);
     // Like a CLI that catches Ctrl-C and exits 1 rather than 130.
     w.sb.fake_cli("claude")
-        .script(
-            "trap 'exit 1' INT QUIT\ntouch \"$TMPDIR/ready\"\nwhile :; do sleep 0.05; done",
-        )
+        .script("trap 'exit 1' INT QUIT\ntouch \"$TMPDIR/ready\"\nwhile :; do sleep 0.05; done")
         .install();
     let mut command = w.sb.command(&["-p", "hi"]);
     command.process_group(0);
@@ -361,4 +359,41 @@ fn a_hangup_ignored_by_nohup_stays_ignored_for_agent_and_the_cli() {
         "agent and the CLI both outlive the hangup"
     );
     assert!(w.sb.calls("codex").is_empty());
+}
+
+/// The raw bytes a fake CLI recorded as its arguments (NUL after each).
+fn recorded_argv_bytes(w: &crate::world::World, cli: &str, run: usize) -> Vec<u8> {
+    std::fs::read(
+        w.sb.calls_dir()
+            .join(cli)
+            .join(run.to_string())
+            .join("argv"),
+    )
+    .unwrap()
+}
+
+#[test]
+fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    // claude fails fast, so the words also travel on to the next rung.
+    w.sb.fake_cli("claude").exit(1).install();
+    let words: [&[u8]; 4] = [b"-p", b"\xff\xfe caf\xe9", b"--model=\x80", b"ok"];
+    let expected: Vec<u8> = words.iter().flat_map(|w| [*w, b"\0"].concat()).collect();
+
+    let mut command = w.sb.command(&[]);
+    command.args(words.iter().map(|word| OsStr::from_bytes(word)));
+    let run = run_command(command, Duration::from_secs(30));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(recorded_argv_bytes(&w, "claude", 1), expected);
+    assert_eq!(recorded_argv_bytes(&w, "codex", 1), expected);
+
+    // `--use` execs the CLI in agent's place: the same bytes again.
+    let mut command = w.sb.command(&["--use", "gemini"]);
+    command.args(words.iter().map(|word| OsStr::from_bytes(word)));
+    let run = run_command(command, Duration::from_secs(30));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(recorded_argv_bytes(&w, "gemini", 1), expected);
 }
