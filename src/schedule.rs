@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 
+use crate::bounds::{Bounds, Unit};
 use crate::config::Config;
 use crate::exit_codes::usage;
 
@@ -53,32 +54,32 @@ pub struct Plan {
     pub env_file: PathBuf,
 }
 
-/// Parses `30m`, `2h`, `1d` (at least five minutes: a probe costs a call).
+/// How often the watchdog may run: at least every 5 minutes (each check makes real
+/// calls), at most every 30 days (cron's day-of-month step cannot say more).
+const EVERY: Bounds = Bounds::between(
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 86_400),
+);
+
+/// Parses `30m`, `2h`, `1d`, within [`EVERY`].
 pub fn parse_every(text: &str) -> anyhow::Result<Duration> {
     let text = text.trim();
     let (number, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit())
             .unwrap_or(text.len()),
     );
-    let n: u64 = number
-        .parse()
-        .map_err(|_| usage(format!("--every {text}: expected e.g. 30m, 2h or 1d")))?;
-    let seconds = match unit {
-        "m" | "min" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
-        _ => {
-            return Err(usage(format!(
-                "--every {text}: expected e.g. 30m, 2h or 1d"
-            )));
-        }
+    let expected = || usage(format!("--every {text}: expected e.g. 30m, 2h or 1d"));
+    let n: f64 = number.parse().map_err(|_| expected())?;
+    let unit = match unit {
+        "m" | "min" => Unit::Minutes,
+        "h" => Unit::Hours,
+        "d" => Unit::Days,
+        _ => return Err(expected()),
     };
-    if seconds < 300 {
-        return Err(usage(format!(
-            "--every {text}: at least 5m (each check makes real calls)"
-        )));
-    }
-    Ok(Duration::from_secs(seconds))
+    let every = crate::bounds::duration(n, unit, EVERY)
+        .map_err(|why| usage(format!("--every {text}: {why}")))?;
+    // Whole minutes: the timer, launchd and cron all count in them or coarser.
+    Ok(Duration::from_secs(every.as_secs() / 60 * 60))
 }
 
 /// Directories for the job's `PATH`: where each backend's CLI was found, where agent is,
