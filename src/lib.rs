@@ -29,6 +29,7 @@ pub mod retry;
 pub mod rung;
 pub mod schedule;
 pub mod secret;
+pub mod service_text;
 pub mod signals;
 pub mod state_file;
 pub mod survey;

@@ -13,5 +13,6 @@ mod launching;
 mod mock_selftest;
 mod relay;
 mod secrets;
+mod service_files;
 mod usage;
 mod watchdog;
