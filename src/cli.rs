@@ -158,7 +158,7 @@ pub struct Cli {
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]
-    pub cli_args: Vec<String>,
+    pub cli_args: Vec<OsString>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -243,13 +243,8 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             theirs.remove(index);
         }
     }
-    cli.cli_args = theirs
-        .into_iter()
-        .map(|arg| {
-            arg.into_string()
-                .unwrap_or_else(|raw| raw.to_string_lossy().into_owned())
-        })
-        .collect();
+    // Byte for byte: a word that is not UTF-8 reaches the CLI as it was given.
+    cli.cli_args = theirs;
     Ok(cli)
 }
 

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::bounds::{self, Bounds, Unit};
 use crate::budget::Limits;
 use crate::exit_codes::usage;
 use crate::health::BreakerPolicy;
@@ -138,11 +139,12 @@ pub struct RungDef {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileConfig {
-    fastfail_seconds: Option<Spanned<Seconds>>,
-    probe_timeout_seconds: Option<Spanned<Seconds>>,
-    probe_cache_seconds: Option<Spanned<Seconds>>,
-    hedge_ms: Option<u64>,
-    quota_minutes: Option<Spanned<Seconds>>,
+    // Every number is read as f64 (TOML integers too) and range-checked by `bounds`.
+    fastfail_seconds: Option<Spanned<f64>>,
+    probe_timeout_seconds: Option<Spanned<f64>>,
+    probe_cache_seconds: Option<Spanned<f64>>,
+    hedge_ms: Option<Spanned<f64>>,
+    quota_minutes: Option<Spanned<f64>>,
     #[serde(default)]
     backends: BTreeMap<String, Spanned<BackendFile>>,
     rungs: Option<Vec<RungFile>>,
@@ -157,19 +159,19 @@ struct FileConfig {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BudgetSection {
-    calls: Option<u64>,
-    tokens: Option<u64>,
+    calls: Option<Spanned<f64>>,
+    tokens: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BreakerSection {
-    threshold: Option<u32>,
-    error_rate: Option<f64>,
-    window_seconds: Option<Spanned<Seconds>>,
-    min_calls: Option<u32>,
-    backoff_seconds: Option<Spanned<Seconds>>,
-    max_backoff_seconds: Option<Spanned<Seconds>>,
+    threshold: Option<Spanned<f64>>,
+    error_rate: Option<Spanned<f64>>,
+    window_seconds: Option<Spanned<f64>>,
+    min_calls: Option<Spanned<f64>>,
+    backoff_seconds: Option<Spanned<f64>>,
+    max_backoff_seconds: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -208,22 +210,19 @@ struct RungFile {
     run_model: String,
 }
 
-/// A number of seconds, written as an integer or a float.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(untagged)]
-enum Seconds {
-    Int(u64),
-    Float(f64),
-}
-
-impl Seconds {
-    fn duration(self) -> Option<Duration> {
-        match self {
-            Seconds::Int(secs) => Some(Duration::from_secs(secs)),
-            Seconds::Float(secs) => Duration::try_from_secs_f64(secs).ok(),
-        }
-    }
-}
+/// The ranges of the top-level and `[breaker]` durations (see `bounds`).
+pub const FASTFAIL: Bounds = Bounds::up_to(bounds::YEAR);
+/// A probe is on the launch path: longer than an hour is a hang.
+pub const PROBE_TIMEOUT: Bounds = Bounds::positive(bounds::HOUR);
+const PROBE_CACHE: Bounds = Bounds::up_to(bounds::YEAR);
+const HEDGE: Bounds = Bounds::up_to(bounds::HOUR);
+const QUOTA_COOLDOWN: Bounds = Bounds::up_to(bounds::YEAR);
+const BREAKER_WINDOW: Bounds = Bounds::positive(bounds::YEAR);
+const BREAKER_BACKOFF: Bounds = Bounds::up_to(bounds::YEAR);
+/// Breaker counts (0 turns the consecutive-failure rule off).
+const BREAKER_COUNT_MAX: u64 = 1_000_000;
+/// Daily budget caps (0 = unlimited).
+const BUDGET_COUNT_MAX: u64 = 1_000_000_000_000_000;
 
 // ---- loading ----------------------------------------------------------------------------
 
@@ -313,41 +312,73 @@ fn merge(
     source: &Source,
     builtin: bool,
 ) -> anyhow::Result<()> {
-    let seconds = |value: Option<Spanned<Seconds>>,
-                   key: &str,
-                   scale: u32|
+    let duration = |value: &Option<Spanned<f64>>,
+                    key: &str,
+                    unit: Unit,
+                    range: Bounds|
      -> anyhow::Result<Option<Duration>> {
         value
+            .as_ref()
             .map(|spanned| {
-                let span = spanned.span();
-                spanned
-                    .into_inner()
-                    .duration()
-                    .map(|d| d * scale)
-                    .ok_or_else(|| source.error(span.start, key, "must be a non-negative number"))
+                bounds::duration(*spanned.get_ref(), unit, range)
+                    .map_err(|why| source.error(spanned.span().start, key, &why))
             })
             .transpose()
     };
-    if let Some(d) = seconds(file.fastfail_seconds, "fastfail_seconds", 1)? {
+    let count = |value: &Option<Spanned<f64>>, key: &str, max: u64| {
+        value
+            .as_ref()
+            .map(|spanned| {
+                bounds::count(*spanned.get_ref(), 0, max)
+                    .map_err(|why| source.error(spanned.span().start, key, &why))
+            })
+            .transpose()
+    };
+    let seconds = |value: &Option<Spanned<f64>>, key: &str, range: Bounds| {
+        duration(value, key, Unit::Seconds, range)
+    };
+    if let Some(d) = seconds(&file.fastfail_seconds, "fastfail_seconds", FASTFAIL)? {
         config.fastfail = d;
     }
-    if let Some(d) = seconds(file.probe_timeout_seconds, "probe_timeout_seconds", 1)? {
+    if let Some(d) = seconds(
+        &file.probe_timeout_seconds,
+        "probe_timeout_seconds",
+        PROBE_TIMEOUT,
+    )? {
         config.probe_timeout = d;
     }
-    if let Some(d) = seconds(file.probe_cache_seconds, "probe_cache_seconds", 1)? {
+    if let Some(d) = seconds(
+        &file.probe_cache_seconds,
+        "probe_cache_seconds",
+        PROBE_CACHE,
+    )? {
         config.probe_cache = d;
     }
-    if let Some(d) = seconds(file.quota_minutes, "quota_minutes", 60)? {
+    if let Some(d) = duration(
+        &file.quota_minutes,
+        "quota_minutes",
+        Unit::Minutes,
+        QUOTA_COOLDOWN,
+    )? {
         config.quota_cooldown = d;
     }
-    if let Some(ms) = file.hedge_ms {
-        config.hedge = Duration::from_millis(ms);
+    if let Some(d) = duration(&file.hedge_ms, "hedge_ms", Unit::Millis, HEDGE)? {
+        config.hedge = d;
     }
     if let Some(budget) = file.budget {
-        config.budget.calls = budget.calls.unwrap_or(config.budget.calls);
-        config.budget.tokens = budget.tokens.unwrap_or(config.budget.tokens);
+        if let Some(calls) = count(&budget.calls, "budget.calls", BUDGET_COUNT_MAX)? {
+            config.budget.calls = calls;
+        }
+        if let Some(tokens) = count(&budget.tokens, "budget.tokens", BUDGET_COUNT_MAX)? {
+            config.budget.tokens = tokens;
+        }
     }
     if let Some(alerts) = file.alerts {
+        if let Some(deadline) = &alerts.deadline_seconds {
+            bounds::duration(*deadline.get_ref(), Unit::Seconds, crate::alerts::DEADLINE).map_err(
+                |why| source.error(deadline.span().start, "alerts.deadline_seconds", &why),
+            )?;
+        }
         config.alerts = alerts;
     }
     if let Some(relay) = file.relay {
@@ -361,9 +392,24 @@ fn merge(
             .validate()
             .map_err(|bad| source.error(bad.offset, &bad.key, &bad.message))?;
     }
-    for spanned in file.accounts.unwrap_or_default() {
+    for (index, spanned) in file.accounts.unwrap_or_default().into_iter().enumerate() {
         let span = spanned.span();
         let account = spanned.into_inner();
+        account.check().map_err(|bad| {
+            source.error(
+                span.start,
+                &format!("accounts[{}].{}", index + 1, bad.key),
+                &bad.message,
+            )
+        })?;
+        if account.secret.is_some() {
+            // Never the value in the message: it is a secret, and this error is printed.
+            return Err(source.error(
+                span.start,
+                &format!("accounts[{}].secret", index + 1),
+                "a secret is never written in the configuration file: name a variable with `secret_env`, a command with `secret_cmd`, or store it 0600 with `agent --accounts add NAME --backend B --kind K < key.txt`",
+            ));
+        }
         let key = format!("accounts.{}", account.name);
         if !config.backends.contains_key(&account.backend) {
             return Err(source.error(
@@ -383,27 +429,44 @@ fn merge(
     }
     if let Some(breaker) = file.breaker {
         let policy = &mut config.breaker;
-        policy.threshold = breaker.threshold.unwrap_or(policy.threshold);
-        policy.min_calls = breaker.min_calls.unwrap_or(policy.min_calls);
-        if let Some(rate) = breaker.error_rate {
-            if !(0.0..=1.0).contains(&rate) {
-                return Err(usage(format!(
-                    "{}: breaker.error_rate: must be between 0 and 1",
-                    source.path.display()
-                )));
-            }
-            policy.error_rate = rate;
+        let small = |value: &Option<Spanned<f64>>, key: &str| -> anyhow::Result<Option<u32>> {
+            Ok(count(value, key, BREAKER_COUNT_MAX)?
+                .map(|n| u32::try_from(n).expect("within BREAKER_COUNT_MAX")))
+        };
+        if let Some(n) = small(&breaker.threshold, "breaker.threshold")? {
+            policy.threshold = n;
         }
-        if let Some(d) = seconds(breaker.window_seconds, "breaker.window_seconds", 1)? {
+        if let Some(n) = small(&breaker.min_calls, "breaker.min_calls")? {
+            policy.min_calls = n;
+        }
+        if let Some(rate) = &breaker.error_rate {
+            if !(0.0..=1.0).contains(rate.get_ref()) {
+                return Err(source.error(
+                    rate.span().start,
+                    "breaker.error_rate",
+                    "must be a number from 0 to 1",
+                ));
+            }
+            policy.error_rate = *rate.get_ref();
+        }
+        if let Some(d) = seconds(
+            &breaker.window_seconds,
+            "breaker.window_seconds",
+            BREAKER_WINDOW,
+        )? {
             policy.window = d;
         }
-        if let Some(d) = seconds(breaker.backoff_seconds, "breaker.backoff_seconds", 1)? {
+        if let Some(d) = seconds(
+            &breaker.backoff_seconds,
+            "breaker.backoff_seconds",
+            BREAKER_BACKOFF,
+        )? {
             policy.backoff = d;
         }
         if let Some(d) = seconds(
-            breaker.max_backoff_seconds,
+            &breaker.max_backoff_seconds,
             "breaker.max_backoff_seconds",
-            1,
+            BREAKER_BACKOFF,
         )? {
             policy.max_backoff = d;
         }
@@ -531,9 +594,13 @@ fn overlay(
 
 /// `AGENT_PROBE_TIMEOUT` and `AGENT_FASTFAIL_SECONDS` win over the file.
 fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
-    for (var, slot) in [
-        ("AGENT_PROBE_TIMEOUT", &mut config.probe_timeout),
-        ("AGENT_FASTFAIL_SECONDS", &mut config.fastfail),
+    for (var, slot, range) in [
+        (
+            "AGENT_PROBE_TIMEOUT",
+            &mut config.probe_timeout,
+            PROBE_TIMEOUT,
+        ),
+        ("AGENT_FASTFAIL_SECONDS", &mut config.fastfail, FASTFAIL),
     ] {
         let Ok(text) = std::env::var(var) else {
             continue;
@@ -545,11 +612,8 @@ fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
             .trim()
             .parse()
             .map_err(|_| usage(format!("{var}={text}: expected a number of seconds")))?;
-        *slot = Duration::try_from_secs_f64(seconds).map_err(|_| {
-            usage(format!(
-                "{var}={text}: expected a non-negative number of seconds"
-            ))
-        })?;
+        *slot = bounds::duration(seconds, Unit::Seconds, range)
+            .map_err(|why| usage(format!("{var}={text}: {why}")))?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Running the chosen CLI (DESIGN.md §5.4): spawn it with the user's arguments, pass its
 //! exit status through, and judge by the second net whether it ever really started.
 
+use std::ffi::OsString;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -39,7 +40,7 @@ pub fn judge(ended: Ended, elapsed: Duration, fastfail: Duration) -> Verdict {
 /// The command to run: the rung's argv prefix, then the user's arguments untouched.
 pub fn command(
     argv: &[String],
-    user_args: &[String],
+    user_args: &[OsString],
     env: &[(String, String)],
     env_remove: &[String],
 ) -> Command {
@@ -83,7 +84,7 @@ fn with_run_header(current: Option<&str>, run: &str) -> String {
     lines.join("\n")
 }
 
-/// Spawns and waits, forwarding TERM/HUP and ignoring INT/QUIT meanwhile.
+/// Spawns and waits, forwarding TERM/HUP and noting INT/QUIT meanwhile (see `signals`).
 pub fn run(mut command: Command) -> anyhow::Result<(Ended, Duration)> {
     signals::forward_to_children();
     let started = Instant::now();

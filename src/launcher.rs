@@ -1,6 +1,7 @@
 //! `agent [ARGS]`: choose a rung, announce any descent, run the CLI, and fall to the next
 //! rung only when the chosen one fails fast. `--use` skips all of it and execs.
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -15,7 +16,8 @@ use crate::rung;
 use crate::term;
 
 pub struct Options<'a> {
-    pub args: &'a [String],
+    /// The CLI's words, exactly as given (not necessarily UTF-8).
+    pub args: &'a [OsString],
     pub dry_run: bool,
     pub json: bool,
 }

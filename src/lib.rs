@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod alerts;
+pub mod bounds;
 pub mod budget;
 pub mod cascade;
 pub mod cli;
@@ -28,6 +29,7 @@ pub mod retry;
 pub mod rung;
 pub mod schedule;
 pub mod secret;
+pub mod service_text;
 pub mod signals;
 pub mod state_file;
 pub mod survey;

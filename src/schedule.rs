@@ -14,8 +14,12 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 
+use crate::bounds::{Bounds, Unit};
 use crate::config::Config;
 use crate::exit_codes::usage;
+use crate::service_text::{
+    cron_command, plist_text, sh_word, systemd_assignment, systemd_exec_start, systemd_path,
+};
 
 pub const LAUNCHD_LABEL: &str = "dev.agent.watchdog";
 pub const SYSTEMD_UNIT: &str = "agent-watchdog";
@@ -53,32 +57,32 @@ pub struct Plan {
     pub env_file: PathBuf,
 }
 
-/// Parses `30m`, `2h`, `1d` (at least five minutes: a probe costs a call).
+/// How often the watchdog may run: at least every 5 minutes (each check makes real
+/// calls), at most every 30 days (cron's day-of-month step cannot say more).
+const EVERY: Bounds = Bounds::between(
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 86_400),
+);
+
+/// Parses `30m`, `2h`, `1d`, within [`EVERY`].
 pub fn parse_every(text: &str) -> anyhow::Result<Duration> {
     let text = text.trim();
     let (number, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit())
             .unwrap_or(text.len()),
     );
-    let n: u64 = number
-        .parse()
-        .map_err(|_| usage(format!("--every {text}: expected e.g. 30m, 2h or 1d")))?;
-    let seconds = match unit {
-        "m" | "min" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
-        _ => {
-            return Err(usage(format!(
-                "--every {text}: expected e.g. 30m, 2h or 1d"
-            )));
-        }
+    let expected = || usage(format!("--every {text}: expected e.g. 30m, 2h or 1d"));
+    let n: f64 = number.parse().map_err(|_| expected())?;
+    let unit = match unit {
+        "m" | "min" => Unit::Minutes,
+        "h" => Unit::Hours,
+        "d" => Unit::Days,
+        _ => return Err(expected()),
     };
-    if seconds < 300 {
-        return Err(usage(format!(
-            "--every {text}: at least 5m (each check makes real calls)"
-        )));
-    }
-    Ok(Duration::from_secs(seconds))
+    let every = crate::bounds::duration(n, unit, EVERY)
+        .map_err(|why| usage(format!("--every {text}: {why}")))?;
+    // Whole minutes: the timer, launchd and cron all count in them or coarser.
+    Ok(Duration::from_secs(every.as_secs() / 60 * 60))
 }
 
 /// Directories for the job's `PATH`: where each backend's CLI was found, where agent is,
@@ -107,18 +111,6 @@ pub fn pinned_path(config: &Config, agent: &Path) -> String {
         .map(|d| d.to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join(":")
-}
-
-fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// Text escaped for an XML property list.
-pub fn xml(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Variables the job needs besides `PATH`: the configuration and state it runs with.
@@ -166,8 +158,8 @@ pub fn plan(
     // have no EnvironmentFile of their own.
     let script = format!(
         "set -a; [ -f {env} ] && . {env}; exec {agent} --check-fallback",
-        env = sh_quote(&env_file.to_string_lossy()),
-        agent = sh_quote(&agent_text)
+        env = sh_word(&env_file.to_string_lossy()),
+        agent = sh_word(&agent_text)
     );
     let seconds = every.as_secs();
     let mut plan = Plan {
@@ -187,12 +179,20 @@ pub fn plan(
                 "Description=agent watchdog: prove the provider-independent fallbacks still answer"
             );
             let _ = writeln!(service, "\n[Service]\nType=oneshot");
-            let _ = writeln!(service, "Environment=\"PATH={path}\"");
+            let _ = writeln!(service, "Environment={}", systemd_assignment("PATH", &path));
             for (name, value) in &env {
-                let _ = writeln!(service, "Environment=\"{name}={value}\"");
+                let _ = writeln!(service, "Environment={}", systemd_assignment(name, value));
             }
-            let _ = writeln!(service, "EnvironmentFile=-{}", env_file.display());
-            let _ = writeln!(service, "ExecStart={agent_text} --check-fallback");
+            let _ = writeln!(
+                service,
+                "EnvironmentFile=-{}",
+                systemd_path("the credentials file", &env_file.to_string_lossy())?
+            );
+            let _ = writeln!(
+                service,
+                "ExecStart={}",
+                systemd_exec_start(&[agent_text.clone(), "--check-fallback".into()])
+            );
             let timer = format!(
                 "[Unit]\nDescription=Run the agent watchdog every {}\n\n[Timer]\nOnBootSec=5min\nOnUnitActiveSec={seconds}s\nUnit={SYSTEMD_UNIT}.service\n\n[Install]\nWantedBy=timers.target\n",
                 humane(every)
@@ -218,13 +218,16 @@ pub fn plan(
             let file = home
                 .join("Library/LaunchAgents")
                 .join(format!("{LAUNCHD_LABEL}.plist"));
-            let mut vars = format!("\t\t<key>PATH</key>\n\t\t<string>{}</string>\n", xml(&path));
+            let mut vars = format!(
+                "\t\t<key>PATH</key>\n\t\t<string>{}</string>\n",
+                plist_text("PATH", &path)?
+            );
             for (name, value) in &env {
                 let _ = write!(
                     vars,
                     "\t\t<key>{}</key>\n\t\t<string>{}</string>\n",
-                    xml(name),
-                    xml(value)
+                    plist_text(name, name)?,
+                    plist_text(name, value)?
                 );
             }
             let plist = format!(
@@ -254,8 +257,8 @@ pub fn plan(
 </dict>
 </plist>
 "#,
-                script = xml(&script),
-                log = xml(&log.to_string_lossy()),
+                script = plist_text("agent's path or the credentials file", &script)?,
+                log = plist_text("the log file", &log.to_string_lossy())?,
             );
             let uid = nix::unistd::getuid();
             plan.enable.push(vec![
@@ -268,15 +271,19 @@ pub fn plan(
         }
         Scheduler::Cron => {
             let schedule = cron_schedule(every);
-            let mut vars = format!("PATH={}", sh_quote(&path));
+            let mut vars = format!("PATH={}", sh_word(&path));
             for (name, value) in &env {
-                let _ = write!(vars, " {name}={}", sh_quote(value));
+                let _ = write!(vars, " {name}={}", sh_word(value));
             }
-            plan.cron_line = Some(format!(
-                "{schedule} {vars} /bin/sh -c {} >> {} 2>&1 {CRON_MARK}",
-                sh_quote(&script),
-                sh_quote(&log.to_string_lossy())
-            ));
+            let command = cron_command(
+                "--scheduler cron",
+                &format!(
+                    "{vars} /bin/sh -c {} >> {} 2>&1",
+                    sh_word(&script),
+                    sh_word(&log.to_string_lossy())
+                ),
+            )?;
+            plan.cron_line = Some(format!("{schedule} {command} {CRON_MARK}"));
         }
     }
     Ok(plan)

@@ -1,27 +1,47 @@
-//! Signals while a child runs (just's `signal_handler.rs`): INT and QUIT are ignored — the
+//! Signals while a child runs (just's `signal_handler.rs`): INT and QUIT are only noted — the
 //! terminal already sends them to the whole process group, so the CLI gets them itself —
-//! and TERM and HUP are forwarded to the child, which decides how to end.
+//! and TERM and HUP are forwarded to the child, which decides how to end. Either way the
+//! user asked to stop, so the child's ending is final: no next rung.
+//!
+//! A signal agent inherited as ignored (`nohup agent …`, a background job of a shell
+//! without job control) is left ignored: agent installs no handler for it, so the child
+//! inherits the ignoring too (an ignored signal survives `exec`, a handler does not).
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
+use nix::libc;
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use nix::unistd::Pid;
 
+/// The signals agent handles while a child runs.
+const HANDLED: [Signal; 4] = [
+    Signal::SIGINT,
+    Signal::SIGQUIT,
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+];
+
 /// The running child's pid, or 0 between children.
 static CHILD: AtomicI32 = AtomicI32::new(0);
-/// Set once a TERM or HUP has been forwarded: whoever sent it wants agent to end, so the
-/// child's ending is final — no fallback to the next rung.
-static FORWARDED: AtomicBool = AtomicBool::new(false);
+/// Set once a signal asking agent to end reached it while a child ran: whoever sent it
+/// wants agent to end, so the child's ending is final — no fallback to the next rung.
+static STOP_ASKED: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn forward(signo: nix::libc::c_int) {
+extern "C" fn on_signal(signo: libc::c_int) {
     let pid = CHILD.load(Ordering::SeqCst);
+    let Ok(sig) = Signal::try_from(signo) else {
+        return;
+    };
     if pid > 0 {
-        FORWARDED.store(true, Ordering::SeqCst);
-        // kill(2) is async-signal-safe.
-        let _ = signal::kill(Pid::from_raw(pid), Signal::try_from(signo).ok());
-    } else if let Ok(sig) = Signal::try_from(signo) {
+        STOP_ASKED.store(true, Ordering::SeqCst);
+        if matches!(sig, Signal::SIGTERM | Signal::SIGHUP) {
+            // kill(2) is async-signal-safe.
+            let _ = signal::kill(Pid::from_raw(pid), sig);
+        }
+    } else {
         // No child yet: behave as if no handler were installed.
-        let _ = reset(sig);
+        let _ = set(sig, SigHandler::SigDfl);
         let _ = signal::raise(sig);
     }
 }
@@ -32,40 +52,55 @@ fn set(sig: Signal, handler: SigHandler) -> nix::Result<()> {
     unsafe { signal::sigaction(sig, &action) }.map(|_| ())
 }
 
-fn reset(sig: Signal) -> nix::Result<()> {
-    set(sig, SigHandler::SigDfl)
+/// Whether `sig` was ignored when agent started. Read once, before agent installs any
+/// handler of its own.
+fn inherited_ignored(sig: Signal) -> bool {
+    static IGNORED: OnceLock<Vec<Signal>> = OnceLock::new();
+    IGNORED
+        .get_or_init(|| HANDLED.into_iter().filter(|&s| ignored_now(s)).collect())
+        .contains(&sig)
 }
 
-/// Installs the forwarding handlers; call before spawning so no TERM is lost.
+fn ignored_now(sig: Signal) -> bool {
+    let mut current = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
+    // SAFETY: with a null new action, sigaction(2) only writes the current one into
+    // `current`, which is valid for writes.
+    let rc = unsafe { libc::sigaction(sig as libc::c_int, std::ptr::null(), current.as_mut_ptr()) };
+    // SAFETY: zeroed is a valid `sigaction`, and on success the kernel filled it in.
+    rc == 0 && unsafe { current.assume_init() }.sa_sigaction == libc::SIG_IGN
+}
+
+/// Installs the handlers (never over an inherited ignore); call before spawning so no
+/// signal is lost.
 pub fn forward_to_children() {
-    let _ = set(Signal::SIGTERM, SigHandler::Handler(forward));
-    let _ = set(Signal::SIGHUP, SigHandler::Handler(forward));
+    for sig in HANDLED {
+        if !inherited_ignored(sig) {
+            let _ = set(sig, SigHandler::Handler(on_signal));
+        }
+    }
 }
 
-/// Marks `pid` as the child to forward to, and starts ignoring INT and QUIT.
+/// Marks `pid` as the child to forward to.
 pub fn child_started(pid: u32) {
     CHILD.store(i32::try_from(pid).unwrap_or(0), Ordering::SeqCst);
-    let _ = set(Signal::SIGINT, SigHandler::SigIgn);
-    let _ = set(Signal::SIGQUIT, SigHandler::SigIgn);
 }
 
-/// The child is gone: INT and QUIT act on agent again.
+/// The child is gone: signals act on agent again as they would without a handler.
 pub fn child_ended() {
     CHILD.store(0, Ordering::SeqCst);
-    let _ = reset(Signal::SIGINT);
-    let _ = reset(Signal::SIGQUIT);
 }
 
-/// Whether agent was asked to end (a TERM or HUP reached the child through it).
+/// Whether agent was asked to end while the child ran: a TERM or HUP it forwarded, or an
+/// INT or QUIT (Ctrl-C, Ctrl-\) the terminal sent to agent and the child alike.
 pub fn was_told_to_stop() -> bool {
-    FORWARDED.load(Ordering::SeqCst)
+    STOP_ASKED.load(Ordering::SeqCst)
 }
 
 /// Dies the way the child died, so the shell sees the same signal; exits 128+N if that
 /// signal does not end a process by default.
 pub fn die_by(signo: i32) -> ! {
     if let Ok(sig) = Signal::try_from(signo) {
-        let _ = reset(sig);
+        let _ = set(sig, SigHandler::SigDfl);
         let mut set = SigSet::empty();
         set.add(sig);
         let _ = set.thread_unblock();

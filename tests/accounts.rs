@@ -259,12 +259,12 @@ fn add(w: &World, name: &str, secret: &str, extra: &[&str]) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
+    // agent may refuse before reading its stdin: then the pipe is closed, which is fine.
+    let _ = child
         .stdin
         .take()
         .unwrap()
-        .write_all(format!("{secret}\n").as_bytes())
-        .unwrap();
+        .write_all(format!("{secret}\n").as_bytes());
     let output = child.wait_with_output().unwrap();
     Run {
         code: output.status.code(),
@@ -467,4 +467,21 @@ fn an_account_past_its_monthly_budget_is_skipped_until_next_month() {
         "{}",
         second.stderr
     );
+}
+
+#[test]
+fn add_refuses_an_empty_or_multi_line_name_before_reading_any_secret() {
+    let w = world();
+    for name in ["", "   ", "work\nhome", "bell\x07"] {
+        let run = add(&w, name, "sk-ant-api03-valid-key-00000000000000", &[]);
+
+        assert_eq!(run.code, Some(2), "{name:?}: {run:?}");
+        assert!(
+            run.stderr.contains("--accounts add: NAME: must"),
+            "{name:?}: {}",
+            run.stderr
+        );
+        assert!(!credentials(&w).exists(), "{name:?}: nothing stored");
+    }
+    assert_eq!(w.api.requests().len(), 0, "no check was even tried");
 }

@@ -269,3 +269,131 @@ fn a_killed_child_kills_agent_by_the_same_signal() {
     assert_eq!(run.signal, Some(9), "{run:?}");
     assert!(w.sb.calls("codex").is_empty());
 }
+
+/// Waits until the fake CLI has written `ready` into the sandbox's temp dir.
+fn wait_until_ready(w: &crate::world::World) {
+    let ready = w.sb.tmp_dir().join("ready");
+    let started = Instant::now();
+    while !ready.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the CLI never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal_group(child: &std::process::Child, signal: nix::sys::signal::Signal) {
+    nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        signal,
+    )
+    .unwrap();
+}
+
+#[test]
+fn ctrl_c_ends_the_cascade_even_when_the_cli_exits_1() {
+    use std::os::unix::process::CommandExt as _;
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    // Like a CLI that catches Ctrl-C and exits 1 rather than 130.
+    w.sb.fake_cli("claude")
+        .script("trap 'exit 1' INT QUIT\ntouch \"$TMPDIR/ready\"\nwhile :; do sleep 0.05; done")
+        .install();
+    let mut command = w.sb.command(&["-p", "hi"]);
+    command.process_group(0);
+    let mut child = spawn(&mut command).expect("agent starts");
+    wait_until_ready(&w);
+
+    // What the terminal does on Ctrl-C: INT to the whole foreground group.
+    signal_group(&child, nix::sys::signal::Signal::SIGINT);
+    let status = child.wait().unwrap();
+
+    assert_eq!(status.code(), Some(1), "the CLI's own code passes through");
+    assert!(
+        w.sb.calls("codex").is_empty(),
+        "an interrupt is the user's stop, not a rung failing fast"
+    );
+}
+
+#[test]
+fn a_hangup_ignored_by_nohup_stays_ignored_for_agent_and_the_cli() {
+    use std::os::unix::process::CommandExt as _;
+    let w = world();
+    w.sb.write_config(&format!("fastfail_seconds = 0\n{CLAUDE_THEN_CODEX}"));
+    // Records its ignored-signal mask, says it is ready, waits for `go`, exits 7.
+    w.sb.fake_cli("claude")
+        .script(
+            "grep SigIgn /proc/$$/status > \"$TMPDIR/sigign\"\ntouch \"$TMPDIR/ready\"\nwhile [ ! -f \"$TMPDIR/go\" ]; do sleep 0.05; done\nexit 7",
+        )
+        .install();
+    let mut command = w.sb.command(&["-p", "hi"]);
+    command.process_group(0);
+    // What `nohup` does before it execs agent.
+    // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        command.pre_exec(|| {
+            nix::sys::signal::signal(
+                nix::sys::signal::Signal::SIGHUP,
+                nix::sys::signal::SigHandler::SigIgn,
+            )
+            .map(|_| ())
+            .map_err(std::io::Error::from)
+        });
+    }
+    let mut child = spawn(&mut command).expect("agent starts");
+    wait_until_ready(&w);
+
+    // The terminal closing: HUP to agent and the CLI.
+    signal_group(&child, nix::sys::signal::Signal::SIGHUP);
+    std::fs::write(w.sb.tmp_dir().join("go"), "").unwrap();
+    let status = child.wait().unwrap();
+
+    let sigign = std::fs::read_to_string(w.sb.tmp_dir().join("sigign")).unwrap();
+    let mask = u64::from_str_radix(sigign.trim().trim_start_matches("SigIgn:").trim(), 16)
+        .expect("a hex mask");
+    assert_ne!(mask & 1, 0, "the CLI inherits HUP ignored: {sigign}");
+    assert_eq!(
+        status.code(),
+        Some(7),
+        "agent and the CLI both outlive the hangup"
+    );
+    assert!(w.sb.calls("codex").is_empty());
+}
+
+/// The raw bytes a fake CLI recorded as its arguments (NUL after each).
+fn recorded_argv_bytes(w: &crate::world::World, cli: &str, run: usize) -> Vec<u8> {
+    std::fs::read(
+        w.sb.calls_dir()
+            .join(cli)
+            .join(run.to_string())
+            .join("argv"),
+    )
+    .unwrap()
+}
+
+#[test]
+fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    // claude fails fast, so the words also travel on to the next rung.
+    w.sb.fake_cli("claude").exit(1).install();
+    let words: [&[u8]; 4] = [b"-p", b"\xff\xfe caf\xe9", b"--model=\x80", b"ok"];
+    let expected: Vec<u8> = words.iter().flat_map(|w| [*w, b"\0"].concat()).collect();
+
+    let mut command = w.sb.command(&[]);
+    command.args(words.iter().map(|word| OsStr::from_bytes(word)));
+    let run = run_command(command, Duration::from_secs(30));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(recorded_argv_bytes(&w, "claude", 1), expected);
+    assert_eq!(recorded_argv_bytes(&w, "codex", 1), expected);
+
+    // `--use` execs the CLI in agent's place: the same bytes again.
+    let mut command = w.sb.command(&["--use", "gemini"]);
+    command.args(words.iter().map(|word| OsStr::from_bytes(word)));
+    let run = run_command(command, Duration::from_secs(30));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(recorded_argv_bytes(&w, "gemini", 1), expected);
+}

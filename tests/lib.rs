@@ -4,6 +4,7 @@ mod support;
 mod world;
 
 mod accounts;
+mod bad_input;
 mod budget;
 mod checks;
 mod choosing;
@@ -12,5 +13,6 @@ mod launching;
 mod mock_selftest;
 mod relay;
 mod secrets;
+mod service_files;
 mod usage;
 mod watchdog;

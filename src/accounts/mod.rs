@@ -71,7 +71,60 @@ fn default_priority() -> i64 {
     100
 }
 
+/// The largest monthly cap an account may have (USD): beyond any real spend.
+const MONTHLY_BUDGET_MAX: f64 = 1e9;
+/// Account names are shown in notices and reports, one per line, and key state files.
+const NAME_MAX_CHARS: usize = 100;
+
+/// A field of an account that cannot be used as given, and why.
+#[derive(Debug)]
+pub struct Invalid {
+    /// The field, as written in the file (`name`, `monthly_budget_usd`).
+    pub key: &'static str,
+    pub message: String,
+}
+
+/// Why `name` cannot name an account, if it cannot.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.trim().is_empty() {
+        return Some("must not be empty".into());
+    }
+    if name.chars().any(char::is_control) {
+        return Some("must be one line, without control characters".into());
+    }
+    if name.chars().count() > NAME_MAX_CHARS {
+        return Some(format!("must be at most {NAME_MAX_CHARS} characters"));
+    }
+    None
+}
+
 impl AccountDef {
+    /// The checks every account passes wherever it comes from (the configuration file,
+    /// `credentials.toml`, `agent --accounts add`): a usable name, a finite cap, a real date.
+    pub fn check(&self) -> Result<(), Invalid> {
+        if let Some(message) = name_problem(&self.name) {
+            return Err(Invalid {
+                key: "name",
+                message,
+            });
+        }
+        crate::bounds::amount(self.monthly_budget_usd, MONTHLY_BUDGET_MAX).map_err(|why| {
+            Invalid {
+                key: "monthly_budget_usd",
+                message: format!("{why} (USD; 0: no cap)"),
+            }
+        })?;
+        if let Some(expires) = &self.expires
+            && expires.parse::<jiff::civil::Date>().is_err()
+        {
+            return Err(Invalid {
+                key: "expires",
+                message: "expected a date, YYYY-MM-DD".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// The variable the launched CLI reads this account's secret from.
     pub fn secret_var(&self, backend: &Backend) -> String {
         if let Some(var) = &self.secret_var {

@@ -36,10 +36,19 @@ pub fn read() -> anyhow::Result<Vec<AccountDef>> {
             .map_or(0, |s| text[..s.start].matches('\n').count() + 1);
         crate::exit_codes::usage(format!("{}:{line}: {}", path.display(), err.message()))
     })?;
-    for account in &file.accounts {
+    for (index, account) in file.accounts.iter().enumerate() {
         if let Some(secret) = &account.secret {
             crate::redact::register(secret);
         }
+        account.check().map_err(|bad| {
+            crate::exit_codes::usage(format!(
+                "{}: accounts[{}].{}: {} (fix or remove it there)",
+                path.display(),
+                index + 1,
+                bad.key,
+                bad.message
+            ))
+        })?;
     }
     Ok(file.accounts)
 }

@@ -20,8 +20,9 @@ pub struct AlertsConfig {
     pub telegram: Option<TelegramConfig>,
     pub webhook: Option<WebhookConfig>,
     pub command: Option<CommandConfig>,
-    /// The time all deliveries of one run may take, retries included (default 60).
-    pub deadline_seconds: Option<u64>,
+    /// The time all deliveries of one run may take, retries included (default 60); within
+    /// [`DEADLINE`], which the configuration's loading checks.
+    pub deadline_seconds: Option<toml::Spanned<f64>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -60,9 +61,19 @@ impl AlertsConfig {
     }
 
     fn deadline(&self) -> Duration {
-        Duration::from_secs(self.deadline_seconds.unwrap_or(60))
+        self.deadline_seconds
+            .as_ref()
+            .and_then(|seconds| {
+                crate::bounds::duration(*seconds.get_ref(), crate::bounds::Unit::Seconds, DEADLINE)
+                    .ok()
+            })
+            .unwrap_or(DEFAULT_DEADLINE)
     }
 }
+
+/// How long the alerts of one run may take: a watchdog run must end.
+pub const DEADLINE: crate::bounds::Bounds = crate::bounds::Bounds::positive(crate::bounds::HOUR);
+const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 
 /// One alert, as queued and delivered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

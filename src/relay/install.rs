@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::config::Config;
+use crate::service_text::{plist_text, systemd_assignment, systemd_exec_start, systemd_path};
 use crate::state_file::{self, Durability};
 
 pub const SYSTEMD_UNIT: &str = "agent-relay.service";
@@ -49,7 +50,10 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
     let agent = std::fs::canonicalize(&agent).unwrap_or(agent);
     let config_dir = crate::paths::config_dir().context("no configuration directory")?;
     let env_file = config_dir.join("relay.env");
-    let argv = argv(&agent, config_flag);
+    // The service starts in another directory: a relative --config would name another file.
+    let config_flag =
+        config_flag.map(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
+    let argv = argv(&agent, config_flag.as_deref());
     let env = pinned_env(crate::schedule::pinned_path(config, &agent));
     if launchd {
         let file = home
@@ -72,20 +76,20 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         let _ = write!(
             text,
             "  <key>Label</key><string>{LAUNCHD_LABEL}</string>\n  <key>ProgramArguments</key>\n  <array>\n    <string>/bin/sh</string>\n    <string>-c</string>\n    <string>{}</string>\n  </array>\n  <key>EnvironmentVariables</key>\n  <dict>\n",
-            crate::schedule::xml(&command)
+            plist_text("agent's path, the configuration or relay.env", &command)?
         );
         for (name, value) in &env {
             let _ = writeln!(
                 text,
                 "    <key>{}</key><string>{}</string>",
-                crate::schedule::xml(name),
-                crate::schedule::xml(value)
+                plist_text(name, name)?,
+                plist_text(name, value)?
             );
         }
         let _ = write!(
             text,
             "  </dict>\n  <key>RunAtLoad</key><true/>\n  <key>KeepAlive</key><true/>\n  <key>Umask</key><integer>63</integer>\n  <key>StandardErrorPath</key><string>{}</string>\n</dict>\n</plist>\n",
-            crate::schedule::xml(&log.to_string_lossy())
+            plist_text("the log file", &log.to_string_lossy())?
         );
         let next = vec![format!(
             "launchctl bootstrap gui/$(id -u) {}",
@@ -106,22 +110,15 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
     let mut text = String::from(
         "[Unit]\nDescription=agent credential relay (agent --relay serve)\nAfter=network.target\n\n[Service]\nType=simple\n",
     );
+    let _ = writeln!(text, "ExecStart={}", systemd_exec_start(&argv));
+    for (name, value) in &env {
+        let _ = writeln!(text, "Environment={}", systemd_assignment(name, value));
+    }
     let _ = writeln!(
         text,
-        "ExecStart={}",
-        argv.iter()
-            .map(|a| crate::report::shell_quote(a))
-            .collect::<Vec<_>>()
-            .join(" ")
+        "EnvironmentFile=-{}",
+        systemd_path("relay.env", &env_file.to_string_lossy())?
     );
-    for (name, value) in &env {
-        let _ = writeln!(
-            text,
-            "Environment=\"{name}={}\"",
-            value.replace('"', "\\\"")
-        );
-    }
-    let _ = writeln!(text, "EnvironmentFile=-{}", env_file.display());
     text.push_str("Restart=on-failure\nRestartSec=2\nUMask=0077\nNoNewPrivileges=yes\n\n[Install]\nWantedBy=default.target\n");
     let next = vec![
         "systemctl --user daemon-reload".to_string(),

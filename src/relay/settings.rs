@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Deserialize;
+
+use crate::bounds::{Bounds, Unit};
 use toml::Spanned;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:18790";
@@ -13,6 +15,9 @@ const DEFAULT_BODY_LIMIT_MB: u64 = 32;
 const DEFAULT_CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(600);
+/// Any of the relay's timeouts: more than 0 (a zero timeout fails every call), at most a
+/// day (tokio and hyper add it to the clock).
+const TIMEOUT: Bounds = Bounds::positive(crate::bounds::DAY);
 
 /// What an upstream speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -166,13 +171,8 @@ impl RelayConfig {
             |value: Option<Spanned<f64>>, key: &str| -> Result<Option<Duration>, FileError> {
                 value
                     .map(|spanned| {
-                        let span = spanned.span();
-                        Duration::try_from_secs_f64(*spanned.get_ref())
-                            .ok()
-                            .filter(|d| !d.is_zero())
-                            .ok_or_else(|| {
-                                error(span.start, key, "must be a positive number of seconds")
-                            })
+                        crate::bounds::duration(*spanned.get_ref(), Unit::Seconds, TIMEOUT)
+                            .map_err(|why| error(spanned.span().start, key, why))
                     })
                     .transpose()
             };

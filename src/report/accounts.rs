@@ -238,17 +238,22 @@ fn add(config: &Config, mut def: AccountDef) -> anyhow::Result<ExitCode> {
             known.join(", ")
         )));
     };
+    if let Err(bad) = def.check() {
+        let what = match bad.key {
+            "name" => "NAME",
+            "monthly_budget_usd" => "--monthly-budget-usd",
+            "expires" => "--expires",
+            other => other,
+        };
+        return Err(usage(format!(
+            "--accounts add: {what}: {}; nothing stored",
+            bad.message
+        )));
+    }
     if config.accounts.iter().any(|a| a.name == def.name) {
         return Err(usage(format!(
             "--accounts add: an account named {} exists already",
             def.name
-        )));
-    }
-    if let Some(expires) = &def.expires
-        && expires.parse::<jiff::civil::Date>().is_err()
-    {
-        return Err(usage(format!(
-            "--accounts add: --expires {expires}: expected YYYY-MM-DD"
         )));
     }
     let secret = read_secret_from_stdin()?;

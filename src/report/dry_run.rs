@@ -1,6 +1,7 @@
 //! `agent --dry-run`: the choice a launch would make — rung, command line, the names of the
 //! environment it would add, and why — with nothing run. Probes are made as for a launch.
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -49,7 +50,7 @@ fn state_name(status: &Status) -> &'static str {
 pub fn print(
     cascade: &mut Cascade,
     choice: &Choice,
-    args: &[String],
+    args: &[OsString],
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let passed: Vec<(usize, String, &Status)> = choice
@@ -69,7 +70,7 @@ pub fn print(
         unreachable!("a winner is always ready")
     };
     let mut argv = rung.command_prefix();
-    argv.extend(args.iter().cloned());
+    argv.extend(args.iter().map(|arg| arg.to_string_lossy().into_owned()));
     let env_names: Vec<&str> = ready.env.iter().map(|(k, _)| k.as_str()).collect();
     let status = choice
         .winner_status
@@ -147,11 +148,11 @@ pub fn print_forced(
     run_model: Option<&str>,
     argv: &[String],
     env: &[(String, String)],
-    args: &[String],
+    args: &[OsString],
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let mut full = argv.to_vec();
-    full.extend(args.iter().cloned());
+    full.extend(args.iter().map(|arg| arg.to_string_lossy().into_owned()));
     let env_names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
     if json {
         emit_json(&json!({
