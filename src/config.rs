@@ -361,26 +361,6 @@ fn merge(
             .validate()
             .map_err(|bad| source.error(bad.offset, &bad.key, &bad.message))?;
     }
-    for spanned in file.accounts.unwrap_or_default() {
-        let span = spanned.span();
-        let account = spanned.into_inner();
-        let key = format!("accounts.{}", account.name);
-        if !config.backends.contains_key(&account.backend) {
-            return Err(source.error(
-                span.start,
-                &key,
-                &format!("unknown backend \"{}\"", account.backend),
-            ));
-        }
-        if config.accounts.iter().any(|a| a.name == account.name) {
-            return Err(source.error(
-                span.start,
-                &key,
-                "an account of this name is already defined",
-            ));
-        }
-        config.accounts.push(account);
-    }
     if let Some(breaker) = file.breaker {
         let policy = &mut config.breaker;
         policy.threshold = breaker.threshold.unwrap_or(policy.threshold);
@@ -437,6 +417,28 @@ fn merge(
         };
         let backend = overlay(backend, over, source, &key)?;
         config.backends.insert(name, backend);
+    }
+
+    // After the backends: an account may belong to a backend this file defines.
+    for spanned in file.accounts.unwrap_or_default() {
+        let span = spanned.span();
+        let account = spanned.into_inner();
+        let key = format!("accounts.{}", account.name);
+        if !config.backends.contains_key(&account.backend) {
+            return Err(source.error(
+                span.start,
+                &key,
+                &format!("unknown backend \"{}\"", account.backend),
+            ));
+        }
+        if config.accounts.iter().any(|a| a.name == account.name) {
+            return Err(source.error(
+                span.start,
+                &key,
+                "an account of this name is already defined",
+            ));
+        }
+        config.accounts.push(account);
     }
 
     if let Some(rungs) = file.rungs {

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod alerts;
+pub mod backend;
 pub mod budget;
 pub mod cascade;
 pub mod cli;
