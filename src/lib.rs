@@ -16,6 +16,7 @@ pub mod events;
 pub mod exit_codes;
 pub mod expand;
 pub mod health;
+pub mod http;
 pub mod launch;
 pub mod launcher;
 pub mod ledger;

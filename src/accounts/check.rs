@@ -74,12 +74,7 @@ pub fn check(backend: &Backend, account: &AccountDef, secret: &str) -> CheckResu
         Err(why) => return CheckResult::Unknown(format!("cannot tell where to check: {why}")),
     };
     let (result, _attempts) = retry::run(&RealClock, DEADLINE, ATTEMPT, |timeout| {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout.max(Duration::from_millis(200))))
-            .http_status_as_error(false)
-            .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .new_agent();
+        let agent = crate::http::client(timeout.max(Duration::from_millis(200)));
         let mut call = agent.get(&url);
         for (name, value) in &headers {
             call = call.header(*name, value);
