@@ -392,41 +392,6 @@ fn merge(
             .validate()
             .map_err(|bad| source.error(bad.offset, &bad.key, &bad.message))?;
     }
-    for (index, spanned) in file.accounts.unwrap_or_default().into_iter().enumerate() {
-        let span = spanned.span();
-        let account = spanned.into_inner();
-        account.check().map_err(|bad| {
-            source.error(
-                span.start,
-                &format!("accounts[{}].{}", index + 1, bad.key),
-                &bad.message,
-            )
-        })?;
-        if account.secret.is_some() {
-            // Never the value in the message: it is a secret, and this error is printed.
-            return Err(source.error(
-                span.start,
-                &format!("accounts[{}].secret", index + 1),
-                "a secret is never written in the configuration file: name a variable with `secret_env`, a command with `secret_cmd`, or store it 0600 with `agent --accounts add NAME --backend B --kind K < key.txt`",
-            ));
-        }
-        let key = format!("accounts.{}", account.name);
-        if !config.backends.contains_key(&account.backend) {
-            return Err(source.error(
-                span.start,
-                &key,
-                &format!("unknown backend \"{}\"", account.backend),
-            ));
-        }
-        if config.accounts.iter().any(|a| a.name == account.name) {
-            return Err(source.error(
-                span.start,
-                &key,
-                "an account of this name is already defined",
-            ));
-        }
-        config.accounts.push(account);
-    }
     if let Some(breaker) = file.breaker {
         let policy = &mut config.breaker;
         let small = |value: &Option<Spanned<f64>>, key: &str| -> anyhow::Result<Option<u32>> {
@@ -500,6 +465,43 @@ fn merge(
         };
         let backend = overlay(backend, over, source, &key)?;
         config.backends.insert(name, backend);
+    }
+
+    // After the backends: an account may belong to a backend this file defines.
+    for (index, spanned) in file.accounts.unwrap_or_default().into_iter().enumerate() {
+        let span = spanned.span();
+        let account = spanned.into_inner();
+        account.check().map_err(|bad| {
+            source.error(
+                span.start,
+                &format!("accounts[{}].{}", index + 1, bad.key),
+                &bad.message,
+            )
+        })?;
+        if account.secret.is_some() {
+            // Never the value in the message: it is a secret, and this error is printed.
+            return Err(source.error(
+                span.start,
+                &format!("accounts[{}].secret", index + 1),
+                "a secret is never written in the configuration file: name a variable with `secret_env`, a command with `secret_cmd`, or store it 0600 with `agent --accounts add NAME --backend B --kind K < key.txt`",
+            ));
+        }
+        let key = format!("accounts.{}", account.name);
+        if !config.backends.contains_key(&account.backend) {
+            return Err(source.error(
+                span.start,
+                &key,
+                &format!("unknown backend \"{}\"", account.backend),
+            ));
+        }
+        if config.accounts.iter().any(|a| a.name == account.name) {
+            return Err(source.error(
+                span.start,
+                &key,
+                "an account of this name is already defined",
+            ));
+        }
+        config.accounts.push(account);
     }
 
     if let Some(rungs) = file.rungs {

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod alerts;
+pub mod backend;
 pub mod bounds;
 pub mod budget;
 pub mod cascade;
@@ -16,6 +17,7 @@ pub mod events;
 pub mod exit_codes;
 pub mod expand;
 pub mod health;
+pub mod http;
 pub mod launch;
 pub mod launcher;
 pub mod ledger;

@@ -212,6 +212,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     };
     let mut env = launch_env(backend)?;
     let mut env_remove = backend.env_remove.clone();
+    let mut account_var = None;
     if let Some(account) = context.account {
         if let Some(reason) = context.state_dir.and_then(|dir| {
             crate::accounts::health::skip_reason(dir, &account.name, crate::health::now_ms())
@@ -239,13 +240,24 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         })?;
         let var = account.secret_var(backend);
         for other in crate::accounts::credential_vars(backend, context.accounts) {
+            // Removed from what agent adds too (a backend's `env` may set one): the CLI
+            // must send this account's credential and no other.
+            env.retain(|(name, _)| name != &other || other == var);
             if other != var && !env_remove.contains(&other) {
                 env_remove.push(other);
             }
         }
         env.retain(|(name, _)| name != &var);
-        env.push((var, secret));
+        env.push((var.clone(), secret));
+        account_var = Some(var);
     }
+    let account = context
+        .account
+        .zip(account_var.as_deref())
+        .map(|(account, var)| crate::backend::Account {
+            name: &account.name,
+            var,
+        });
     let mut plan = probe::plan(
         backend,
         rung.probe_model.as_deref(),
@@ -255,7 +267,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             set: &env,
             removed: &env_remove,
         },
-        rung.account.as_deref(),
+        account,
         context.timeout,
     )?;
     plan.info.rung = Some(rung.index);
@@ -269,14 +281,5 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
 
 /// The backend's extra environment, expanded; an unset variable fails the rung by name.
 pub fn launch_env(backend: &Backend) -> Result<Vec<(String, String)>, Unusable> {
-    let mut env = Vec::with_capacity(backend.env.len());
-    for (name, template) in &backend.env {
-        let value =
-            expand(template).map_err(|var| Unusable::from(PlanError::missing(&var, false)))?;
-        if crate::redact::looks_secret(name) {
-            crate::redact::register(&value);
-        }
-        env.push((name.clone(), value));
-    }
-    Ok(env)
+    crate::backend::endpoint::backend_env(backend).map_err(Unusable::from)
 }

@@ -9,6 +9,7 @@ mod budget;
 mod checks;
 mod choosing;
 mod command_line;
+mod endpoints;
 mod launching;
 mod mock_selftest;
 mod relay;

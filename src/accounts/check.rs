@@ -5,8 +5,7 @@
 
 use std::time::Duration;
 
-use super::{AccountDef, Kind};
-use crate::cli_settings::Family;
+use super::AccountDef;
 use crate::config::Backend;
 use crate::retry::{self, Attempt, RealClock};
 
@@ -44,58 +43,38 @@ impl CheckResult {
     }
 }
 
-/// Where the account's API lives and how its credential is sent.
-fn request(
+/// Where the account's API lives and how its credential is sent: the endpoint the
+/// launched CLI would use with this account ([`crate::backend::resolve`]), so the check
+/// reaches the host a probe and a launch reach, with the same credential.
+fn endpoint(
     backend: &Backend,
     account: &AccountDef,
     secret: &str,
-) -> (String, Vec<(&'static str, String)>) {
-    let env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
-    match Family::of_backend(&backend.name, &backend.command) {
-        Family::Claude => {
-            let base =
-                env("ANTHROPIC_BASE_URL").unwrap_or_else(|| "https://api.anthropic.com".into());
-            let mut headers = vec![("anthropic-version", "2023-06-01".to_string())];
-            if account.kind == Kind::Oauth || secret.starts_with("sk-ant-oat") {
-                headers.push(("authorization", format!("Bearer {secret}")));
-                headers.push(("anthropic-beta", "oauth-2025-04-20".to_string()));
-            } else {
-                headers.push(("x-api-key", secret.to_string()));
-            }
-            (format!("{}/v1/models", base.trim_end_matches('/')), headers)
-        }
-        Family::Gemini => {
-            let base = env("GOOGLE_GEMINI_BASE_URL")
-                .unwrap_or_else(|| "https://generativelanguage.googleapis.com".into());
-            (
-                format!("{}/v1beta/models", base.trim_end_matches('/')),
-                vec![("x-goog-api-key", secret.to_string())],
-            )
-        }
-        Family::Codex | Family::Other => {
-            let base = crate::cli_settings::codex_config()
-                .and_then(|c| c.custom_provider().and_then(|(_, p)| p.base_url.clone()))
-                .or_else(|| env("OPENAI_BASE_URL"))
-                .unwrap_or_else(|| "https://api.openai.com/v1".into());
-            (
-                format!("{}/models", base.trim_end_matches('/')),
-                vec![("authorization", format!("Bearer {secret}"))],
-            )
-        }
-    }
+) -> Result<crate::backend::Endpoint, String> {
+    let var = account.secret_var(backend);
+    let mut set = crate::backend::endpoint::backend_env(backend).map_err(|err| err.reason)?;
+    set.retain(|(name, _)| name != &var);
+    set.push((var.clone(), secret.to_string()));
+    let child = crate::backend::ChildEnv {
+        set: &set,
+        removed: &backend.env_remove,
+    };
+    let account = crate::backend::Account {
+        name: &account.name,
+        var: &var,
+    };
+    crate::backend::resolve(backend, Some(account), &child).map_err(|err| err.reason)
 }
 
 /// Checks `secret` for `account` of `backend`.
 pub fn check(backend: &Backend, account: &AccountDef, secret: &str) -> CheckResult {
     crate::redact::register(secret);
-    let (url, headers) = request(backend, account, secret);
+    let (url, headers) = match endpoint(backend, account, secret) {
+        Ok(endpoint) => (endpoint.models_url(), endpoint.headers()),
+        Err(why) => return CheckResult::Unknown(format!("cannot tell where to check: {why}")),
+    };
     let (result, _attempts) = retry::run(&RealClock, DEADLINE, ATTEMPT, |timeout| {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout.max(Duration::from_millis(200))))
-            .http_status_as_error(false)
-            .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .new_agent();
+        let agent = crate::http::client(timeout.max(Duration::from_millis(200)));
         let mut call = agent.get(&url);
         for (name, value) in &headers {
             call = call.header(*name, value);

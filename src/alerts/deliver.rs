@@ -67,12 +67,7 @@ pub fn send(
 fn post(url: &str, body: &serde_json::Value, deadline: Duration) -> anyhow::Result<()> {
     let text = body.to_string();
     let (result, attempts) = retry::run(&RealClock, deadline, ATTEMPT_TIMEOUT, |timeout| {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout.max(Duration::from_millis(100))))
-            .http_status_as_error(false)
-            .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .new_agent();
+        let agent = crate::http::client(timeout.max(Duration::from_millis(100)));
         match agent
             .post(url)
             .header("content-type", "application/json")

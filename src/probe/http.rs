@@ -124,15 +124,6 @@ pub fn host(url: &str) -> &str {
         .map_or(authority, |(_, host)| host)
 }
 
-fn agent(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .user_agent(concat!("agent/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .new_agent()
-}
-
 struct Answer {
     status: u16,
     headers: Vec<(String, String)>,
@@ -228,7 +219,7 @@ fn spent_on(request: &Request, answer: &Answer, duration: Duration) -> Spent {
 }
 
 fn send_once(request: &Request, timeout: Duration) -> Result<Answer, ureq::Error> {
-    let agent = agent(timeout);
+    let agent = crate::http::client(timeout);
     let started = Instant::now();
     let mut response = match &request.body {
         Some(body) => {

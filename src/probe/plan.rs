@@ -5,96 +5,23 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{Call, ProbePlan};
-use crate::cli_settings::{Family, codex_config};
-use crate::config::{Auth, Backend, OpenAiApi, ProbeKind};
+use crate::backend::{Account, Api, AuthScheme, Endpoint};
+pub use crate::backend::{ChildEnv, PlanError};
+use crate::config::{Auth, Backend, ProbeKind};
 use crate::error_class::ErrorClass;
-use crate::expand::{MissingVar, expand_with};
 use crate::meter::CallInfo;
 
-const ANTHROPIC_API: &str = "https://api.anthropic.com";
-const OPENAI_API: &str = "https://api.openai.com/v1";
-const GEMINI_API: &str = "https://generativelanguage.googleapis.com";
-
-/// Why a rung cannot be probed, decided without a call.
-#[derive(Debug, Clone)]
-pub struct PlanError {
-    pub class: ErrorClass,
-    pub reason: String,
-}
-
-impl PlanError {
-    pub fn missing(var: &MissingVar, is_credential: bool) -> PlanError {
-        let class = if is_credential || crate::redact::looks_secret(&var.0) {
-            ErrorClass::CredentialsMissing
-        } else {
-            ErrorClass::Misconfigured
-        };
-        PlanError {
-            class,
-            reason: var.to_string(),
-        }
-    }
-}
-
-/// The values the launched CLI will see: its own extra environment first, then agent's.
-struct Env<'a> {
-    child: &'a [(String, String)],
-    /// Removed from the CLI's environment: not seen by its probe either.
-    removed: &'a [String],
-}
-
-impl Env<'_> {
-    /// The value as set, empty or not.
-    fn raw(&self, name: &str) -> Option<String> {
-        if let Some((_, value)) = self.child.iter().find(|(key, _)| key == name) {
-            return Some(value.clone());
-        }
-        if self.removed.iter().any(|removed| removed == name) {
-            return None;
-        }
-        std::env::var(name).ok()
-    }
-
-    /// The value when set and not empty.
-    fn get(&self, name: &str) -> Option<String> {
-        self.raw(name).filter(|value| !value.is_empty())
-    }
-
-    fn expand(&self, text: &str, is_credential: bool) -> Result<String, PlanError> {
-        // Empty values reach `expand_with` as they are: refusing them is its job.
-        expand_with(text, &|name| self.raw(name))
-            .map_err(|var| PlanError::missing(&var, is_credential))
-    }
-
-    /// A credential variable: its value and where it came from, or the error naming it.
-    fn credential(&self, name: &str) -> Result<(String, String), PlanError> {
-        self.get(name)
-            .map(|value| (value, format!("env:{name}")))
-            .ok_or_else(|| PlanError::missing(&MissingVar(name.to_string()), true))
-    }
-}
-
-/// The launched CLI's environment: what is set on top of agent's, and what is removed.
-pub struct ChildEnv<'a> {
-    pub set: &'a [(String, String)],
-    pub removed: &'a [String],
-}
-
-/// Plans the probe of one rung.
+/// Plans the probe of one rung: the call goes where the launched CLI goes, with the
+/// credential it sends ([`crate::backend::resolve`]).
 pub fn plan(
     backend: &Backend,
     model: Option<&str>,
     run_model: Option<&str>,
     binary: &Path,
     child: &ChildEnv,
-    account: Option<&str>,
+    account: Option<Account>,
     timeout: Duration,
 ) -> Result<ProbePlan, PlanError> {
-    let child_env = child.set;
-    let env = Env {
-        child: child.set,
-        removed: child.removed,
-    };
     let def = &backend.probe;
     let need_model = || {
         model.ok_or_else(|| PlanError {
@@ -105,73 +32,22 @@ pub fn plan(
             ),
         })
     };
-    let explicit = def.url.is_some() || def.key.is_some();
-    let url = |default: String| match &def.url {
-        Some(url) => env.expand(url, false),
-        None => Ok(default),
-    };
-    let key = || -> Result<Option<(String, String)>, PlanError> {
-        def.key
-            .as_ref()
-            .map(|text| Ok((env.expand(text, true)?, key_source(text, &backend.name))))
-            .transpose()
-    };
 
     let (call, source) = match def.kind {
         ProbeKind::None => (Call::None, format!("backend:{}", backend.name)),
-        ProbeKind::Command => command_call(backend, &env, run_model, binary, child_env)?,
-        ProbeKind::Anthropic => {
+        ProbeKind::Command => command_call(backend, child, run_model, binary)?,
+        ProbeKind::Anthropic | ProbeKind::Openai | ProbeKind::Gemini => {
             need_model()?;
-            if explicit {
-                let base = url(env
-                    .get("ANTHROPIC_BASE_URL")
-                    .unwrap_or_else(|| ANTHROPIC_API.into()))?;
-                match key()? {
-                    Some((key, source)) => (anthropic(base, key, def.auth), source),
-                    None => (Call::Reach { base }, "none".into()),
-                }
-            } else {
-                anthropic_as_claude_code(&env, account.is_some())?
-            }
-        }
-        ProbeKind::Openai => {
-            need_model()?;
-            if explicit {
-                let base = url(OPENAI_API.into())?;
-                let (key, source) =
-                    key()?.map_or((None, "none".to_string()), |(k, s)| (Some(k), s));
-                (
-                    Call::OpenAi {
-                        base,
-                        key,
-                        api: def.api,
-                    },
-                    source,
-                )
-            } else {
-                openai_as_the_cli(
-                    &env,
-                    Family::of_backend(&backend.name, &backend.command),
-                    def.api,
-                )?
-            }
-        }
-        ProbeKind::Gemini => {
-            need_model()?;
-            let base = url(env
-                .get("GOOGLE_GEMINI_BASE_URL")
-                .unwrap_or_else(|| GEMINI_API.into()))?;
-            let (key, source) = match key()? {
-                Some(found) => found,
-                None => env
-                    .credential("GEMINI_API_KEY")
-                    .or_else(|missing| env.credential("GOOGLE_API_KEY").map_err(|_| missing))?,
-            };
-            (Call::Gemini { base, key }, source)
+            let endpoint = crate::backend::resolve(backend, account, child)?;
+            let source = endpoint.source.clone();
+            (http_call(endpoint), source)
         }
     };
     register_secrets(&call);
-    let source = account.map_or(source, |name| format!("account:{name}"));
+    let source = match account {
+        Some(account) => format!("account:{}", account.name),
+        None => source,
+    };
     let target = format!(
         "{} {} {} @{}",
         def.kind.as_str(),
@@ -183,7 +59,7 @@ pub fn plan(
         rung: None,
         backend: Some(backend.name.clone()),
         model: model.map(str::to_string),
-        account: account.map(str::to_string),
+        account: account.map(|account| account.name.to_string()),
         upstream: endpoint(&call),
         role: "probe",
     };
@@ -196,116 +72,45 @@ pub fn plan(
     })
 }
 
-fn anthropic(base: String, key: String, auth: Option<Auth>) -> Call {
-    // Subscription (OAuth) tokens only work as a bearer, with the OAuth beta header.
-    let oauth = key.starts_with("sk-ant-oat");
-    let auth = if oauth {
-        Auth::Bearer
-    } else {
-        auth.unwrap_or(Auth::XApiKey)
-    };
-    Call::Anthropic {
+/// The probe's request on the endpoint the CLI uses.
+fn http_call(endpoint: Endpoint) -> Call {
+    let Endpoint {
+        api,
         base,
-        key,
-        auth,
-        oauth,
-    }
-}
-
-/// The built-in claude probe: the proxy at `AGENT_PROXY_URL` when set (it fronts the same
-/// account), else the credential Claude Code itself would use, else reachability only.
-fn anthropic_as_claude_code(env: &Env, with_account: bool) -> Result<(Call, String), PlanError> {
-    // An account's probe uses the account's own credential, on the CLI's own endpoint.
-    if !with_account && let Some(proxy) = env.get("AGENT_PROXY_URL") {
-        let (key, source) = env.credential("AGENT_PROXY_KEY")?;
-        return Ok((anthropic(proxy, key, Some(Auth::Bearer)), source));
-    }
-    let base = env
-        .get("ANTHROPIC_BASE_URL")
-        .unwrap_or_else(|| ANTHROPIC_API.into());
-    for (var, auth) in [
-        ("ANTHROPIC_API_KEY", Auth::XApiKey),
-        ("ANTHROPIC_AUTH_TOKEN", Auth::Bearer),
-        ("CLAUDE_CODE_OAUTH_TOKEN", Auth::Bearer),
-    ] {
-        if let Ok((key, source)) = env.credential(var) {
-            return Ok((anthropic(base, key, Some(auth)), source));
-        }
-    }
-    Ok((Call::Reach { base }, "none".into()))
-}
-
-/// Codex ignores `OPENAI_BASE_URL` and talks to the provider in its own config.toml;
-/// other OpenAI-style CLIs follow `OPENAI_BASE_URL`.
-fn openai_as_the_cli(
-    env: &Env,
-    family: Family,
-    api: OpenAiApi,
-) -> Result<(Call, String), PlanError> {
-    if family == Family::Codex {
-        if let Some(config) = codex_config()
-            && let Some((name, provider)) = config.custom_provider()
-        {
-            {
-                let base = provider.base_url.clone().unwrap_or_default();
-                let api = match provider.wire_api.as_deref() {
-                    Some("chat") => OpenAiApi::Chat,
-                    Some(_) => OpenAiApi::Responses,
-                    None => api,
-                };
-                return Ok(match &provider.env_key {
-                    Some(var) => {
-                        let (key, source) = env.credential(var)?;
-                        (
-                            Call::OpenAi {
-                                base,
-                                key: Some(key),
-                                api,
-                            },
-                            source,
-                        )
-                    }
-                    None => (
-                        Call::OpenAi {
-                            base,
-                            key: None,
-                            api,
-                        },
-                        format!("codex-provider:{name}"),
-                    ),
-                });
-            }
-        }
-        let (key, source) = env.credential("OPENAI_API_KEY")?;
-        return Ok((
-            Call::OpenAi {
-                base: OPENAI_API.into(),
-                key: Some(key),
-                api,
-            },
-            source,
-        ));
-    }
-    let base = env
-        .get("OPENAI_BASE_URL")
-        .unwrap_or_else(|| OPENAI_API.into());
-    let (key, source) = env.credential("OPENAI_API_KEY")?;
-    Ok((
-        Call::OpenAi {
+        credential,
+        ..
+    } = endpoint;
+    match (api, credential) {
+        (Api::Anthropic, Some(credential)) => Call::Anthropic {
             base,
-            key: Some(key),
+            oauth: credential.auth == AuthScheme::OAuth,
+            auth: match credential.auth {
+                AuthScheme::XApiKey | AuthScheme::GoogApiKey => Auth::XApiKey,
+                AuthScheme::Bearer | AuthScheme::OAuth => Auth::Bearer,
+            },
+            key: credential.value,
+        },
+        // No credential to call with: only whether the API host answers at all.
+        (Api::Anthropic, None) => Call::Reach { base },
+        (Api::OpenAi(api), credential) => Call::OpenAi {
+            base,
+            key: credential.map(|credential| credential.value),
             api,
         },
-        source,
-    ))
+        (Api::Gemini, credential) => Call::Gemini {
+            base,
+            key: credential
+                .map(|credential| credential.value)
+                .unwrap_or_default(),
+        },
+    }
 }
 
 fn command_call(
     backend: &Backend,
-    env: &Env,
+    env: &ChildEnv,
     run_model: Option<&str>,
     binary: &Path,
-    child_env: &[(String, String)],
 ) -> Result<(Call, String), PlanError> {
     let argv = match &backend.probe.argv {
         Some(argv) => argv
@@ -330,23 +135,10 @@ fn command_call(
     let source = format!("backend:{}", backend.name);
     let call = Call::Command {
         argv,
-        env: child_env.to_vec(),
+        env: env.set.to_vec(),
         env_remove: env.removed.to_vec(),
     };
     Ok((call, source))
-}
-
-/// Names where a configured key came from, never the key: `env:VAR` for `${VAR}`.
-fn key_source(text: &str, backend: &str) -> String {
-    let trimmed = text.trim();
-    if let Some(name) = trimmed
-        .strip_prefix("${")
-        .and_then(|rest| rest.strip_suffix('}'))
-    {
-        let name = name.split(":-").next().unwrap_or(name);
-        return format!("env:{name}");
-    }
-    format!("config:{backend}")
 }
 
 fn endpoint(call: &Call) -> String {

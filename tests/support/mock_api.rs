@@ -20,7 +20,7 @@
 //! | `POST /v1/messages` (any query) | Anthropic | body `model` | `x-api-key`, `Authorization: Bearer` |
 //! | `POST [/v1]/chat/completions` | `OpenAI` chat | body `model` | `Authorization: Bearer` |
 //! | `POST [/v1]/responses` | `OpenAI` Responses | body `model` | `Authorization: Bearer` |
-//! | `GET [/v1]/models` | model list | — | as above |
+//! | `GET [/v1]/models`, `GET /v1beta/models` | model list (OpenAI/Anthropic, Gemini) | — | as above |
 //! | `POST /v1beta/models/{m}:generateContent`, `:streamGenerateContent` | Gemini | path | `x-goog-api-key`, `?key=` |
 //! | `HEAD /`, `GET /` | warm-up: 200, empty | — | — |
 //!
@@ -658,7 +658,11 @@ enum Route {
     OpenAiChat,
     OpenAiResponses,
     Models,
-    Gemini { stream: bool },
+    /// Gemini's own model list, `{"models": [{"name": "models/…"}]}`.
+    GeminiModels,
+    Gemini {
+        stream: bool,
+    },
     Unknown,
 }
 
@@ -670,6 +674,7 @@ fn route(method: &str, path: &str) -> Route {
         "/v1/chat/completions" | "/chat/completions" if post => Route::OpenAiChat,
         "/v1/responses" | "/responses" if post => Route::OpenAiResponses,
         "/v1/models" | "/models" if method == "GET" => Route::Models,
+        "/v1beta/models" if method == "GET" => Route::GeminiModels,
         _ if post && gemini_model(path).is_some() => Route::Gemini {
             stream: path.ends_with(":streamGenerateContent"),
         },
@@ -836,6 +841,18 @@ fn record_and_choose(
                 .map(|id| json!({"id": id, "object": "model", "type": "model", "created": 0, "owned_by": "mock"}))
                 .collect();
             Reply::status(200).json(json!({"object": "list", "data": data, "has_more": false}))
+        }
+        Route::GeminiModels => {
+            known_models.sort();
+            known_models.dedup();
+            if known_models.is_empty() {
+                known_models.push("gemini-mock".to_owned());
+            }
+            let models: Vec<Value> = known_models
+                .iter()
+                .map(|id| json!({"name": format!("models/{id}"), "displayName": id, "supportedGenerationMethods": ["generateContent"]}))
+                .collect();
+            Reply::status(200).json(json!({"models": models}))
         }
         _ => Reply::ok(),
     });
