@@ -11,6 +11,7 @@ mod command_line;
 mod launching;
 mod mock_selftest;
 mod relay;
+mod relay_hostile;
 mod secrets;
 mod usage;
 mod watchdog;
