@@ -243,13 +243,10 @@ impl Keeper {
                 }
                 lines.push_str(&line);
             }
-            let day = tokens_by_day.entry(call.record.day.clone()).or_default();
-            let t = &call.record.tokens;
-            day.input += t.input;
-            day.output += t.output;
-            day.reasoning += t.reasoning;
-            day.cache_read += t.cache_read;
-            day.cache_write += t.cache_write;
+            tokens_by_day
+                .entry(call.record.day.clone())
+                .or_default()
+                .add(&call.record.tokens);
         }
         // One write with O_APPEND: the lines land together, never interleaved with another
         // process's.

@@ -71,6 +71,10 @@ pub async fn forward(
     } else {
         Peek::default()
     };
+    let model = match super::call::checked_model(peek.model.as_deref()) {
+        Ok(model) => model,
+        Err(refusal) => return *refusal,
+    };
     let path = target.path.as_str();
     // Built from the base's parts before the key is read: a target that cannot make an
     // upstream URL uses nothing.
@@ -114,20 +118,19 @@ pub async fn forward(
     let call = if metered {
         match reserve(&relay).await {
             Ok(reservation) => {
-                let model = peek.model.clone();
                 let what = format!(
                     "{} via relay {}",
                     model.as_deref().unwrap_or("the model"),
                     upstream.name
                 );
-                Some(Call {
-                    targets: relay.targets(upstream, &key, path, model.as_deref()),
-                    record: record_for(&meta, upstream, model),
+                Some(Call::new(
+                    Arc::clone(&relay),
                     reservation,
-                    started,
+                    record_for(&meta, upstream, model.clone()),
+                    relay.targets(upstream, &key, path, model.as_deref()),
                     what,
-                    relay: Arc::clone(&relay),
-                })
+                    started,
+                ))
             }
             Err(response) => return response,
         }
@@ -446,6 +449,9 @@ impl Watch {
             Ending::ClientGone => End::ClientGone {
                 status: Some(self.status),
             },
+            Ending::Stopped => End::Stopped {
+                status: Some(self.status),
+            },
         };
         let received = self.reader.bytes;
         self.call.finish(
@@ -461,6 +467,8 @@ enum Ending {
     Complete,
     Broken(String),
     ClientGone,
+    /// Cut by the relay's stop.
+    Stopped,
 }
 
 /// The upstream's body on its way to the client: each frame is passed on as it arrives,
@@ -597,6 +605,8 @@ impl Drop for Observed {
             // A body hyper knew was empty is never polled to its end: that is complete.
             let how = if http_body::Body::is_end_stream(&self.inner) {
                 Ending::Complete
+            } else if watch.call.relay.is_cutting() {
+                Ending::Stopped
             } else {
                 Ending::ClientGone
             };

@@ -17,6 +17,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs as _};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -58,9 +59,16 @@ pub struct Relay {
     front: String,
     /// The address bound, for absolute-form targets naming the relay itself.
     local: SocketAddr,
+    /// Set when the stop's grace period is over and the calls still in flight are cut.
+    cutting: AtomicBool,
 }
 
 impl Relay {
+    /// Whether a call ending now is being cut by the relay's stop.
+    pub fn is_cutting(&self) -> bool {
+        self.cutting.load(Ordering::Relaxed)
+    }
+
     /// The upstream's base URL, without a trailing slash.
     pub fn base(&self, upstream: &Upstream) -> &str {
         self.bases.get(&upstream.name).map_or("", Base::as_str)
@@ -191,6 +199,7 @@ pub fn serve(
             token,
             bases,
             local,
+            cutting: AtomicBool::new(false),
         });
         announce(&relay, &state_dir);
         let outcome = accept_loop(&listener, &relay).await;
@@ -244,7 +253,10 @@ async fn accept_loop(listener: &tokio::net::TcpListener, relay: &Arc<Relay>) -> 
         .keep_alive(true);
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("watching SIGTERM")?;
+    // Every connection's task, so a stop can cut what is still running and see it gone.
+    let mut connections = tokio::task::JoinSet::new();
     loop {
+        while connections.try_join_next().is_some() {}
         let (stream, _peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
@@ -274,12 +286,32 @@ async fn accept_loop(listener: &tokio::net::TcpListener, relay: &Arc<Relay>) -> 
             });
         let connection = http.serve_connection(TokioIo::new(stream), service);
         let watched = graceful.watch(connection);
-        tokio::spawn(async move {
+        connections.spawn(async move {
             let _ = watched.await;
         });
     }
-    crate::term::notice("relay stopping: finishing the calls in flight (10 s at most)");
-    let _ = tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await;
+    let grace = relay.config.stop_grace;
+    crate::term::notice(&format!(
+        "relay stopping: finishing the calls in flight ({:.1} s at most)",
+        grace.as_secs_f64()
+    ));
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        // Dropping a connection drops its call, which hands its ledger line (`relay_stopped`)
+        // to the books; they are written before the relay exits.
+        relay.cutting.store(true, Ordering::Relaxed);
+        connections.abort_all();
+        let mut cut = 0;
+        while let Some(ended) = connections.join_next().await {
+            cut += usize::from(ended.is_err_and(|e| e.is_cancelled()));
+        }
+        crate::term::notice(&format!(
+            "relay stopping: cut {cut} connection(s) still busy after {:.1} s",
+            grace.as_secs_f64()
+        ));
+    }
     Ok(())
 }
 
