@@ -291,3 +291,27 @@ impl Keeper {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_sums_saturate_instead_of_wrapping() {
+        // What a hand-edited ledger line, or an upstream past the per-field clamp, could hold.
+        let huge = Tokens {
+            input: u64::MAX,
+            output: u64::MAX,
+            cache_read: 1,
+            ..Tokens::default()
+        };
+        assert_eq!(huge.total(), u64::MAX);
+        let mut day = Tokens::default();
+        day.add(&huge);
+        day.add(&huge);
+        assert_eq!(
+            (day.input, day.output, day.cache_read),
+            (u64::MAX, u64::MAX, 2)
+        );
+    }
+}
