@@ -11,6 +11,7 @@
 #
 #   scripts/bench-relay.sh                 # 8 s per measurement
 #   BENCH_SECONDS=15 scripts/bench-relay.sh
+#   BENCH_BASELINE=/tmp/agent-old scripts/bench-relay.sh   # also an older build's relay, side by side
 #
 # Installs what it needs: nginx and wrk from Debian (apt-get, as root), LiteLLM into a
 # venv under ${AGENT_BENCH_CACHE:-~/.cache/agent-bench}. Builds agent in release mode.
@@ -94,7 +95,9 @@ main() {
 
     say "building agent (release)"
     cargo build --release --quiet
-    agent=$PWD/target/release/agent
+    agent=${CARGO_TARGET_DIR:-$PWD/target}/release/agent
+    baseline=${BENCH_BASELINE:-}
+    [ -z "$baseline" ] || [ -x "$baseline" ] || die "BENCH_BASELINE=$baseline is not an executable"
 
     work=$(mktemp -d)
     pids=""
@@ -155,6 +158,14 @@ EOF
         "$agent" --quiet --relay serve --listen "127.0.0.1:$relay_port" >"$work/relay.log" 2>&1 &
     pids="$pids $!"
     wait_http "http://127.0.0.1:$relay_port/healthz" relay
+    if [ -n "$baseline" ]; then
+        base_port=$(free_port)
+        AGENT_CONFIG=$work/config.toml AGENT_STATE_DIR=$work/state-baseline \
+            AGENT_RELAY_TOKEN=$token AGENT_RELAY_OPENAI_KEY=sk-bench-upstream \
+            "$baseline" --quiet --relay serve --listen "127.0.0.1:$base_port" >"$work/baseline.log" 2>&1 &
+        pids="$pids $!"
+        wait_http "http://127.0.0.1:$base_port/healthz" baseline
+    fi
 
     cat >"$work/litellm.yaml" <<EOF
 model_list:
@@ -185,8 +196,10 @@ EOF
     direct=http://127.0.0.1:$nginx_port/v1/chat/completions
     relay=http://127.0.0.1:$relay_port/openai/v1/chat/completions
     litellm=http://127.0.0.1:$litellm_port/v1/chat/completions
+    older=""
+    [ -z "$baseline" ] || older=http://127.0.0.1:$base_port/openai/v1/chat/completions
     # Warm every path (connection pools, LiteLLM's first-call imports).
-    for url in $direct $relay $litellm; do
+    for url in $direct $relay $older $litellm; do
         wrk -t 1 -c 4 -d 2s -s "$work/post.lua" "$url" >/dev/null
     done
 
@@ -194,9 +207,11 @@ EOF
     results=""
     for c in 1 32; do
         d=$(measure "$direct" "$c")
+        b="- - -"
+        [ -z "$older" ] || b=$(measure "$older" "$c")
         r=$(measure "$relay" "$c")
         l=$(measure "$litellm" "$c")
-        results="$results$c $d $r $l
+        results="$results$c $d $r $l $b
 "
     done
     calls=$(wc -l <"$work/state/usage.jsonl")
@@ -207,9 +222,12 @@ EOF
             c = $1; dp50 = $2; dp99 = $3; drps = $4
             rp50 = $5; rp99 = $6; rrps = $7
             lp50 = $8; lp99 = $9; lrps = $10
+            bp50 = $11; bp99 = $12; brps = $13
             printf "concurrency %d (%ss each, wrk):\n", c, seconds
             printf "  %-22s p50 %10s  p99 %10s  %8d req/s\n", "upstream directly", ms(dp50), ms(dp99), drps
             printf "  %-22s p50 %10s  p99 %10s  %8d req/s   added: p50 %s, p99 %s\n", "agent relay", ms(rp50), ms(rp99), rrps, ms(rp50 - dp50), ms(rp99 - dp99)
+            if (bp50 != "-")
+                printf "  %-22s p50 %10s  p99 %10s  %8d req/s   added: p50 %s, p99 %s\n", "agent relay (baseline)", ms(bp50), ms(bp99), brps, ms(bp50 - dp50), ms(bp99 - dp99)
             printf "  %-22s p50 %10s  p99 %10s  %8d req/s   added: p50 %s, p99 %s\n", "LiteLLM " version, ms(lp50), ms(lp99), lrps, ms(lp50 - dp50), ms(lp99 - dp99)
             ra = rp50 - dp50; la = lp50 - dp50
             if (ra > 0) printf "  LiteLLM adds %.0fx the relay'"'"'s latency at p50", la / ra

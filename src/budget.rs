@@ -196,7 +196,8 @@ impl Budget {
         }
         let _lock = state_file::lock(&self.path)?;
         let mut file = self.read_or_rebuilt();
-        file.days.entry(reservation.day.clone()).or_default().tokens += tokens.total();
+        let day = file.days.entry(reservation.day.clone()).or_default();
+        day.tokens = day.tokens.saturating_add(tokens.total());
         self.save(&mut file, Durability::Unsynced)
     }
 
@@ -294,7 +295,7 @@ pub fn rebuild(ledger: &Ledger) -> BudgetFile {
         };
         let entry = file.days.entry(day).or_default();
         entry.calls += 1;
-        entry.tokens += record.tokens.total();
+        entry.tokens = entry.tokens.saturating_add(record.tokens.total());
     }
     file
 }

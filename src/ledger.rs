@@ -28,7 +28,20 @@ pub struct Tokens {
 impl Tokens {
     /// What counts against the daily token cap: everything the call consumed.
     pub fn total(&self) -> u64 {
-        self.input + self.output + self.reasoning + self.cache_read + self.cache_write
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.reasoning)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
+    }
+
+    /// Adds another call's counts, saturating: a ledger line from anywhere cannot wrap a sum.
+    pub fn add(&mut self, more: &Tokens) {
+        self.input = self.input.saturating_add(more.input);
+        self.output = self.output.saturating_add(more.output);
+        self.reasoning = self.reasoning.saturating_add(more.reasoning);
+        self.cache_read = self.cache_read.saturating_add(more.cache_read);
+        self.cache_write = self.cache_write.saturating_add(more.cache_write);
     }
 }
 

@@ -13,6 +13,7 @@ mod endpoints;
 mod launching;
 mod mock_selftest;
 mod relay;
+mod relay_hostile;
 mod secrets;
 mod service_files;
 mod usage;

@@ -14,14 +14,14 @@ use crate::support::sandbox::files_under;
 use crate::support::{MockApi, Reply, Rule, Sandbox, Usage};
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
-const TOKEN: &str = "agr-test-RELAY-TOKEN-0123456789abcdef";
-const ANTHROPIC_KEY: &str = "sk-ant-api03-UPSTREAM-KEY-0123456789abcdef";
-const OPENAI_KEY: &str = "sk-proj-UPSTREAM-OPENAI-KEY-0123456789";
-const PROMPT: &str = "Tell me about the SECRET-PROMPT-PLATYPUS in one word";
-const MODEL: &str = "claude-opus-5";
+pub(crate) const TOKEN: &str = "agr-test-RELAY-TOKEN-0123456789abcdef";
+pub(crate) const ANTHROPIC_KEY: &str = "sk-ant-api03-UPSTREAM-KEY-0123456789abcdef";
+pub(crate) const OPENAI_KEY: &str = "sk-proj-UPSTREAM-OPENAI-KEY-0123456789";
+pub(crate) const PROMPT: &str = "Tell me about the SECRET-PROMPT-PLATYPUS in one word";
+pub(crate) const MODEL: &str = "claude-opus-5";
 
 /// A sandbox whose relay has the token, both keys, and both upstreams on the mock.
-fn relay_world() -> (Sandbox, MockApi) {
+pub(crate) fn relay_world() -> (Sandbox, MockApi) {
     let api = MockApi::start();
     let sb = Sandbox::new();
     sb.env("AGENT_RELAY_TOKEN", TOKEN);
@@ -32,12 +32,12 @@ fn relay_world() -> (Sandbox, MockApi) {
     (sb, api)
 }
 
-fn messages_body(model: &str) -> String {
+pub(crate) fn messages_body(model: &str) -> String {
     json!({"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": PROMPT}]})
         .to_string()
 }
 
-fn ledger(sb: &Sandbox) -> Vec<Value> {
+pub(crate) fn ledger(sb: &Sandbox) -> Vec<Value> {
     fs::read_to_string(sb.state_dir().join("usage.jsonl"))
         .unwrap_or_default()
         .lines()

@@ -243,13 +243,10 @@ impl Keeper {
                 }
                 lines.push_str(&line);
             }
-            let day = tokens_by_day.entry(call.record.day.clone()).or_default();
-            let t = &call.record.tokens;
-            day.input += t.input;
-            day.output += t.output;
-            day.reasoning += t.reasoning;
-            day.cache_read += t.cache_read;
-            day.cache_write += t.cache_write;
+            tokens_by_day
+                .entry(call.record.day.clone())
+                .or_default()
+                .add(&call.record.tokens);
         }
         // One write with O_APPEND: the lines land together, never interleaved with another
         // process's.
@@ -292,5 +289,29 @@ impl Keeper {
                 self.health.record(&target, &outcome, &self.policy);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_sums_saturate_instead_of_wrapping() {
+        // What a hand-edited ledger line, or an upstream past the per-field clamp, could hold.
+        let huge = Tokens {
+            input: u64::MAX,
+            output: u64::MAX,
+            cache_read: 1,
+            ..Tokens::default()
+        };
+        assert_eq!(huge.total(), u64::MAX);
+        let mut day = Tokens::default();
+        day.add(&huge);
+        day.add(&huge);
+        assert_eq!(
+            (day.input, day.output, day.cache_read),
+            (u64::MAX, u64::MAX, 2)
+        );
     }
 }

@@ -16,8 +16,43 @@ use crate::error_class::ErrorClass;
 use crate::ledger::{CallRecord, Tokens};
 use crate::probe::{Outcome, QUOTA_WORDS, clears_at};
 
-/// Longest value taken from an `X-Agent-*` header.
+/// Longest value taken from an `X-Agent-*` header, in bytes.
 const META_LIMIT: usize = 200;
+/// Longest `model` a client may name, in bytes: real model names are under 100, and the
+/// model names health targets and ledger lines, which every launch reads — an 8 MB one
+/// once grew `health.json` and `events.jsonl` to 100 MB each.
+pub const MODEL_LIMIT: usize = 200;
+
+/// A client's string as shared state may hold it: control characters (line breaks, tabs,
+/// escapes) dropped, cut to `limit` bytes on a character boundary, secrets redacted.
+fn clean(text: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(limit));
+    for c in text.chars().filter(|c| !c.is_control()) {
+        if out.len() + c.len_utf8() > limit {
+            break;
+        }
+        out.push(c);
+    }
+    crate::redact::redact(&out)
+}
+
+/// The `model` a client named, as the books take it: over [`MODEL_LIMIT`] bytes it is
+/// refused (the relay's 400 answer, to give before anything is used), control characters
+/// are dropped.
+pub fn checked_model(model: Option<&str>) -> Result<Option<String>, Box<Response>> {
+    match model {
+        Some(model) if model.len() > MODEL_LIMIT => Err(Box::new(error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            &format!(
+                "relay: model: {} bytes is longer than the {MODEL_LIMIT} a model name may be; nothing was sent upstream",
+                model.len()
+            ),
+        ))),
+        Some(model) => Ok(Some(clean(model, MODEL_LIMIT)).filter(|m| !m.is_empty())),
+        None => Ok(None),
+    }
+}
 
 /// What the client said about the call, from its headers.
 #[derive(Debug, Clone, Default)]
@@ -36,11 +71,8 @@ impl CallMeta {
                 .get(name)
                 .and_then(|v| v.to_str().ok())
                 .map(str::trim)
+                .map(|v| clean(v, META_LIMIT))
                 .filter(|v| !v.is_empty())
-                .map(|v| {
-                    let cut: String = v.chars().take(META_LIMIT).collect();
-                    crate::redact::redact(&cut)
-                })
         };
         CallMeta {
             run: text("x-agent-run"),
@@ -76,7 +108,9 @@ pub fn error_response(status: StatusCode, kind: &str, message: &str) -> Response
     response
 }
 
-/// A call that was reserved and sent: everything its ledger line and health need.
+/// A call that was reserved and sent: everything its ledger line and health need. A call
+/// dropped before it was finished — its client left, or the relay's stop cut it — still
+/// writes its line: the budget counted it.
 pub struct Call {
     pub relay: std::sync::Arc<Relay>,
     pub reservation: Reservation,
@@ -86,6 +120,22 @@ pub struct Call {
     pub targets: Vec<String>,
     /// For reasons: `claude-opus-5 via relay anthropic`.
     pub what: String,
+    /// Its line is handed to the books.
+    written: bool,
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if self.written {
+            return;
+        }
+        let end = if self.relay.is_cutting() {
+            End::Stopped { status: None }
+        } else {
+            End::ClientGone { status: None }
+        };
+        self.write(&end, None, None, (0, 0));
+    }
 }
 
 /// How a call ended.
@@ -109,6 +159,8 @@ pub enum End<'a> {
     },
     /// The client went away before the answer was over.
     ClientGone { status: Option<u16> },
+    /// The relay's stop cut the call when its grace period was over.
+    Stopped { status: Option<u16> },
 }
 
 impl Call {
@@ -119,6 +171,39 @@ impl Call {
         tokens: Option<Tokens>,
         estimate: (usize, u64),
     ) {
+        self.write(end, ttfb, tokens, estimate);
+    }
+
+    pub fn new(
+        relay: std::sync::Arc<Relay>,
+        reservation: Reservation,
+        record: CallRecord,
+        targets: Vec<String>,
+        what: String,
+        started: Instant,
+    ) -> Call {
+        Call {
+            relay,
+            reservation,
+            record,
+            started,
+            targets,
+            what,
+            written: false,
+        }
+    }
+
+    /// Hands the ledger line and health to the books, once.
+    fn write(
+        &mut self,
+        end: &End,
+        ttfb: Option<Duration>,
+        tokens: Option<Tokens>,
+        estimate: (usize, u64),
+    ) {
+        if std::mem::replace(&mut self.written, true) {
+            return;
+        }
         let duration = self.started.elapsed();
         let (status, class, reason) = match end {
             End::Answered {
@@ -127,7 +212,10 @@ impl Call {
                 stream_error,
                 ..
             } => {
-                if *status >= 400 {
+                // Only a 2xx is an answer: a redirect (the relay follows none) or any other
+                // status the client gets instead of one is the upstream's failure, classed
+                // by its status (a 3xx counts with the upstream's errors).
+                if !(200..300).contains(status) {
                     let text = String::from_utf8_lossy(body);
                     let class = crate::probe::classify_status(*status, &text);
                     let reason = format!(
@@ -160,14 +248,17 @@ impl Call {
                 Some(*class),
                 format!("{} failed: {class}{}", self.what, quota_words(why)),
             ),
-            End::ClientGone { status } => (*status, None, String::new()),
+            End::ClientGone { status } | End::Stopped { status } => (*status, None, String::new()),
         };
         let record = &mut self.record;
         record.time = jiff::Timestamp::now().to_string();
         record.status = status;
-        record.error_kind = class
-            .map_or("client_closed", ErrorClass::as_str)
-            .to_string();
+        record.error_kind = match (end, class) {
+            (_, Some(class)) => class.as_str(),
+            (End::Stopped { .. }, None) => "relay_stopped",
+            (_, None) => "client_closed",
+        }
+        .to_string();
         record.ttfb_s = ttfb.map(|d| round_ms(d.as_secs_f64()));
         record.duration_s = round_ms(duration.as_secs_f64());
         record.day.clone_from(&self.reservation.day);
@@ -219,7 +310,7 @@ impl Call {
             ));
         }
         self.relay.books.finish(Finished {
-            record: self.record,
+            record: std::mem::take(&mut self.record),
             health,
         });
     }

@@ -80,12 +80,11 @@ pub async fn answer(
             "relay: the body is not JSON",
         );
     };
-    let Some(model) = request
-        .get("model")
-        .and_then(Value::as_str)
-        .filter(|m| !m.is_empty())
-        .map(str::to_string)
-    else {
+    let model = match super::call::checked_model(request.get("model").and_then(Value::as_str)) {
+        Ok(model) => model,
+        Err(refusal) => return *refusal,
+    };
+    let Some(model) = model else {
         return error_response(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
@@ -121,18 +120,18 @@ pub async fn answer(
         Ok(reservation) => reservation,
         Err(response) => return response,
     };
-    let call = super::call::Call {
-        targets: vec![format!(
+    let call = super::call::Call::new(
+        Arc::clone(&relay),
+        reservation,
+        record_for(&meta, upstream, Some(model.clone())),
+        vec![format!(
             "command {} {model} @relay:{}",
             binary.display(),
             upstream.name
         )],
-        record: record_for(&meta, upstream, Some(model.clone())),
-        reservation,
+        format!("{model} via relay {}", upstream.name),
         started,
-        what: format!("{model} via relay {}", upstream.name),
-        relay: Arc::clone(&relay),
-    };
+    );
     let timeout = relay.config.upstream_timeout;
     let run_model = model.clone();
     let outcome =

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use super::scrub::Needle;
 use super::settings::Upstream;
 
 /// A key and where it came from (`env:AGENT_RELAY_ANTHROPIC_KEY`): the source names the
@@ -24,6 +25,9 @@ impl std::fmt::Debug for Key {
 #[derive(Default)]
 pub struct Keys {
     cache: RwLock<HashMap<String, Key>>,
+    /// Every key read since the start, to mask in answers: one dropped after a 401 was
+    /// still injected, and is still a secret.
+    injected: RwLock<Arc<[Needle]>>,
 }
 
 impl Keys {
@@ -44,11 +48,34 @@ impl Keys {
         }
         let key = read(upstream)?;
         crate::redact::register(&key.value);
+        self.remember(&key.value);
         self.cache
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(upstream.name.clone(), key.clone());
         Ok(key)
+    }
+
+    /// The keys to mask in every answer (cheap: one shared list, replaced when a key is read).
+    pub fn injected(&self) -> Arc<[Needle]> {
+        Arc::clone(
+            &self
+                .injected
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    fn remember(&self, value: &str) {
+        let mut injected = self
+            .injected
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !injected.iter().any(|n| n.bytes() == value.as_bytes()) {
+            let mut all = injected.to_vec();
+            all.push(Needle::new(value));
+            *injected = Arc::from(all);
+        }
     }
 
     /// Forgets a key the upstream refused.

@@ -11,8 +11,10 @@ mod claude_cli;
 mod install;
 mod keys;
 mod proxy;
+mod scrub;
 mod server;
 pub mod settings;
+mod target;
 mod token;
 mod usage;
 

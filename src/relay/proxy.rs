@@ -21,8 +21,10 @@ use serde::Deserialize;
 
 use super::call::{Call, CallMeta, End, error_response};
 use super::keys::Key;
+use super::scrub::Scrubber;
 use super::server::Relay;
 use super::settings::{Kind, Upstream};
+use super::target::Target;
 use super::usage::UsageReader;
 use crate::budget::Refusal;
 use crate::ledger::CallRecord;
@@ -51,13 +53,13 @@ impl Peek {
     }
 }
 
-/// Forwards one request to an HTTP upstream. `rest` is the path after `/{name}`, with
-/// the query.
+/// Forwards one request to an HTTP upstream, at the checked target's path under the
+/// upstream's base.
 pub async fn forward(
     relay: Arc<Relay>,
     upstream: &Upstream,
     parts: Parts,
-    rest: String,
+    target: &Target,
     body: Bytes,
 ) -> Response {
     let started = Instant::now();
@@ -69,7 +71,20 @@ pub async fn forward(
     } else {
         Peek::default()
     };
-    let path = rest.split('?').next().unwrap_or("");
+    let model = match super::call::checked_model(peek.model.as_deref()) {
+        Ok(model) => model,
+        Err(refusal) => return *refusal,
+    };
+    let path = target.path.as_str();
+    // Built from the base's parts before the key is read: a target that cannot make an
+    // upstream URL uses nothing.
+    let Some(uri) = relay.upstream_uri(upstream, target) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "relay: the request path does not make a valid upstream URL; nothing was sent upstream",
+        );
+    };
     let body = match upstream.kind {
         Kind::Openai if wants_usage_added(path, &peek) => add_include_usage(&body).unwrap_or(body),
         _ => body,
@@ -103,20 +118,19 @@ pub async fn forward(
     let call = if metered {
         match reserve(&relay).await {
             Ok(reservation) => {
-                let model = peek.model.clone();
                 let what = format!(
                     "{} via relay {}",
                     model.as_deref().unwrap_or("the model"),
                     upstream.name
                 );
-                Some(Call {
-                    targets: relay.targets(upstream, &key, path, model.as_deref()),
-                    record: record_for(&meta, upstream, model),
+                Some(Call::new(
+                    Arc::clone(&relay),
                     reservation,
-                    started,
+                    record_for(&meta, upstream, model.clone()),
+                    relay.targets(upstream, &key, path, model.as_deref()),
                     what,
-                    relay: Arc::clone(&relay),
-                })
+                    started,
+                ))
             }
             Err(response) => return response,
         }
@@ -124,20 +138,9 @@ pub async fn forward(
         None
     };
 
-    let base = relay.base(upstream);
-    let url = format!("{base}{rest}");
     let mut request = hyper::Request::new(Full::new(body.clone()));
     *request.method_mut() = parts.method.clone();
-    *request.uri_mut() = match url.parse() {
-        Ok(uri) => uri,
-        Err(_) => {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                "invalid_request_error",
-                "relay: the request path does not make a valid upstream URL",
-            );
-        }
-    };
+    *request.uri_mut() = uri;
     *request.headers_mut() = upstream_headers(&parts.headers, upstream.kind, &key);
 
     let sent = relay.client.request(request);
@@ -190,9 +193,11 @@ pub async fn forward(
         relay.keys.drop_key(&upstream.name);
     }
 
+    let injected = relay.keys.injected();
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
     *response.headers_mut() = client_headers(&head.headers);
+    Scrubber::new(Arc::clone(&injected)).headers(response.headers_mut());
     let observed = match call {
         Some(mut call) => {
             let content_type = head
@@ -238,12 +243,17 @@ pub async fn forward(
         }
         None => None,
     };
+    // A body known to be empty has nothing to scrub.
+    let scrubber = (!http_body::Body::is_end_stream(&incoming)).then(|| Scrubber::new(injected));
     *response.body_mut() = Body::new(Observed {
         inner: incoming,
         idle: relay.config.upstream_timeout,
         last: Instant::now(),
         timer: None,
         watch: observed,
+        scrubber,
+        waiting: None,
+        ended: false,
     });
     response
 }
@@ -439,6 +449,9 @@ impl Watch {
             Ending::ClientGone => End::ClientGone {
                 status: Some(self.status),
             },
+            Ending::Stopped => End::Stopped {
+                status: Some(self.status),
+            },
         };
         let received = self.reader.bytes;
         self.call.finish(
@@ -454,16 +467,24 @@ enum Ending {
     Complete,
     Broken(String),
     ClientGone,
+    /// Cut by the relay's stop.
+    Stopped,
 }
 
 /// The upstream's body on its way to the client: each frame is passed on as it arrives,
-/// read for usage on the way; silence longer than `idle` ends it.
+/// read for usage on the way and scrubbed of the keys; silence longer than `idle` ends it.
 struct Observed {
     inner: Incoming,
     idle: Duration,
     last: Instant,
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
     watch: Option<Watch>,
+    /// `None` for a body known to be empty: nothing to scrub.
+    scrubber: Option<Scrubber>,
+    /// A trailers frame that waits for the held-back bytes to go first.
+    waiting: Option<Frame<Bytes>>,
+    /// The upstream's body has ended (what was held back may still be going out).
+    ended: bool,
 }
 
 impl http_body::Body for Observed {
@@ -475,59 +496,106 @@ impl http_body::Body for Observed {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         let this = self.get_mut();
-        match Pin::new(&mut this.inner).poll_frame(cx) {
-            Poll::Ready(Some(Ok(frame))) => {
-                this.last = Instant::now();
-                if let (Some(watch), Some(data)) = (this.watch.as_mut(), frame.data_ref()) {
-                    watch.reader.feed(data);
+        if let Some(frame) = this.waiting.take() {
+            return Poll::Ready(Some(Ok(frame)));
+        }
+        if this.ended {
+            return Poll::Ready(None);
+        }
+        loop {
+            match Pin::new(&mut this.inner).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => {
+                    this.last = Instant::now();
+                    let frame = match frame.into_data() {
+                        Ok(data) => {
+                            if let Some(watch) = this.watch.as_mut() {
+                                watch.reader.feed(&data);
+                            }
+                            let Some(scrubber) = this.scrubber.as_mut() else {
+                                return Poll::Ready(Some(Ok(Frame::data(data))));
+                            };
+                            let data = scrubber.chunk(data);
+                            if data.is_empty() {
+                                // All of it could start a key: wait for the next chunk.
+                                continue;
+                            }
+                            Frame::data(data)
+                        }
+                        Err(frame) => {
+                            let held = this.scrubber.as_mut().map(Scrubber::finish);
+                            match held.filter(|h| !h.is_empty()) {
+                                Some(held) => {
+                                    this.waiting = Some(frame);
+                                    Frame::data(held)
+                                }
+                                None => frame,
+                            }
+                        }
+                    };
+                    return Poll::Ready(Some(Ok(frame)));
                 }
-                Poll::Ready(Some(Ok(frame)))
-            }
-            Poll::Ready(Some(Err(err))) => {
-                let why = format!("the answer broke off: {}", error_chain(&err));
-                if let Some(watch) = this.watch.take() {
-                    watch.end(Ending::Broken(why));
-                }
-                Poll::Ready(Some(Err(Box::new(err))))
-            }
-            Poll::Ready(None) => {
-                if let Some(watch) = this.watch.take() {
-                    watch.end(Ending::Complete);
-                }
-                Poll::Ready(None)
-            }
-            Poll::Pending => {
-                // The timer is reset lazily: only when it fires is `last` looked at.
-                loop {
-                    let deadline = tokio::time::Instant::from_std(this.last + this.idle);
-                    let timer = this
-                        .timer
-                        .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
-                    if timer.deadline() < deadline {
-                        timer.as_mut().reset(deadline);
+                Poll::Ready(Some(Err(err))) => {
+                    let why = format!("the answer broke off: {}", error_chain(&err));
+                    if let Some(watch) = this.watch.take() {
+                        watch.end(Ending::Broken(why));
                     }
-                    if timer.as_mut().poll(cx).is_pending() {
-                        return Poll::Pending;
-                    }
-                    if Instant::now() >= this.last + this.idle {
-                        break;
-                    }
+                    return Poll::Ready(Some(Err(Box::new(err))));
                 }
-                let why = format!("the answer went silent for {}s", this.idle.as_secs());
-                if let Some(watch) = this.watch.take() {
-                    watch.end(Ending::Broken(why.clone()));
+                Poll::Ready(None) => {
+                    this.ended = true;
+                    if let Some(watch) = this.watch.take() {
+                        watch.end(Ending::Complete);
+                    }
+                    let held = this.scrubber.as_mut().map(Scrubber::finish);
+                    return match held.filter(|h| !h.is_empty()) {
+                        Some(held) => Poll::Ready(Some(Ok(Frame::data(held)))),
+                        None => Poll::Ready(None),
+                    };
                 }
-                Poll::Ready(Some(Err(why.into())))
+                Poll::Pending => {
+                    // The timer is reset lazily: only when it fires is `last` looked at.
+                    loop {
+                        let deadline = tokio::time::Instant::from_std(this.last + this.idle);
+                        let timer = this
+                            .timer
+                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+                        if timer.deadline() < deadline {
+                            timer.as_mut().reset(deadline);
+                        }
+                        if timer.as_mut().poll(cx).is_pending() {
+                            return Poll::Pending;
+                        }
+                        if Instant::now() >= this.last + this.idle {
+                            break;
+                        }
+                    }
+                    let why = format!("the answer went silent for {}s", this.idle.as_secs());
+                    if let Some(watch) = this.watch.take() {
+                        watch.end(Ending::Broken(why.clone()));
+                    }
+                    return Poll::Ready(Some(Err(why.into())));
+                }
             }
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.waiting.is_none()
+            && (self.ended
+                || (self.inner.is_end_stream()
+                    && self.scrubber.as_ref().is_none_or(|s| s.held() == 0)))
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
+        // Masking keeps lengths; what is held back is still to come.
+        let held = self.scrubber.as_ref().map_or(0, Scrubber::held) as u64;
+        let inner = self.inner.size_hint();
+        let mut hint = SizeHint::new();
+        hint.set_lower(inner.lower() + held);
+        if let Some(upper) = inner.upper() {
+            hint.set_upper(upper + held);
+        }
+        hint
     }
 }
 
@@ -537,6 +605,8 @@ impl Drop for Observed {
             // A body hyper knew was empty is never polled to its end: that is complete.
             let how = if http_body::Body::is_end_stream(&self.inner) {
                 Ending::Complete
+            } else if watch.call.relay.is_cutting() {
+                Ending::Stopped
             } else {
                 Ending::ClientGone
             };

@@ -8,6 +8,8 @@
 //!   bodies over `body_limit_mb` get 413.
 //! - Origin-form and absolute-form targets are accepted, but an absolute-form target naming
 //!   any other host is refused: the relay is never an open proxy.
+//! - The path is checked before anything is used ([`Target`]): one leading `/`, no empty or
+//!   dot segments; the upstream URL is built from the base's parts.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -15,6 +17,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs as _};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -36,6 +39,7 @@ use super::accounting::Books;
 use super::call::error_response;
 use super::keys::{Key, Keys};
 use super::settings::{Kind, RelayConfig, Upstream};
+use super::target::{Base, Target};
 use super::token::Token;
 use crate::config::Config;
 use crate::exit_codes::usage;
@@ -49,18 +53,30 @@ pub struct Relay {
     pub keys: Keys,
     pub books: Books,
     pub client: HttpClient,
-    /// Base URLs after `AGENT_RELAY_<NAME>_BASE`.
-    bases: BTreeMap<String, String>,
+    /// Base URLs after `AGENT_RELAY_<NAME>_BASE`, parsed (`claude-cli` upstreams have none).
+    bases: BTreeMap<String, Base>,
     /// How clients on this host reach the relay: `http://127.0.0.1:18790`.
     front: String,
     /// The address bound, for absolute-form targets naming the relay itself.
     local: SocketAddr,
+    /// Set when the stop's grace period is over and the calls still in flight are cut.
+    cutting: AtomicBool,
 }
 
 impl Relay {
+    /// Whether a call ending now is being cut by the relay's stop.
+    pub fn is_cutting(&self) -> bool {
+        self.cutting.load(Ordering::Relaxed)
+    }
+
     /// The upstream's base URL, without a trailing slash.
     pub fn base(&self, upstream: &Upstream) -> &str {
-        self.bases.get(&upstream.name).map_or("", String::as_str)
+        self.bases.get(&upstream.name).map_or("", Base::as_str)
+    }
+
+    /// The URL a checked target goes to on its upstream (`None`: the upstream has no base).
+    pub fn upstream_uri(&self, upstream: &Upstream, target: &Target) -> Option<http::Uri> {
+        self.bases.get(&upstream.name)?.join(target).ok()
     }
 
     /// The health targets a call to `path` with `model` speaks for, in the naming of
@@ -139,16 +155,20 @@ pub fn serve(
     let token = Token::load()?;
     let mut bases = BTreeMap::new();
     for upstream in relay_config.upstreams.values() {
+        if upstream.kind == Kind::ClaudeCli {
+            continue;
+        }
         let var = upstream.env_var("BASE");
-        let base = std::env::var(&var)
-            .ok()
-            .filter(|b| !b.trim().is_empty())
-            .or_else(|| upstream.base.clone())
-            .unwrap_or_default();
-        bases.insert(
-            upstream.name.clone(),
-            base.trim_end_matches('/').to_string(),
-        );
+        let (base, from) = match std::env::var(&var).ok().filter(|b| !b.trim().is_empty()) {
+            Some(base) => (base, var),
+            None => (
+                upstream.base.clone().unwrap_or_default(),
+                format!("relay.upstreams.{}.base", upstream.name),
+            ),
+        };
+        let base =
+            Base::parse(&base).map_err(|why| usage(format!("{from} = \"{base}\": {why}")))?;
+        bases.insert(upstream.name.clone(), base);
     }
     let state_dir = crate::paths::state_dir();
     crate::state_file::ensure_dir(&state_dir)?;
@@ -179,6 +199,7 @@ pub fn serve(
             token,
             bases,
             local,
+            cutting: AtomicBool::new(false),
         });
         announce(&relay, &state_dir);
         let outcome = accept_loop(&listener, &relay).await;
@@ -232,7 +253,10 @@ async fn accept_loop(listener: &tokio::net::TcpListener, relay: &Arc<Relay>) -> 
         .keep_alive(true);
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("watching SIGTERM")?;
+    // Every connection's task, so a stop can cut what is still running and see it gone.
+    let mut connections = tokio::task::JoinSet::new();
     loop {
+        while connections.try_join_next().is_some() {}
         let (stream, _peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
@@ -262,12 +286,32 @@ async fn accept_loop(listener: &tokio::net::TcpListener, relay: &Arc<Relay>) -> 
             });
         let connection = http.serve_connection(TokioIo::new(stream), service);
         let watched = graceful.watch(connection);
-        tokio::spawn(async move {
+        connections.spawn(async move {
             let _ = watched.await;
         });
     }
-    crate::term::notice("relay stopping: finishing the calls in flight (10 s at most)");
-    let _ = tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await;
+    let grace = relay.config.stop_grace;
+    crate::term::notice(&format!(
+        "relay stopping: finishing the calls in flight ({:.1} s at most)",
+        grace.as_secs_f64()
+    ));
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        // Dropping a connection drops its call, which hands its ledger line (`relay_stopped`)
+        // to the books; they are written before the relay exits.
+        relay.cutting.store(true, Ordering::Relaxed);
+        connections.abort_all();
+        let mut cut = 0;
+        while let Some(ended) = connections.join_next().await {
+            cut += usize::from(ended.is_err_and(|e| e.is_cancelled()));
+        }
+        crate::term::notice(&format!(
+            "relay stopping: cut {cut} connection(s) still busy after {:.1} s",
+            grace.as_secs_f64()
+        ));
+    }
     Ok(())
 }
 
@@ -342,13 +386,6 @@ async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response 
 /// own kind of forwarding.
 async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let path = parts.uri.path();
-    let name = path
-        .trim_start_matches('/')
-        .split('/')
-        .next()
-        .unwrap_or_default()
-        .to_string();
     if !relay.token.admits(&parts.headers) {
         return error_response(
             StatusCode::UNAUTHORIZED,
@@ -356,7 +393,20 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
             "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
         );
     }
-    let Some(upstream) = relay.config.upstreams.get(&name).cloned() else {
+    let target = match Target::parse(&parts.uri) {
+        Ok(target) => target,
+        Err(why) => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &format!(
+                    "relay: {why}; the relay forwards only /{{upstream}}/… paths of plain segments, and nothing was sent upstream"
+                ),
+            );
+        }
+    };
+    let name = target.name.as_str();
+    let Some(upstream) = relay.config.upstreams.get(name).cloned() else {
         let known: Vec<&str> = relay.config.upstreams.keys().map(String::as_str).collect();
         return error_response(
             StatusCode::NOT_FOUND,
@@ -366,13 +416,6 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
                 known.join("/…, /")
             ),
         );
-    };
-    let rest = {
-        let after = &path[1 + name.len()..];
-        match parts.uri.query() {
-            Some(query) => format!("{after}?{query}"),
-            None => after.to_string(),
-        }
     };
 
     let limit = relay.config.body_limit;
@@ -407,9 +450,11 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
         }
     };
     match upstream.kind {
-        Kind::ClaudeCli => super::claude_cli::answer(relay, &upstream, parts, rest, body).await,
+        Kind::ClaudeCli => {
+            super::claude_cli::answer(relay, &upstream, parts, target.rest(), body).await
+        }
         Kind::Anthropic | Kind::Openai => {
-            super::proxy::forward(relay, &upstream, parts, rest, body).await
+            super::proxy::forward(relay, &upstream, parts, &target, body).await
         }
     }
 }

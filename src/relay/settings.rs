@@ -15,6 +15,7 @@ const DEFAULT_BODY_LIMIT_MB: u64 = 32;
 const DEFAULT_CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(600);
+const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
 /// Any of the relay's timeouts: more than 0 (a zero timeout fails every call), at most a
 /// day (tokio and hyper add it to the clock).
 const TIMEOUT: Bounds = Bounds::positive(crate::bounds::DAY);
@@ -85,6 +86,8 @@ pub struct RelayConfig {
     /// The longest silence from an upstream: before its answer starts, between two chunks
     /// of it, and the longest a `claude-cli` run may take.
     pub upstream_timeout: Duration,
+    /// On SIGTERM, how long calls in flight may take to finish before they are cut.
+    pub stop_grace: Duration,
     pub upstreams: BTreeMap<String, Upstream>,
 }
 
@@ -108,6 +111,7 @@ impl Default for RelayConfig {
             client_timeout: DEFAULT_CLIENT_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             upstream_timeout: DEFAULT_UPSTREAM_TIMEOUT,
+            stop_grace: DEFAULT_STOP_GRACE,
             upstreams: BTreeMap::from([
                 builtin("anthropic", Kind::Anthropic, "https://api.anthropic.com"),
                 builtin("openai", Kind::Openai, "https://api.openai.com"),
@@ -127,6 +131,7 @@ pub struct RelayFile {
     client_timeout_seconds: Option<Spanned<f64>>,
     connect_timeout_seconds: Option<Spanned<f64>>,
     upstream_timeout_seconds: Option<Spanned<f64>>,
+    stop_grace_seconds: Option<Spanned<f64>>,
     #[serde(default)]
     upstreams: BTreeMap<String, Spanned<UpstreamFile>>,
 }
@@ -190,6 +195,9 @@ impl RelayConfig {
             "relay.upstream_timeout_seconds",
         )? {
             self.upstream_timeout = d;
+        }
+        if let Some(d) = seconds(file.stop_grace_seconds, "relay.stop_grace_seconds")? {
+            self.stop_grace = d;
         }
         if let Some(limit) = file.body_limit_mb {
             let span = limit.span();

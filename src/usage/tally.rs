@@ -49,23 +49,15 @@ impl Counts {
         self.calls += 1;
         self.errors += u64::from(error);
         self.estimated += u64::from(estimated);
-        add_tokens(&mut self.tokens, tokens);
+        self.tokens.add(tokens);
     }
 
     pub fn add(&mut self, other: &Counts) {
         self.calls += other.calls;
         self.errors += other.errors;
         self.estimated += other.estimated;
-        add_tokens(&mut self.tokens, &other.tokens);
+        self.tokens.add(&other.tokens);
     }
-}
-
-pub fn add_tokens(sum: &mut Tokens, more: &Tokens) {
-    sum.input += more.input;
-    sum.output += more.output;
-    sum.reasoning += more.reasoning;
-    sum.cache_read += more.cache_read;
-    sum.cache_write += more.cache_write;
 }
 
 /// One call, as every source presents it to the tally. Empty strings are unknown.
@@ -134,7 +126,7 @@ impl Sums {
 
 fn add_plan_tokens(list: &mut Vec<(Box<str>, u64)>, key: &str, tokens: u64) {
     match list.iter_mut().find(|(k, _)| &**k == key) {
-        Some((_, sum)) => *sum += tokens,
+        Some((_, sum)) => *sum = sum.saturating_add(tokens),
         None => list.push((key.into(), tokens)),
     }
 }
@@ -221,7 +213,8 @@ impl Tally {
             self.groups.entry(key).or_default().merge(sums);
         }
         for (key, tokens) in other.plan_months {
-            *self.plan_months.entry(key).or_default() += tokens;
+            let sum = self.plan_months.entry(key).or_default();
+            *sum = sum.saturating_add(tokens);
         }
     }
 }

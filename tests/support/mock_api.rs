@@ -117,6 +117,7 @@ pub struct Reply {
     usage: Usage,
     event_gap: Duration,
     stall_after: Option<usize>,
+    split_stream: Option<(String, usize)>,
 }
 
 #[derive(Clone, Debug)]
@@ -231,6 +232,14 @@ impl Reply {
         self
     }
 
+    /// For a streamed success: send the whole stream as two chunks, the first ending
+    /// `offset` bytes into the first occurrence of `text` (as a gateway or a TCP segment
+    /// may cut an answer anywhere, not only between events).
+    pub fn split_stream(mut self, text: &str, offset: usize) -> Self {
+        self.split_stream = Some((text.to_owned(), offset));
+        self
+    }
+
     fn new(kind: ReplyKind, status: u16) -> Self {
         Reply {
             kind,
@@ -241,6 +250,7 @@ impl Reply {
             usage: Usage::default(),
             event_gap: Duration::ZERO,
             stall_after: None,
+            split_stream: None,
         }
     }
 
@@ -960,6 +970,19 @@ fn write_stream(
         .as_bytes(),
     )?;
     out.flush()?;
+    let split;
+    let events = match &reply.split_stream {
+        Some((text, offset)) => {
+            let whole = events.concat();
+            let at = whole
+                .find(text.as_str())
+                .map_or(whole.len(), |i| i + offset);
+            let (first, second) = whole.split_at(at.min(whole.len()));
+            split = [first.to_owned(), second.to_owned()];
+            &split[..]
+        }
+        None => events,
+    };
     for (i, event) in events.iter().enumerate() {
         if reply.stall_after == Some(i) {
             shared.wait_for_shutdown(None);
@@ -967,6 +990,10 @@ fn write_stream(
         }
         if i > 0 && !reply.event_gap.is_zero() && shared.wait_for_shutdown(Some(reply.event_gap)) {
             return Ok(false);
+        }
+        if event.is_empty() {
+            // A zero-size chunk would end the stream.
+            continue;
         }
         out.write_all(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes())?;
         out.flush()?;
