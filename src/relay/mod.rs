@@ -13,7 +13,7 @@ mod keys;
 mod proxy;
 mod server;
 pub mod settings;
-mod token;
+pub mod token;
 mod usage;
 
 use std::path::Path;
