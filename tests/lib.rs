@@ -12,5 +12,6 @@ mod launching;
 mod mock_selftest;
 mod relay;
 mod secrets;
+mod state;
 mod usage;
 mod watchdog;
