@@ -134,8 +134,10 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         self.read().unwrap_or_default()
     }
 
-    /// The file's lock, for a change that spans more than [`JsonFile::update`] does.
+    /// The file's lock, for a change that spans more than [`JsonFile::update`] does. Only
+    /// in a state directory [`state_file::check_dir`] accepts.
     pub fn lock(&self) -> anyhow::Result<Locked> {
+        state_file::ensure_state_dir(self.path.parent().unwrap_or(Path::new("")))?;
         state_file::lock(&self.path)
     }
 

@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 /// skip); and on a write error the file is cut back to where it was.
 pub fn append_line(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
-        super::ensure_dir(dir)?;
+        super::ensure_state_dir(dir)?;
     }
     let mut file = OpenOptions::new()
         .create(true)

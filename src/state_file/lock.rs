@@ -5,8 +5,8 @@ use std::collections::HashSet;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, mpsc};
+use std::time::Duration;
 
 use anyhow::Context as _;
 
@@ -16,10 +16,6 @@ use anyhow::Context as _;
 /// Ctrl-Z or hung never lets go, and then a launch goes on without the state (unprobed,
 /// with a notice) after a pause a person barely notices, instead of hanging.
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
-
-/// The longest sleep between two tries: short, so a contended lock is taken soon after it
-/// is let go.
-const MAX_PAUSE: Duration = Duration::from_millis(10);
 
 /// Holds the exclusive lock of one state file until dropped.
 pub struct Locked {
@@ -59,26 +55,36 @@ fn lock_within(path: &Path, wait: Duration) -> anyhow::Result<Locked> {
         .open(&lock)
         .map_err(|err| super::explain_link(&lock, err))
         .with_context(|| format!("opening the lock file {}", lock.display()))?;
+    match file.try_lock() {
+        Ok(()) => return Ok(Locked { _file: file }),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(err)) => {
+            return Err(err).with_context(|| format!("locking {}", lock.display()));
+        }
+    }
     let gave_up_before = stuck()
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .contains(&lock);
-    let deadline = Instant::now() + if gave_up_before { Duration::ZERO } else { wait };
-    let mut pause = Duration::from_micros(200);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(Locked { _file: file }),
-            Err(TryLockError::WouldBlock) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    break;
-                }
-                std::thread::sleep(pause.min(left));
-                pause = (pause * 2).min(MAX_PAUSE);
-            }
-            Err(TryLockError::Error(err)) => {
+    if !gave_up_before {
+        // Queued in the kernel like any blocking lock (fair to the other waiters), but on a
+        // thread, so the wait can end. The thread's handle shares this file's open
+        // description, so a lock it takes is this file's. Abandoned, it takes the lock
+        // when the holder lets go, finds nobody waiting, and closes — letting go at once.
+        let waiter = file
+            .try_clone()
+            .with_context(|| format!("locking {}", lock.display()))?;
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let taken = waiter.lock();
+            let _ = sender.send(taken);
+        });
+        match receiver.recv_timeout(wait) {
+            Ok(Ok(())) => return Ok(Locked { _file: file }),
+            Ok(Err(err)) => {
                 return Err(err).with_context(|| format!("locking {}", lock.display()));
             }
+            Err(_) => {}
         }
     }
     stuck()
@@ -113,6 +119,8 @@ mod tests {
         );
 
         drop(holder);
-        lock_within(&path, Duration::from_millis(50)).expect("taken once let go");
+        // Once given up on, a lock is tried once and not waited for again.
+        assert!(stuck().lock().unwrap().remove(&lock_path(&path)));
+        lock_within(&path, Duration::from_secs(60)).expect("taken once let go");
     }
 }

@@ -9,7 +9,9 @@ mod lock;
 use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
-use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::{
+    DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _,
+};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -18,19 +20,28 @@ use anyhow::Context as _;
 pub use append::{append_line, read_jsonl};
 pub use lock::{LOCK_WAIT, Locked, lock};
 
-/// Creates the state directory (0700) if needed; refuses one another user could tamper
-/// with ([`check_dir`]).
+/// Creates a directory agent writes in (0700) if needed.
 pub fn ensure_dir(dir: &Path) -> anyhow::Result<()> {
     if dir.as_os_str().is_empty() {
         return Err(no_state_dir());
     }
-    if !dir.is_dir() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .with_context(|| format!("creating the state directory {}", dir.display()))?;
+    if dir.is_dir() {
+        return Ok(());
     }
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating the state directory {}", dir.display()))?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("setting permissions on {}", dir.display()))
+}
+
+/// [`ensure_dir`] for the state directory, which must also pass [`check_dir`]. (The
+/// configuration directory is the user's to arrange: a group-writable one is common where
+/// every user has a group of their own.)
+pub fn ensure_state_dir(dir: &Path) -> anyhow::Result<()> {
+    ensure_dir(dir)?;
     check_dir(dir)
 }
 
@@ -242,15 +253,14 @@ mod tests {
 
     #[test]
     fn a_directory_others_can_write_is_refused_with_the_fix() {
-        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
-        let err = format!("{:#}", ensure_dir(dir.path()).unwrap_err());
+        let err = format!("{:#}", ensure_state_dir(dir.path()).unwrap_err());
         assert!(
             err.contains(&format!("chmod 700 {}", dir.path().display())),
             "{err}"
         );
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        ensure_dir(dir.path()).unwrap();
+        ensure_state_dir(dir.path()).unwrap();
     }
 }
