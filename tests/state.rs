@@ -175,6 +175,7 @@ fn a_ledger_line_that_is_not_utf8_costs_only_that_line() {
 
     let status = w.sb.run(&["--budget", "status", "--json"]);
     let recent = w.sb.run(&["--budget", "recent"]);
+    let usage = w.sb.run(&["--usage", "--source", "agent"]);
 
     assert_eq!(status.code, Some(0), "{status:?}");
     let status: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
@@ -185,6 +186,12 @@ fn a_ledger_line_that_is_not_utf8_costs_only_that_line() {
     assert_eq!(status["tokens"], 30);
     assert!(recent.stdout.contains("before-model"), "{}", recent.stdout);
     assert!(recent.stdout.contains("after-model"), "{}", recent.stdout);
+    assert!(usage.stdout.contains("after-model"), "{}", usage.stdout);
+    assert!(
+        usage.stdout.contains("1 unreadable line skipped"),
+        "{}",
+        usage.stdout
+    );
 }
 
 #[test]
