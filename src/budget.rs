@@ -5,13 +5,11 @@
 //! cross it.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::events;
+use crate::json_file::{Corrupt, JsonFile};
 use crate::ledger::{Ledger, Tokens};
 use crate::state_file::{self, Durability};
 
@@ -102,7 +100,7 @@ pub struct Reservation {
 
 #[derive(Debug, Clone)]
 pub struct Budget {
-    path: PathBuf,
+    file: JsonFile<BudgetFile>,
     state_dir: PathBuf,
     /// Caps from the configuration file (or the defaults).
     configured: Limits,
@@ -126,7 +124,8 @@ pub fn local_day(time: &str) -> Option<String> {
 impl Budget {
     pub fn new(state_dir: &Path, configured: Limits) -> Budget {
         Budget {
-            path: state_dir.join("budget.json"),
+            file: JsonFile::new(state_dir, "budget.json")
+                .rebuilt_by("rebuilding the counts from the ledger"),
             state_dir: state_dir.to_path_buf(),
             configured,
         }
@@ -148,7 +147,10 @@ impl Budget {
     /// for the relay, which hands them out one per call and gives back what it did not use
     /// ([`Budget::release`]).
     pub fn reserve_block(&self, day: &str, want: u64) -> Result<(Reservation, u64), Refusal> {
-        let _lock = state_file::lock(&self.path).map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
+        let _lock = self
+            .file
+            .lock()
+            .map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
         let mut file = match self.read() {
             Ok(file) => file,
             Err(aside) => return Err(Refusal::Corrupt { aside }),
@@ -181,7 +183,7 @@ impl Budget {
         if calls == 0 {
             return Ok(());
         }
-        let _lock = state_file::lock(&self.path)?;
+        let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
         if let Some(entry) = file.days.get_mut(day) {
             entry.calls = entry.calls.saturating_sub(calls);
@@ -194,7 +196,7 @@ impl Budget {
         if tokens.total() == 0 {
             return Ok(());
         }
-        let _lock = state_file::lock(&self.path)?;
+        let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
         let day = file.days.entry(reservation.day.clone()).or_default();
         day.tokens = day.tokens.saturating_add(tokens.total());
@@ -217,46 +219,21 @@ impl Budget {
 
     /// `agent --budget set`: caps stored beside the counts, winning over the config file.
     pub fn set_limits(&self, limits: Limits) -> anyhow::Result<()> {
-        let _lock = state_file::lock(&self.path)?;
+        let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
         file.limits = Some(limits);
         self.save(&mut file, Durability::Synced)
     }
 
-    /// Reads `budget.json`. An unreadable file is moved aside, a `corrupt_state` event is
-    /// written, and the counts are rebuilt from the ledger and saved; the caller is told
-    /// where the old file went (the call that found it is refused once).
+    /// Reads `budget.json`. A corrupt file is moved aside (with a warning and a
+    /// `corrupt_state` event) and the counts are rebuilt from the ledger and saved; the
+    /// caller is told where the old file went (the call that found it is refused once).
     fn read(&self) -> Result<BudgetFile, PathBuf> {
-        let bytes = match fs::read(&self.path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(BudgetFile::default()),
-            Err(err) => {
-                crate::term::debug(&format!("reading {}: {err}", self.path.display()));
-                return Ok(BudgetFile::default());
-            }
-        };
-        let parse_error = match serde_json::from_slice(&bytes) {
-            Ok(file) => return Ok(file),
-            Err(err) => err.to_string(),
-        };
-        let Ok(aside) = state_file::quarantine(&self.path) else {
-            return Ok(BudgetFile::default());
-        };
-        crate::term::warn(&format!(
-            "{} was unreadable ({parse_error}); kept aside as {}, rebuilding the counts from the ledger",
-            self.path.display(),
-            aside.display()
-        ));
-        events::record(
-            &self.state_dir,
-            events::Kind::CorruptState,
-            "budget.json",
-            &aside.to_string_lossy(),
-            &parse_error,
-        );
-        let mut rebuilt = rebuild(&Ledger::new(&self.state_dir));
-        let _ = self.save(&mut rebuilt, Durability::Unsynced);
-        Err(aside)
+        self.file.read().map_err(|Corrupt { aside }| {
+            let mut rebuilt = rebuild(&Ledger::new(&self.state_dir));
+            let _ = self.save(&mut rebuilt, Durability::Unsynced);
+            aside
+        })
     }
 
     /// For everything but a reservation: a corrupt file is handled as in [`Budget::read`],
@@ -273,7 +250,7 @@ impl Budget {
             file.days.remove(&oldest);
         }
         let json = serde_json::to_vec(file)?;
-        state_file::write_atomic(&self.path, &json, durability)
+        state_file::write_atomic(self.file.path(), &json, durability)
     }
 }
 

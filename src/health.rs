@@ -8,8 +8,6 @@
 //! backoff, when the next use is the probe.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -17,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error_class::ErrorClass;
 use crate::events;
+use crate::json_file::JsonFile;
 use crate::probe::Outcome;
 use crate::state_file;
 
@@ -25,6 +24,8 @@ const AUTH_COOLDOWN: Duration = Duration::from_secs(15 * 60);
 const AUTH_COOLDOWN_CAP: Duration = Duration::from_secs(6 * 60 * 60);
 /// How many recent results a target keeps for the error-rate window.
 const RECENT_KEPT: usize = 50;
+/// A target not seen for this long is dropped on the next write.
+const FORGET_AFTER: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// When a target's breaker opens, and for how long (`[breaker]` in the configuration).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -147,14 +148,14 @@ fn ms(duration: Duration) -> u64 {
 
 #[derive(Debug, Clone)]
 pub struct Store {
-    path: PathBuf,
+    file: JsonFile<HealthFile>,
     state_dir: PathBuf,
 }
 
 impl Store {
     pub fn new(state_dir: &Path) -> Store {
         Store {
-            path: state_dir.join("health.json"),
+            file: JsonFile::new(state_dir, "health.json").pretty(),
             state_dir: state_dir.to_path_buf(),
         }
     }
@@ -162,48 +163,13 @@ impl Store {
     /// Reads the current health. A missing file is empty; an unreadable one is moved aside
     /// (with a `corrupt_state` event) and treated as empty.
     pub fn load(&self) -> HealthFile {
-        match fs::read(&self.path) {
-            Ok(bytes) => match serde_json::from_slice(&bytes) {
-                Ok(file) => file,
-                Err(err) => {
-                    self.set_aside(&err.to_string());
-                    HealthFile::default()
-                }
-            },
-            Err(err) if err.kind() == io::ErrorKind::NotFound => HealthFile::default(),
-            Err(err) => {
-                crate::term::debug(&format!("reading {}: {err}", self.path.display()));
-                HealthFile::default()
-            }
-        }
+        self.file.load()
     }
 
-    fn set_aside(&self, why: &str) {
-        if let Ok(aside) = state_file::quarantine(&self.path) {
-            crate::term::warn(&format!(
-                "{} was unreadable ({why}); kept aside as {} and started afresh",
-                self.path.display(),
-                aside.display()
-            ));
-            events::record(
-                &self.state_dir,
-                events::Kind::CorruptState,
-                "health.json",
-                &aside.to_string_lossy(),
-                why,
-            );
-        }
-    }
-
-    /// Changes health under the lock: re-read, apply, replace atomically.
+    /// Changes health under the lock: re-read, apply, replace atomically. A cache of what
+    /// probes found: rebuilt by the next probe if ever lost, so never fsynced.
     pub fn update<T>(&self, change: impl FnOnce(&mut HealthFile) -> T) -> anyhow::Result<T> {
-        let _lock = state_file::lock(&self.path)?;
-        let mut file = self.load();
-        let result = change(&mut file);
-        let json = serde_json::to_vec_pretty(&file)?;
-        // A cache of what probes found: rebuilt by the next probe if ever lost.
-        state_file::write_atomic(&self.path, &json, state_file::Durability::Unsynced)?;
-        Ok(result)
+        self.file.update(change)
     }
 
     /// Runs a probe and records what it found: the target's health, and the health of the
@@ -239,10 +205,12 @@ impl Store {
         if outcome.class == ErrorClass::Budget {
             return;
         }
+        let key = key(target);
         let result = self.update(|file| {
-            let previous = file.targets.get(target);
+            file.forget_unseen(millis(now));
+            let previous = file.targets.get(&*key);
             let (next, changes) = after(previous, outcome, policy, now);
-            file.targets.insert(target.to_string(), next);
+            file.targets.insert(key.to_string(), next);
             changes
         });
         match result {
@@ -287,9 +255,10 @@ impl Store {
     pub fn distrust(&self, target: &str, reason: &str) {
         let result = self.update(|file| {
             let now = now_ms();
+            file.forget_unseen(now);
             let entry = file
                 .targets
-                .entry(target.to_string())
+                .entry(key(target).into_owned())
                 .or_insert_with(|| TargetHealth {
                     class: ErrorClass::Fastfail,
                     reason: String::new(),
@@ -302,7 +271,7 @@ impl Store {
                     recent: Vec::new(),
                 });
             entry.class = ErrorClass::Fastfail;
-            entry.reason = crate::redact::redact(reason);
+            entry.reason = state_file::capped(&crate::redact::redact(reason)).into_owned();
             entry.checked_ms = now;
         });
         if let Err(err) = result {
@@ -395,7 +364,7 @@ pub fn after(
 
     let health = TargetHealth {
         class,
-        reason: outcome.reason.clone(),
+        reason: state_file::capped(&outcome.reason).into_owned(),
         checked_ms: now_ms,
         cooldown_until_ms,
         consecutive_failures: failures,
@@ -421,10 +390,24 @@ fn should_open(consecutive: u32, recent: &[(u64, bool)], policy: &BreakerPolicy)
     rate > policy.error_rate
 }
 
+/// The key `target` is kept under: capped, as part of it (a relayed model) may come from a
+/// client. Real targets are far shorter than the cap and keep their whole name.
+fn key(target: &str) -> std::borrow::Cow<'_, str> {
+    state_file::capped(target)
+}
+
 impl HealthFile {
+    /// Drops targets not probed or used for [`FORGET_AFTER`] before `now_ms`: a model
+    /// renamed, an account removed, or a relay client's one-off model would otherwise stay
+    /// in the file for ever.
+    fn forget_unseen(&mut self, now_ms: u64) {
+        let since = now_ms.saturating_sub(ms(FORGET_AFTER));
+        self.targets.retain(|_, health| health.checked_ms >= since);
+    }
+
     /// Whether `target` may be trusted, must be skipped, or needs a probe, at `now_ms`.
     pub fn verdict(&self, target: &str, probe_cache: Duration, now_ms: u64) -> Verdict {
-        let Some(health) = self.targets.get(target) else {
+        let Some(health) = self.targets.get(&*key(target)) else {
             return Verdict::Unknown;
         };
         if health.class == ErrorClass::Ok {
@@ -470,6 +453,8 @@ impl HealthFile {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     fn outcome(class: ErrorClass) -> Outcome {
@@ -624,5 +609,45 @@ mod tests {
             "{events}"
         );
         assert!(events.contains("\"to\":\"rate_limited\""), "{events}");
+    }
+
+    #[test]
+    fn a_target_unseen_for_thirty_days_is_dropped_on_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let day = 24 * 60 * 60;
+        store.record_at("old", &outcome(ErrorClass::Ok), &policy(), at(0));
+        store.record_at("recent", &outcome(ErrorClass::Ok), &policy(), at(20 * day));
+
+        store.record_at("new", &outcome(ErrorClass::Ok), &policy(), at(31 * day));
+
+        let targets: Vec<String> = store.load().targets.into_keys().collect();
+        assert_eq!(targets, ["new", "recent"]);
+    }
+
+    #[test]
+    fn a_huge_target_and_reason_are_capped_in_health_and_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let target = format!("relay {} @account:work", "m".repeat(8 << 20));
+        let huge = Outcome {
+            reason: "r".repeat(8 << 20),
+            ..outcome(ErrorClass::RateLimited)
+        };
+
+        store.record_at(&target, &huge, &policy(), at(0));
+
+        let health = fs::metadata(dir.path().join("health.json")).unwrap().len();
+        let events = fs::metadata(dir.path().join("events.jsonl")).unwrap().len();
+        assert!(health < 8 * 1024, "health.json is {health} bytes");
+        assert!(events < 8 * 1024, "events.jsonl is {events} bytes");
+        // Still found under its own (long) name, and still its account's.
+        let cache = Duration::from_secs(300);
+        assert!(matches!(
+            store.load().verdict(&target, cache, millis(at(1))),
+            Verdict::Cooling { .. }
+        ));
+        store.forget_account("work");
+        assert!(store.load().targets.is_empty());
     }
 }

@@ -25,6 +25,15 @@ pub struct Options<'a> {
 /// The cascade: choose, run, and descend on a fast failure.
 pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
     let state_dir = crate::paths::state_dir();
+    if state_dir.as_os_str().is_empty() || state_dir.exists() {
+        // Every state file refuses it too: nothing is read from it or written to it, and
+        // probes cannot reserve their call, so the top rung runs unprobed.
+        if let Err(err) = crate::state_file::check_dir(&state_dir) {
+            term::notice(&format!(
+                "{err:#} — running without agent's state (rungs unprobed, nothing recorded)"
+            ));
+        }
+    }
     let mut cascade = Cascade::new(config, Store::new(&state_dir), config.meter(&state_dir));
     let mut start = 0;
     // Why each rung was passed over, for the final message if none is left.

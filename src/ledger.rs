@@ -2,8 +2,6 @@
 //! calls and credential checks later. Never a key, a token or message text: only who,
 //! where, what came back, and how many tokens.
 
-use std::fs;
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -126,16 +124,10 @@ impl Ledger {
         crate::state_file::append_line(&self.path, &line)
     }
 
-    /// Every readable line, oldest first (a line that does not parse is skipped).
+    /// Every readable line, oldest first (a line that is not UTF-8 or does not parse is
+    /// skipped, and the read goes on).
     pub fn read_all(&self) -> Vec<CallRecord> {
-        let Ok(file) = fs::File::open(&self.path) else {
-            return Vec::new();
-        };
-        BufReader::new(file)
-            .lines()
-            .map_while(Result::ok)
-            .filter_map(|line| serde_json::from_str(&line).ok())
-            .collect()
+        crate::state_file::read_jsonl(&self.path)
     }
 
     /// The last `n` records.

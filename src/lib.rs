@@ -18,6 +18,7 @@ pub mod exit_codes;
 pub mod expand;
 pub mod health;
 pub mod http;
+pub mod json_file;
 pub mod launch;
 pub mod launcher;
 pub mod ledger;
@@ -59,6 +60,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
             docs::write_completions(dir)?;
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    if cli.is_report() && !cli.doctor {
+        // Before anything reads it: a report from state another user can write is refused
+        // (exit 2, with the fix). A launch goes on without the state instead, unprobed —
+        // the launcher says so — and the doctor reports it as a problem.
+        refuse_untrusted_state_dir()?;
     }
     if cli.doctor {
         // The doctor reports a broken configuration instead of stopping at it.
@@ -105,6 +112,15 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Some(spec) => launcher::force(&config, spec, &options),
         None => launcher::run(&config, &options),
     }
+}
+
+/// The state directory, if it exists, must be the user's own and writable by nobody else.
+fn refuse_untrusted_state_dir() -> anyhow::Result<()> {
+    let dir = paths::state_dir();
+    if dir.as_os_str().is_empty() || dir.exists() {
+        state_file::check_dir(&dir)?;
+    }
+    Ok(())
 }
 
 /// A closed stdout (`agent --list | head -1`) is not an error worth a word.

@@ -39,13 +39,12 @@ pub fn config_file(flag: Option<PathBuf>) -> Option<(PathBuf, bool)> {
 }
 
 /// The state directory: `$AGENT_STATE_DIR`, else `$XDG_STATE_HOME/agent`, else
-/// `~/.local/state/agent`.
+/// `~/.local/state/agent`. Without any of them, an empty path, which every state file
+/// operation refuses: never a shared directory such as `/tmp`, where another user could
+/// plant agent's state.
 pub fn state_dir() -> PathBuf {
     if let Some(dir) = env::var_os("AGENT_STATE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    xdg("XDG_STATE_HOME", ".local/state").map_or_else(
-        || env::temp_dir().join("agent-state"),
-        |dir| dir.join("agent"),
-    )
+    xdg("XDG_STATE_HOME", ".local/state").map_or_else(PathBuf::new, |dir| dir.join("agent"))
 }

@@ -324,7 +324,7 @@ pub fn install(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
     let mut out = String::new();
     if !dry_run {
         // The job's log goes to the state directory: it must exist before the first run.
-        crate::state_file::ensure_dir(&crate::paths::state_dir())?;
+        crate::state_file::ensure_state_dir(&crate::paths::state_dir())?;
     }
     for (path, content) in &plan.files {
         let _ = writeln!(

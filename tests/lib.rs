@@ -16,5 +16,6 @@ mod relay;
 mod relay_hostile;
 mod secrets;
 mod service_files;
+mod state;
 mod usage;
 mod watchdog;

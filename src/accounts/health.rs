@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::check::CheckResult;
 use crate::error_class::ErrorClass;
 use crate::health::now_ms;
-use crate::state_file::{self, Durability};
+use crate::json_file::JsonFile;
+use crate::state_file;
 
 const DEAD_FIRST: Duration = Duration::from_secs(15 * 60);
 const DEAD_CAP: Duration = Duration::from_secs(6 * 60 * 60);
@@ -47,29 +48,23 @@ struct AccountsFile {
     accounts: BTreeMap<String, AccountHealth>,
 }
 
-fn file(state_dir: &Path) -> std::path::PathBuf {
-    state_dir.join("accounts.json")
+/// `accounts.json`: rebuilt by the next probe or check if ever lost.
+fn file(state_dir: &Path) -> JsonFile<AccountsFile> {
+    JsonFile::new(state_dir, "accounts.json").pretty()
 }
 
 fn read(state_dir: &Path) -> AccountsFile {
-    std::fs::read(file(state_dir))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+    file(state_dir).load()
 }
 
 fn update(state_dir: &Path, name: &str, change: impl FnOnce(&mut AccountHealth)) {
-    let path = file(state_dir);
-    let result = (|| -> anyhow::Result<()> {
-        let _lock = state_file::lock(&path)?;
-        let mut all = read(state_dir);
-        change(all.accounts.entry(name.to_string()).or_default());
-        state_file::write_atomic(
-            &path,
-            &serde_json::to_vec_pretty(&all)?,
-            Durability::Unsynced,
-        )
-    })();
+    let result = file(state_dir).update(|all| {
+        let health = all.accounts.entry(name.to_string()).or_default();
+        change(health);
+        if let Some(reason) = &mut health.reason {
+            *reason = state_file::capped(reason).into_owned();
+        }
+    });
     if let Err(err) = result {
         crate::term::debug(&format!("could not record account health: {err:#}"));
     }

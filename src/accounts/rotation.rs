@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AccountDef, Kind};
 use crate::config::Backend;
-use crate::state_file::{self, Durability};
+use crate::json_file::JsonFile;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -32,26 +32,24 @@ struct RotationState {
     current: BTreeMap<String, String>,
 }
 
-fn path(state_dir: &Path) -> std::path::PathBuf {
-    state_dir.join("rotation.json")
+/// Lost, it starts again at the first turn: worth no `fsync`.
+fn file(state_dir: &Path) -> JsonFile<RotationState> {
+    JsonFile::new(state_dir, "rotation.json")
 }
 
 fn read(state_dir: &Path) -> RotationState {
-    std::fs::read(path(state_dir))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+    file(state_dir).load()
 }
 
 /// Changes `rotation.json` under its lock.
 fn update<T>(state_dir: &Path, change: impl FnOnce(&mut RotationState) -> T) -> Option<T> {
-    let path = path(state_dir);
-    let _lock = state_file::lock(&path).ok()?;
-    let mut state = read(state_dir);
-    let result = change(&mut state);
-    let json = serde_json::to_vec(&state).ok()?;
-    state_file::write_atomic(&path, &json, Durability::Unsynced).ok()?;
-    Some(result)
+    match file(state_dir).update(change) {
+        Ok(result) => Some(result),
+        Err(err) => {
+            crate::term::debug(&format!("could not record the rotation: {err:#}"));
+            None
+        }
+    }
 }
 
 /// The accounts of `backend` in the order they are tried. `advance`: this is a launch, and

@@ -6,12 +6,12 @@
 
 mod deliver;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::state_file::{self, Durability};
+use crate::json_file::JsonFile;
 
 /// `[alerts]` in the configuration.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -116,16 +116,14 @@ pub struct WatchdogState {
 /// At most this many undelivered alerts are kept per channel (oldest dropped).
 const PENDING_KEPT: usize = 20;
 
-fn state_path(state_dir: &Path) -> PathBuf {
-    state_dir.join("watchdog.json")
+/// `watchdog.json`: fsynced, as an owed alert cannot be rebuilt.
+fn state_file(state_dir: &Path) -> JsonFile<WatchdogState> {
+    JsonFile::new(state_dir, "watchdog.json").pretty().synced()
 }
 
 /// The watchdog's last verdict, for `--doctor`.
 pub fn last_state(state_dir: &Path) -> WatchdogState {
-    std::fs::read(state_path(state_dir))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+    state_file(state_dir).load()
 }
 
 /// Records this run's verdict and sends what is owed: an alert when the verdict changed
@@ -228,15 +226,15 @@ fn raise(
     state_dir: &Path,
     change: impl FnOnce(&mut WatchdogState, &str) -> Option<Alert>,
 ) {
-    let path = state_path(state_dir);
-    let lock = match state_file::lock(&path) {
+    let file = state_file(state_dir);
+    let lock = match file.lock() {
         Ok(lock) => lock,
         Err(err) => {
             crate::term::warn(&format!("alerts: {err:#}"));
             return;
         }
     };
-    let mut state = last_state(state_dir);
+    let mut state = file.load();
     let now = jiff::Timestamp::now().to_string();
     if let Some(alert) = change(&mut state, &now) {
         crate::events::record(
@@ -274,7 +272,7 @@ fn raise(
         });
     }
     // Saved before sending: a crash mid-delivery leaves the alert owed, not lost.
-    save(&path, &state);
+    save(&file, &state);
     drop(lock);
     if state.pending.is_empty() {
         return;
@@ -302,10 +300,10 @@ fn raise(
         }
     }
     // Re-read under the lock: another run may have queued alerts meanwhile.
-    let Ok(_lock) = state_file::lock(&path) else {
+    let Ok(_lock) = file.lock() else {
         return;
     };
-    let mut latest = last_state(state_dir);
+    let mut latest = file.load();
     latest
         .pending
         .retain(|p| !delivered.iter().any(|d| d.is_same(p)));
@@ -314,7 +312,7 @@ fn raise(
             *slot = f;
         }
     }
-    save(&path, &latest);
+    save(&file, &latest);
 }
 
 impl Pending {
@@ -323,14 +321,11 @@ impl Pending {
     }
 }
 
-fn save(path: &Path, state: &WatchdogState) {
-    let result = serde_json::to_vec_pretty(state)
-        .map_err(anyhow::Error::from)
-        .and_then(|json| state_file::write_atomic(path, &json, Durability::Synced));
-    if let Err(err) = result {
+fn save(file: &JsonFile<WatchdogState>, state: &WatchdogState) {
+    if let Err(err) = file.save(state) {
         crate::term::warn(&format!(
             "alerts: could not save {}: {err:#}",
-            path.display()
+            file.path().display()
         ));
     }
 }

@@ -15,7 +15,7 @@ mod scrub;
 mod server;
 pub mod settings;
 mod target;
-mod token;
+pub mod token;
 mod usage;
 
 use std::path::Path;

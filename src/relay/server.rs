@@ -171,7 +171,7 @@ pub fn serve(
         bases.insert(upstream.name.clone(), base);
     }
     let state_dir = crate::paths::state_dir();
-    crate::state_file::ensure_dir(&state_dir)?;
+    crate::state_file::ensure_state_dir(&state_dir)?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))

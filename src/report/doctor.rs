@@ -71,6 +71,7 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
         check_budget(config, &state_dir, &mut checks);
     }
     check_watchdog(config.as_ref(), &state_dir, &mut checks);
+    check_relay_token(&mut checks);
 
     let problems = checks.iter().filter(|c| !c.ok).count();
     if json {
@@ -136,11 +137,40 @@ fn check_config(file: Option<&(PathBuf, bool)>, checks: &mut Vec<Check>) -> Opti
 }
 
 fn check_state_dir(dir: &Path, checks: &mut Vec<Check>) {
-    let Ok(meta) = std::fs::metadata(dir) else {
-        checks.push(Check::ok(
+    let not_recorded = "agent cannot record health, budget or ledger: launches run unprobed";
+    if dir.as_os_str().is_empty() {
+        checks.push(Check::problem(
             "state",
-            format!("{} — not created yet (agent makes it 0700)", dir.display()),
+            format!("no state directory (no home directory): {not_recorded}"),
+            "set HOME, or AGENT_STATE_DIR to a directory of your own",
         ));
+        return;
+    }
+    let Ok(meta) = std::fs::metadata(dir) else {
+        // Missing: fine if agent can make it, that is if its nearest existing ancestor is
+        // a directory it may write in.
+        let ancestor = dir
+            .ancestors()
+            .skip(1)
+            .find(|a| a.symlink_metadata().is_ok());
+        match ancestor {
+            Some(ancestor) if !is_writable_dir(ancestor) => checks.push(Check::problem(
+                "state",
+                format!(
+                    "{} cannot be created: {} is not a directory agent may write in; {not_recorded}",
+                    dir.display(),
+                    ancestor.display()
+                ),
+                format!(
+                    "mkdir -m 700 -p {}, or set AGENT_STATE_DIR to a directory of your own",
+                    dir.display()
+                ),
+            )),
+            _ => checks.push(Check::ok(
+                "state",
+                format!("{} — not created yet (agent makes it 0700)", dir.display()),
+            )),
+        }
         return;
     };
     let mode = meta.permissions().mode() & 0o777;
@@ -152,7 +182,23 @@ fn check_state_dir(dir: &Path, checks: &mut Vec<Check>) {
         ));
         return;
     }
-    if mode & 0o077 != 0 {
+    if let Ok(Some(distrust)) = crate::state_file::distrust(dir) {
+        // Every command but a launch refuses it; a launch runs without it.
+        checks.push(Check::problem(
+            "state",
+            format!(
+                "{}: launches run unprobed, other commands refuse it",
+                distrust.why
+            ),
+            distrust.fix,
+        ));
+    } else if !is_writable_dir(dir) {
+        checks.push(Check::problem(
+            "state",
+            format!("{} is not writable: {not_recorded}", dir.display()),
+            format!("chmod 700 {}", dir.display()),
+        ));
+    } else if mode & 0o077 != 0 {
         checks.push(Check::problem(
             "state",
             format!(
@@ -178,6 +224,42 @@ fn check_state_dir(dir: &Path, checks: &mut Vec<Check>) {
                 format!("chmod 600 {}", path.display()),
             ));
         }
+    }
+}
+
+/// Whether this user may create files in `dir` (the kernel's own answer: `access(2)`).
+fn is_writable_dir(dir: &Path) -> bool {
+    use nix::unistd::{AccessFlags, access};
+    dir.is_dir() && access(dir, AccessFlags::W_OK | AccessFlags::X_OK).is_ok()
+}
+
+/// The relay token file (`agent --relay init`), if there is one, must be readable by its
+/// owner only: whoever reads it can spend every key behind the relay.
+fn check_relay_token(checks: &mut Vec<Check>) {
+    let Ok(path) = crate::relay::token::path() else {
+        return;
+    };
+    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        return;
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        checks.push(Check::problem(
+            "relay token",
+            format!(
+                "{} is {mode:o}: other users can read the relay token and spend every key behind the relay",
+                path.display()
+            ),
+            format!(
+                "chmod 600 {}; if someone may have read it, `agent --relay init --force` makes a new one",
+                path.display()
+            ),
+        ));
+    } else {
+        checks.push(Check::ok(
+            "relay token",
+            format!("{} — {mode:o}", path.display()),
+        ));
     }
 }
 

@@ -6,7 +6,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, BufRead as _, BufReader, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
@@ -176,7 +175,7 @@ pub fn scan(path: &Path, context: &Context) -> anyhow::Result<Scan> {
 /// `threads + 1` offsets, each the start of a line (or the end of the file).
 fn part_bounds(path: &Path, len: u64, threads: usize) -> io::Result<Vec<u64>> {
     let mut bounds = vec![0];
-    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let mut reader = BufReader::with_capacity(1 << 16, crate::state_file::open_read(path)?);
     let mut skipped = Vec::new();
     for k in 1..threads as u64 {
         let nominal = len * k / threads as u64;
@@ -197,7 +196,7 @@ fn part_bounds(path: &Path, len: u64, threads: usize) -> io::Result<Vec<u64>> {
 }
 
 fn scan_part(path: &Path, (start, end): (u64, u64), context: &Context) -> io::Result<Scan> {
-    let mut file = File::open(path)?;
+    let mut file = crate::state_file::open_read(path)?;
     file.seek(SeekFrom::Start(start))?;
     let mut part = file.take(end - start);
     let mut clock = context.clock.clone();

@@ -1,0 +1,190 @@
+//! The one door to a JSON state file (`health.json`, `budget.json`, `accounts.json`,
+//! `rotation.json`, `watchdog.json`): read without a lock (files are replaced atomically),
+//! changed under the lock after a fresh read, and — DESIGN.md §6 — a corrupt file is moved
+//! aside under a name of its own, a `corrupt_state` event is written, and the state is
+//! rebuilt.
+
+use std::io::Read as _;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::events;
+use crate::state_file::{self, Durability, Locked};
+
+pub struct JsonFile<T> {
+    path: PathBuf,
+    durability: Durability,
+    pretty: bool,
+    /// How the state comes back after a corrupt file, for the warning.
+    rebuilt: &'static str,
+    _contents: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for JsonFile<T> {
+    fn clone(&self) -> Self {
+        JsonFile {
+            path: self.path.clone(),
+            durability: self.durability,
+            pretty: self.pretty,
+            rebuilt: self.rebuilt,
+            _contents: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for JsonFile<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonFile")
+            .field("path", &self.path)
+            .field("durability", &self.durability)
+            .field("pretty", &self.pretty)
+            .field("rebuilt", &self.rebuilt)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The file was corrupt: it is kept aside at `aside`, and the event is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corrupt {
+    pub aside: PathBuf,
+}
+
+impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
+    /// `NAME` in `state_dir`, written compact and [`Durability::Unsynced`] unless told.
+    pub fn new(state_dir: &Path, name: &str) -> JsonFile<T> {
+        JsonFile {
+            path: state_dir.join(name),
+            durability: Durability::Unsynced,
+            pretty: false,
+            rebuilt: "started afresh",
+            _contents: PhantomData,
+        }
+    }
+
+    /// Written indented, for a person reading it.
+    #[must_use]
+    pub fn pretty(mut self) -> Self {
+        self.pretty = true;
+        self
+    }
+
+    /// Written with `fsync`: what it holds cannot be rebuilt.
+    #[must_use]
+    pub fn synced(mut self) -> Self {
+        self.durability = Durability::Synced;
+        self
+    }
+
+    /// What the warning says happens after a corrupt file (default "started afresh").
+    #[must_use]
+    pub fn rebuilt_by(mut self, how: &'static str) -> Self {
+        self.rebuilt = how;
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The contents. Missing or unreadable (an I/O error, a refused directory, a link):
+    /// empty. Corrupt: moved aside with a warning and an event, and the caller is told, to
+    /// rebuild (or refuse the call that found it).
+    pub fn read(&self) -> Result<T, Corrupt> {
+        let mut bytes = Vec::new();
+        let read = state_file::open_read(&self.path).and_then(|mut f| f.read_to_end(&mut bytes));
+        match read {
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
+            Err(err) => {
+                crate::term::debug(&format!("reading {}: {err}", self.path.display()));
+                return Ok(T::default());
+            }
+        }
+        let why = match serde_json::from_slice(&bytes) {
+            Ok(value) => return Ok(value),
+            Err(err) => err.to_string(),
+        };
+        // Another process may have moved it aside first: then nothing is ours to report.
+        let Ok(aside) = state_file::quarantine(&self.path) else {
+            return Ok(T::default());
+        };
+        crate::term::warn(&format!(
+            "{} was unreadable ({why}); kept aside as {}, {}",
+            self.path.display(),
+            aside.display(),
+            self.rebuilt
+        ));
+        let dir = self.path.parent().unwrap_or(Path::new(""));
+        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        events::record(
+            dir,
+            events::Kind::CorruptState,
+            &name,
+            &aside.to_string_lossy(),
+            &why,
+        );
+        Err(Corrupt { aside })
+    }
+
+    /// [`JsonFile::read`], a corrupt file counting as empty.
+    pub fn load(&self) -> T {
+        self.read().unwrap_or_default()
+    }
+
+    /// The file's lock, for a change that spans more than [`JsonFile::update`] does. Only
+    /// in a state directory [`state_file::check_dir`] accepts.
+    pub fn lock(&self) -> anyhow::Result<Locked> {
+        state_file::ensure_state_dir(self.path.parent().unwrap_or(Path::new("")))?;
+        state_file::lock(&self.path)
+    }
+
+    /// Replaces the file. Call it while holding [`JsonFile::lock`].
+    pub fn save(&self, value: &T) -> anyhow::Result<()> {
+        let json = if self.pretty {
+            serde_json::to_vec_pretty(value)?
+        } else {
+            serde_json::to_vec(value)?
+        };
+        state_file::write_atomic(&self.path, &json, self.durability)
+    }
+
+    /// Changes the file under its lock: re-read, change, replace atomically.
+    pub fn update<R>(&self, change: impl FnOnce(&mut T) -> R) -> anyhow::Result<R> {
+        let _lock = self.lock()?;
+        let mut value = self.load();
+        let result = change(&mut value);
+        self.save(&value)?;
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+    struct Counter {
+        n: u32,
+    }
+
+    #[test]
+    fn a_corrupt_file_is_kept_aside_reported_and_started_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let file: JsonFile<Counter> = JsonFile::new(dir.path(), "rotation.json");
+        std::fs::write(file.path(), "{\"n\": 4").unwrap();
+
+        let Err(Corrupt { aside }) = file.read() else {
+            panic!("corrupt file read as good")
+        };
+        assert_eq!(std::fs::read_to_string(&aside).unwrap(), "{\"n\": 4");
+        let events = std::fs::read_to_string(dir.path().join("events.jsonl")).unwrap();
+        assert!(events.contains("\"event\":\"corrupt_state\""), "{events}");
+        assert!(events.contains("\"from\":\"rotation.json\""), "{events}");
+
+        assert_eq!(file.update(|c| c.n += 1).unwrap(), ());
+        assert_eq!(file.load(), Counter { n: 1 });
+    }
+}
