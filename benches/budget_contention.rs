@@ -7,8 +7,8 @@
 use std::process::Command;
 use std::time::Instant;
 
-use agent::budget::{Budget, Limits};
-use agent::ledger::Tokens;
+use agent::state::budget::{Budget, Limits};
+use agent::state::ledger::Tokens;
 
 const PAIRS_PER_WORKER: u64 = 400;
 

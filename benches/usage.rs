@@ -10,7 +10,7 @@ use std::io::{BufWriter, Write as _};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent::ledger::{CallRecord, Tokens};
+use agent::state::ledger::{CallRecord, Tokens};
 
 const RUNS: usize = 7;
 

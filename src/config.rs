@@ -13,9 +13,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::bounds::{self, Bounds, Unit};
-use crate::budget::Limits;
 use crate::exit_codes::usage;
-use crate::health::BreakerPolicy;
+use crate::state::budget::Limits;
+use crate::state::health::BreakerPolicy;
 
 const BUILTIN: &str = include_str!("builtin.toml");
 
@@ -37,7 +37,7 @@ pub struct Config {
     pub budget: Limits,
     pub breaker: BreakerPolicy,
     /// Where the watchdog's alerts go (`[alerts.*]`).
-    pub alerts: crate::alerts::AlertsConfig,
+    pub alerts: crate::watch::alerts::AlertsConfig,
     /// Token prices and monthly plans for `--usage` (`[pricing]`).
     pub pricing: crate::usage::pricing::Pricing,
     /// Credential pools (`[[accounts]]`, then `credentials.toml`).
@@ -150,7 +150,7 @@ struct FileConfig {
     rungs: Option<Vec<RungFile>>,
     budget: Option<BudgetSection>,
     breaker: Option<BreakerSection>,
-    alerts: Option<crate::alerts::AlertsConfig>,
+    alerts: Option<crate::watch::alerts::AlertsConfig>,
     pricing: Option<crate::usage::pricing::PricingFile>,
     accounts: Option<Vec<Spanned<crate::accounts::AccountDef>>>,
     relay: Option<crate::relay::RelayFile>,
@@ -241,7 +241,7 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         rungs_are_builtin: true,
         budget: Limits::default(),
         breaker: BreakerPolicy::default(),
-        alerts: crate::alerts::AlertsConfig::default(),
+        alerts: crate::watch::alerts::AlertsConfig::default(),
         pricing: crate::usage::pricing::Pricing::default(),
         accounts: Vec::new(),
         relay: crate::relay::RelayConfig::default(),
@@ -375,9 +375,12 @@ fn merge(
     }
     if let Some(alerts) = file.alerts {
         if let Some(deadline) = &alerts.deadline_seconds {
-            bounds::duration(*deadline.get_ref(), Unit::Seconds, crate::alerts::DEADLINE).map_err(
-                |why| source.error(deadline.span().start, "alerts.deadline_seconds", &why),
-            )?;
+            bounds::duration(
+                *deadline.get_ref(),
+                Unit::Seconds,
+                crate::watch::alerts::DEADLINE,
+            )
+            .map_err(|why| source.error(deadline.span().start, "alerts.deadline_seconds", &why))?;
         }
         config.alerts = alerts;
     }
@@ -622,16 +625,16 @@ fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
 
 impl Config {
     /// The cooldown and breaker rules, for the health store.
-    pub fn policy(&self) -> crate::health::Policy {
-        crate::health::Policy {
+    pub fn policy(&self) -> crate::state::health::Policy {
+        crate::state::health::Policy {
             quota_cooldown: self.quota_cooldown,
             breaker: self.breaker,
         }
     }
 
     /// The meter every LLM call goes through, over the state directory.
-    pub fn meter(&self, state_dir: &Path) -> crate::meter::Meter {
-        crate::meter::Meter::new(state_dir, self.budget)
+    pub fn meter(&self, state_dir: &Path) -> crate::state::meter::Meter {
+        crate::state::meter::Meter::new(state_dir, self.budget)
     }
 
     /// The vendor of rung 1: rungs of any other vendor are "independent".

@@ -1,43 +1,41 @@
 //! `agent`: run the AI coding CLI that really answers right now. See DESIGN.md for the
 //! contract; `main.rs` only calls [`run`].
 
-pub mod accounts;
-pub mod alerts;
-pub mod backend;
+// Floors (STYLE.md; `tests/layers.rs` holds each module to its floor): leaves, then
+// `config`, then `state` and `backend`, then `probe` and `accounts`, then `launch`, then the
+// faces (`report`, `watch`, `relay`, `usage`). A module imports only from below it.
+
+// Leaves.
 pub mod bounds;
-pub mod budget;
-pub mod cascade;
-pub mod cli;
-pub mod cli_settings;
-pub mod config;
-pub mod discover;
-pub mod docs;
 pub mod error_class;
-pub mod events;
 pub mod exit_codes;
 pub mod expand;
-pub mod health;
 pub mod http;
-pub mod json_file;
-pub mod launch;
-pub mod launcher;
-pub mod ledger;
-pub mod meter;
 pub mod paths;
-pub mod probe;
 pub mod redact;
-pub mod relay;
-pub mod report;
 pub mod retry;
-pub mod rung;
-pub mod schedule;
 pub mod secret;
 pub mod service_text;
 pub mod signals;
-pub mod state_file;
-pub mod survey;
 pub mod term;
+// Schema.
+pub mod config;
+// Records, and what a CLI uses.
+pub mod backend;
+pub mod state;
+// Calls.
+pub mod accounts;
+pub mod probe;
+// Choice and launch.
+pub mod launch;
+// Faces.
+pub mod relay;
+pub mod report;
 pub mod usage;
+pub mod watch;
+// agent's own command line.
+pub mod cli;
+pub mod docs;
 
 use std::process::ExitCode;
 
@@ -103,14 +101,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
     if cli.check_fallback {
         return report::check_fallback::run(&config, cli.json);
     }
-    let options = launcher::Options {
+    let options = launch::Options {
         args: &cli.cli_args,
         dry_run: cli.dry_run,
         json: cli.json,
     };
     match &cli.use_backend {
-        Some(spec) => launcher::force(&config, spec, &options),
-        None => launcher::run(&config, &options),
+        Some(spec) => launch::force(&config, spec, &options),
+        None => launch::run(&config, &options),
     }
 }
 
@@ -118,7 +116,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
 fn refuse_untrusted_state_dir() -> anyhow::Result<()> {
     let dir = paths::state_dir();
     if dir.as_os_str().is_empty() || dir.exists() {
-        state_file::check_dir(&dir)?;
+        state::file::check_dir(&dir)?;
     }
     Ok(())
 }

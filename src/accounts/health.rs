@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use super::check::CheckResult;
 use crate::error_class::ErrorClass;
-use crate::health::now_ms;
-use crate::json_file::JsonFile;
-use crate::state_file;
+use crate::state::file as state_file;
+use crate::state::health::now_ms;
+use crate::state::json_file::JsonFile;
 
 const DEAD_FIRST: Duration = Duration::from_secs(15 * 60);
 const DEAD_CAP: Duration = Duration::from_secs(6 * 60 * 60);
@@ -146,7 +146,7 @@ pub fn after_check(state_dir: &Path, name: &str, result: &CheckResult) {
     });
     if revived {
         // Its targets' auth cooldowns go too: the account's own check proved the key.
-        crate::health::Store::new(state_dir).forget_account(name);
+        crate::state::health::Store::new(state_dir).forget_account(name);
     }
 }
 
@@ -159,12 +159,12 @@ pub fn monthly_spend(
     name: &str,
 ) -> f64 {
     let month = jiff::ZonedDateTime::now().date().first_of_month();
-    crate::ledger::Ledger::new(state_dir)
+    crate::state::ledger::Ledger::new(state_dir)
         .read_all()
         .iter()
         .filter(|record| record.account.as_deref() == Some(name))
         .filter(|record| {
-            crate::budget::local_day(&record.time)
+            crate::state::budget::local_day(&record.time)
                 .and_then(|day| day.parse::<jiff::civil::Date>().ok())
                 .is_some_and(|day| day.first_of_month() == month)
         })

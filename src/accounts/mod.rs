@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub use rotation::Rotation;
 
-use crate::cli_settings::Family;
+use crate::backend::cli_settings::Family;
 use crate::config::{Backend, Config, RungDef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,7 +137,7 @@ impl AccountDef {
             (Family::Claude, Kind::Oauth) => "CLAUDE_CODE_OAUTH_TOKEN".into(),
             (Family::Claude, Kind::ApiKey) => "ANTHROPIC_API_KEY".into(),
             (Family::Gemini, _) => "GEMINI_API_KEY".into(),
-            (Family::Codex, _) => crate::cli_settings::codex_config()
+            (Family::Codex, _) => crate::backend::cli_settings::codex_config()
                 .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
                 .unwrap_or_else(|| "OPENAI_API_KEY".into()),
             (Family::Other, _) => "OPENAI_API_KEY".into(),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{AccountDef, Kind};
 use crate::config::Backend;
-use crate::json_file::JsonFile;
+use crate::state::json_file::JsonFile;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 use super::AccountDef;
-use crate::state_file::{self, Durability};
+use crate::state::file::{self as state_file, Durability};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -3,7 +3,7 @@
 //! environment. A probe, an account check and the doctor all start from this answer, so
 //! they reach the host the launched CLI reaches, with the credential it sends.
 
-use crate::cli_settings::{Family, codex_config};
+use crate::backend::cli_settings::{Family, codex_config};
 use crate::config::{Auth, Backend, OpenAiApi, ProbeKind};
 use crate::error_class::ErrorClass;
 use crate::expand::{MissingVar, expand_with};

@@ -13,8 +13,8 @@ use nix::unistd::Pid;
 use super::Outcome;
 use super::classify::{classify_output, snippet};
 use crate::error_class::ErrorClass;
-use crate::ledger::Tokens;
-use crate::meter::{CallInfo, Meter, Spent, estimate_tokens};
+use crate::state::ledger::Tokens;
+use crate::state::meter::{CallInfo, Meter, Spent, estimate_tokens};
 
 pub fn run(
     argv: &[String],

@@ -10,8 +10,8 @@ use super::classify::{classify_status, clears_at, snippet};
 use super::{Call, Outcome};
 use crate::config::{Auth, OpenAiApi};
 use crate::error_class::ErrorClass;
-use crate::ledger::Tokens;
-use crate::meter::{CallInfo, Meter, Spent, estimate_tokens};
+use crate::state::ledger::Tokens;
+use crate::state::meter::{CallInfo, Meter, Spent, estimate_tokens};
 
 /// A normal answer is tiny; a captive portal's page need not be read whole.
 const BODY_LIMIT: u64 = 256 * 1024;
@@ -175,7 +175,7 @@ fn send(
 
 enum Failure {
     Network(ureq::Error),
-    Budget(crate::budget::Refusal),
+    Budget(crate::state::budget::Refusal),
 }
 
 /// The ledger's view of an answer: the provider's usage, or an estimate marked as such.

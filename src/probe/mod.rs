@@ -16,7 +16,7 @@ pub use usage::{token_count, tokens as usage_tokens};
 
 use crate::config::{Auth, OpenAiApi};
 use crate::error_class::ErrorClass;
-use crate::meter::{CallInfo, Meter};
+use crate::state::meter::{CallInfo, Meter};
 
 /// Everything a probe needs, resolved: no variables, no aliases left.
 #[derive(Debug, Clone)]
@@ -77,7 +77,7 @@ impl Outcome {
     }
 
     /// No call was sent: the budget said no. Says nothing about the rung's health.
-    pub fn refused(refusal: &crate::budget::Refusal) -> Outcome {
+    pub fn refused(refusal: &crate::state::budget::Refusal) -> Outcome {
         Outcome {
             class: ErrorClass::Budget,
             reason: refusal.to_string(),

@@ -9,7 +9,7 @@ use crate::backend::{Account, Api, AuthScheme, Endpoint};
 pub use crate::backend::{ChildEnv, PlanError};
 use crate::config::{Auth, Backend, ProbeKind};
 use crate::error_class::ErrorClass;
-use crate::meter::CallInfo;
+use crate::state::meter::CallInfo;
 
 /// Plans the probe of one rung: the call goes where the launched CLI goes, with the
 /// credential it sends ([`crate::backend::resolve`]).

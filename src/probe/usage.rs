@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// The most tokens one field of one call is believed: a billion. The largest context
 /// windows are a few million tokens and an answer is far smaller, so no real call comes

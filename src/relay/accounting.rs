@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::budget::{Budget, Limits, Refusal, Reservation};
 use crate::error_class::ErrorClass;
-use crate::health::{Policy, Store};
-use crate::ledger::{CallRecord, Ledger, Tokens};
 use crate::probe::Outcome;
+use crate::state::budget::{Budget, Limits, Refusal, Reservation};
+use crate::state::health::{Policy, Store};
+use crate::state::ledger::{CallRecord, Ledger, Tokens};
 
 /// A good answer is written to health at most this often per target: enough to keep a
 /// launch trusting it, without a file update per call.
@@ -113,7 +113,7 @@ impl Books {
     pub fn reserve_from_block(&self) -> Option<Reservation> {
         let mut pool = self.pool.try_lock().ok()?;
         if pool.left > 0 && pool.taken_at.elapsed() < BLOCK_LIFE {
-            let today = crate::budget::today();
+            let today = crate::state::budget::today();
             if pool.day == today {
                 pool.left -= 1;
                 return Some(Reservation { day: today });
@@ -129,7 +129,7 @@ impl Books {
             .pool
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let today = crate::budget::today();
+        let today = crate::state::budget::today();
         let fresh = pool.taken_at.elapsed() < BLOCK_LIFE;
         if pool.left > 0 && fresh && pool.day == today {
             pool.left -= 1;
@@ -250,7 +250,7 @@ impl Keeper {
         }
         // One write with O_APPEND: the lines land together, never interleaved with another
         // process's.
-        if let Err(err) = crate::state_file::append_line(&self.ledger_path, &lines) {
+        if let Err(err) = crate::state::file::append_line(&self.ledger_path, &lines) {
             crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
         }
         for (day, tokens) in tokens_by_day {
@@ -260,7 +260,7 @@ impl Keeper {
                 ));
             }
         }
-        let mut current: Option<crate::health::HealthFile> = None;
+        let mut current: Option<crate::state::health::HealthFile> = None;
         for call in batch {
             let Some((targets, outcome)) = call.health else {
                 continue;

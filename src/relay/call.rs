@@ -11,10 +11,10 @@ use serde_json::json;
 
 use super::accounting::Finished;
 use super::server::Relay;
-use crate::budget::Reservation;
 use crate::error_class::ErrorClass;
-use crate::ledger::{CallRecord, Tokens};
 use crate::probe::{Outcome, QUOTA_WORDS, clears_at};
+use crate::state::budget::Reservation;
+use crate::state::ledger::{CallRecord, Tokens};
 
 /// Longest value taken from an `X-Agent-*` header, in bytes.
 const META_LIMIT: usize = 200;
@@ -268,8 +268,8 @@ impl Call {
                 // No usage from the provider: about four bytes a token, marked estimated.
                 let (sent, received) = estimate;
                 record.tokens = Tokens {
-                    input: crate::meter::estimate_tokens(sent),
-                    output: crate::meter::estimate_tokens(
+                    input: crate::state::meter::estimate_tokens(sent),
+                    output: crate::state::meter::estimate_tokens(
                         usize::try_from(received).unwrap_or(usize::MAX),
                     ),
                     ..Tokens::default()

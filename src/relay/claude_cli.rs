@@ -34,7 +34,7 @@ use super::proxy::{record_for, reserve};
 use super::server::Relay;
 use super::settings::Upstream;
 use crate::error_class::ErrorClass;
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// What the CLI is told about itself; the caller's own system prompt is in the prompt.
 const NEUTRAL_SYSTEM_PROMPT: &str =
@@ -103,7 +103,7 @@ pub async fn answer(
     };
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
     let command = upstream.command.clone().unwrap_or_else(|| "claude".into());
-    let Some(binary) = crate::discover::find(&command) else {
+    let Some(binary) = crate::backend::discover::find(&command) else {
         return error_response(
             StatusCode::SERVICE_UNAVAILABLE,
             "relay_mode_disabled",

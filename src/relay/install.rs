@@ -11,7 +11,7 @@ use anyhow::Context as _;
 
 use crate::config::Config;
 use crate::service_text::{plist_text, systemd_assignment, systemd_exec_start, systemd_path};
-use crate::state_file::{self, Durability};
+use crate::state::file::{self as state_file, Durability};
 
 pub const SYSTEMD_UNIT: &str = "agent-relay.service";
 pub const LAUNCHD_LABEL: &str = "dev.agent.relay";
@@ -40,7 +40,7 @@ fn argv(agent: &Path, config_flag: Option<&Path>) -> Vec<String> {
 /// same as the watchdog's job).
 fn pinned_env(path: String) -> Vec<(String, String)> {
     let mut env = vec![("PATH".to_string(), path)];
-    env.extend(crate::schedule::pinned_env());
+    env.extend(crate::watch::schedule::pinned_env());
     env
 }
 
@@ -54,7 +54,7 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
     let config_flag =
         config_flag.map(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     let argv = argv(&agent, config_flag.as_deref());
-    let env = pinned_env(crate::schedule::pinned_path(config, &agent));
+    let env = pinned_env(crate::watch::schedule::pinned_path(config, &agent));
     if launchd {
         let file = home
             .join("Library/LaunchAgents")

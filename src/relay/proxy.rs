@@ -26,8 +26,8 @@ use super::server::Relay;
 use super::settings::{Kind, Upstream};
 use super::target::Target;
 use super::usage::UsageReader;
-use crate::budget::Refusal;
-use crate::ledger::CallRecord;
+use crate::state::budget::Refusal;
+use crate::state::ledger::CallRecord;
 
 /// How much of an error answer is kept to classify it.
 const ERROR_BODY_KEPT: usize = 64 * 1024;
@@ -259,7 +259,7 @@ pub async fn forward(
 }
 
 /// Reserves one call, answering 429 `budget_exhausted` (or 503) when the budget says no.
-pub async fn reserve(relay: &Arc<Relay>) -> Result<crate::budget::Reservation, Response> {
+pub async fn reserve(relay: &Arc<Relay>) -> Result<crate::state::budget::Reservation, Response> {
     // Most calls take a reservation already saved in a block, without blocking.
     let taken = match relay.books.reserve_from_block() {
         Some(reservation) => Ok(Ok(reservation)),
@@ -294,7 +294,7 @@ pub fn record_for(meta: &CallMeta, upstream: &Upstream, model: Option<String>) -
         run: meta
             .run
             .clone()
-            .unwrap_or_else(|| crate::ledger::run_id().to_string()),
+            .unwrap_or_else(|| crate::state::ledger::run_id().to_string()),
         node: meta.node.clone(),
         attempt: meta.attempt,
         session: meta.session.clone(),

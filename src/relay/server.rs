@@ -171,7 +171,7 @@ pub fn serve(
         bases.insert(upstream.name.clone(), base);
     }
     let state_dir = crate::paths::state_dir();
-    crate::state_file::ensure_state_dir(&state_dir)?;
+    crate::state::file::ensure_state_dir(&state_dir)?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
@@ -362,7 +362,7 @@ async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response 
                 let entry = match upstream.kind {
                     Kind::ClaudeCli => {
                         let command = upstream.command.as_deref().unwrap_or("claude");
-                        json!({"kind": upstream.kind.as_str(), "command": crate::discover::find(command).is_some()})
+                        json!({"kind": upstream.kind.as_str(), "command": crate::backend::discover::find(command).is_some()})
                     }
                     _ => json!({"kind": upstream.kind.as_str(), "key": probe.keys.get(upstream).is_ok()}),
                 };

@@ -11,7 +11,7 @@ use http::HeaderMap;
 use subtle::ConstantTimeEq as _;
 
 use crate::exit_codes::usage;
-use crate::state_file::{self, Durability};
+use crate::state::file::{self as state_file, Durability};
 
 pub const ENV: &str = "AGENT_RELAY_TOKEN";
 /// Shorter tokens are refused: a guessable token would hand out every key behind it.

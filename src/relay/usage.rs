@@ -6,8 +6,8 @@
 
 use serde_json::Value;
 
-use crate::ledger::Tokens;
 use crate::probe::{token_count, usage_tokens};
+use crate::state::ledger::Tokens;
 
 /// A JSON answer longer than this is forwarded whole but not read for usage.
 const JSON_LIMIT: usize = 16 * 1024 * 1024;

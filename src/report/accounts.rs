@@ -127,9 +127,11 @@ fn health_of(account: &AccountDef) -> (String, Option<String>) {
     let health = crate::accounts::health::get(&state_dir, &account.name);
     let state = if let Err(err) = account.read_secret() {
         format!("broken: {err:#}")
-    } else if let Some(reason) =
-        crate::accounts::health::skip_reason(&state_dir, &account.name, crate::health::now_ms())
-    {
+    } else if let Some(reason) = crate::accounts::health::skip_reason(
+        &state_dir,
+        &account.name,
+        crate::state::health::now_ms(),
+    ) {
         reason
     } else if account.unverified {
         "healthy (unverified: saved offline)".to_string()
@@ -360,7 +362,7 @@ fn test(config: &Config, only: Option<&str>, json: bool) -> anyhow::Result<ExitC
         };
         rows.push((account.name.clone(), word, detail));
     }
-    crate::alerts::after_account_checks(config, &state_dir);
+    crate::watch::alerts::after_account_checks(config, &state_dir);
     if json {
         let rows: Vec<_> = rows
             .iter()

@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
-use crate::budget::{Budget, LimitSource, Limits};
 use crate::config::Config;
 use crate::exit_codes::usage;
-use crate::ledger::Ledger;
 use crate::report::{emit, emit_json};
+use crate::state::budget::{Budget, LimitSource, Limits};
+use crate::state::ledger::Ledger;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -83,7 +83,7 @@ fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
     };
     if json {
         emit_json(&json!({
-            "day": crate::budget::today(),
+            "day": crate::state::budget::today(),
             "calls": used.calls,
             "tokens": used.tokens,
             "limits": {"calls": limits.calls, "tokens": limits.tokens},
@@ -96,7 +96,7 @@ fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
     let _ = writeln!(
         out,
         "today ({}, local): {} of {} calls, {} of {} tokens{}",
-        crate::budget::today(),
+        crate::state::budget::today(),
         used.calls,
         cap(limits.calls),
         used.tokens,

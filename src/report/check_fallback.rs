@@ -7,13 +7,13 @@ use std::sync::mpsc;
 
 use serde_json::json;
 
-use crate::cascade::Status;
 use crate::config::Config;
 use crate::error_class::ErrorClass;
-use crate::health::Store;
+use crate::launch::cascade::Status;
+use crate::launch::rung::{self, Rung};
+use crate::launch::survey;
 use crate::report::status::json_row;
-use crate::rung::{self, Rung};
-use crate::survey;
+use crate::state::health::Store;
 
 /// The 30- and 7-day warnings of accounts whose token expires soon (on stderr: the verdict
 /// line stays one line).
@@ -175,7 +175,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     }
     // A budget stop is no news about the fallbacks: the last verdict stands, nothing is sent.
     if verdict != Verdict::Budget {
-        crate::alerts::after_check(
+        crate::watch::alerts::after_check(
             &config.alerts,
             &state_dir,
             verdict.as_str(),
@@ -183,7 +183,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             &rows,
         );
     }
-    crate::alerts::after_account_checks(config, &state_dir);
+    crate::watch::alerts::after_account_checks(config, &state_dir);
     warn_expiring(config);
     Ok(match verdict {
         Verdict::Ok => ExitCode::SUCCESS,

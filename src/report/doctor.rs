@@ -182,7 +182,7 @@ fn check_state_dir(dir: &Path, checks: &mut Vec<Check>) {
         ));
         return;
     }
-    if let Ok(Some(distrust)) = crate::state_file::distrust(dir) {
+    if let Ok(Some(distrust)) = crate::state::file::distrust(dir) {
         // Every command but a launch refuses it; a launch runs without it.
         checks.push(Check::problem(
             "state",
@@ -313,7 +313,7 @@ fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
         }
         seen.push(&backend.command);
         let area = format!("binary {}", backend.command);
-        match crate::discover::find(&backend.command) {
+        match crate::backend::discover::find(&backend.command) {
             Some(path) => checks.push(Check::ok(
                 area,
                 format!("{} — {}", path.display(), version_of(&path)),
@@ -326,7 +326,7 @@ fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
                 area,
                 format!(
                     "not found on PATH or in {} other install directories",
-                    crate::discover::extra_dirs().len()
+                    crate::backend::discover::extra_dirs().len()
                 ),
                 format!(
                     "install {} or set backends.{}.command to its absolute path",
@@ -339,7 +339,7 @@ fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
 
 fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
     for (index, def) in config.rungs.iter().enumerate() {
-        let rung = crate::rung::resolve(config, index + 1, def);
+        let rung = crate::launch::rung::resolve(config, index + 1, def);
         let area = format!("rung {} {}", index + 1, rung.short_name());
         match &rung.state {
             Ok(ready) => {
@@ -444,8 +444,8 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
         .backends
         .values()
         .filter(|b| {
-            crate::cli_settings::Family::of_backend(&b.name, &b.command)
-                == crate::cli_settings::Family::Claude
+            crate::backend::cli_settings::Family::of_backend(&b.name, &b.command)
+                == crate::backend::cli_settings::Family::Claude
         })
         .map(|b| b.name.as_str())
         .collect();
@@ -469,7 +469,7 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
 }
 
 fn check_budget(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
-    let budget = crate::budget::Budget::new(state_dir, config.budget);
+    let budget = crate::state::budget::Budget::new(state_dir, config.budget);
     let (used, limits, _) = budget.status();
     let cap = |n: u64| {
         if n == 0 {
@@ -499,7 +499,7 @@ fn check_budget(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
 }
 
 fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Check>) {
-    let last = crate::alerts::last_state(state_dir);
+    let last = crate::watch::alerts::last_state(state_dir);
     let verdict = match (&last.state, &last.last_check) {
         (Some(state), Some(at)) => format!("; last check {at}: {state}"),
         _ => "; no check recorded yet".to_string(),
@@ -510,7 +510,7 @@ fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Ch
     } else {
         "; no alerts configured"
     };
-    match crate::schedule::installed() {
+    match crate::watch::schedule::installed() {
         Some(where_) => checks.push(Check::ok("watchdog", format!("{where_}{verdict}{alerts}"))),
         None => checks.push(Check::ok(
             "watchdog",

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::Config;
-use crate::rung;
+use crate::launch::rung;
 
 pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let rungs: Vec<_> = config
@@ -31,7 +31,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     "command": b.command,
                     "vendor": b.vendor,
                     "probe": b.probe.kind.as_str(),
-                    "binary": crate::discover::find(&b.command),
+                    "binary": crate::backend::discover::find(&b.command),
                 })
             })
             .collect();
@@ -62,7 +62,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let _ = writeln!(out, "config: {source}\n\nbackends:");
     let name_width = config.backends.keys().map(String::len).max().unwrap_or(0);
     for backend in config.backends.values() {
-        let found = crate::discover::find(&backend.command)
+        let found = crate::backend::discover::find(&backend.command)
             .map_or_else(|| "not installed".to_string(), |p| p.display().to_string());
         let _ = writeln!(
             out,

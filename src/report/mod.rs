@@ -4,7 +4,6 @@ pub mod accounts;
 pub mod budget;
 pub mod check_fallback;
 pub mod doctor;
-pub mod dry_run;
 pub mod list;
 pub mod status;
 pub mod watchdog;

@@ -9,12 +9,12 @@ use std::sync::mpsc;
 
 use serde_json::json;
 
-use crate::cascade::Status;
 use crate::config::Config;
 use crate::error_class::ErrorClass;
-use crate::health::Store;
-use crate::rung::{self, Rung};
-use crate::survey::{self, Finding};
+use crate::launch::cascade::Status;
+use crate::launch::rung::{self, Rung};
+use crate::launch::survey::{self, Finding};
+use crate::state::health::Store;
 
 pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let rungs: Vec<Rung> = config

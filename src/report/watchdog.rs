@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::config::Config;
-use crate::schedule::{self, Scheduler};
+use crate::watch::schedule::{self, Scheduler};
 
 #[derive(Debug, Parser)]
 #[command(name = "agent --install-watchdog", no_binary_name = true)]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// Where Claude Code keeps its projects: under each `$CLAUDE_CONFIG_DIR` (a
 /// comma-separated list, as Claude Code reads it), else `~/.config/claude` and `~/.claude`.

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// `$CODEX_HOME` (else `~/.codex`): `sessions/` and `archived_sessions/`.
 pub fn roots() -> Vec<PathBuf> {

@@ -183,7 +183,7 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
     }
     let mut scanned = scan::Scan::default();
     if wanted(Source::Agent) {
-        let path = crate::ledger::Ledger::new(&crate::paths::state_dir())
+        let path = crate::state::ledger::Ledger::new(&crate::paths::state_dir())
             .path()
             .to_path_buf();
         scanned = scan::scan(

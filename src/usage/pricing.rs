@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 // ---- the file's shape -------------------------------------------------------------------
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use super::tally::{Counts, PerRun, SEP};
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// At most this gap is a match.
 pub const TOLERANCE: f64 = 0.02;

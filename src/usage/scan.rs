@@ -15,13 +15,13 @@ use serde::Deserialize;
 use super::clock::Clock;
 use super::tally::{PerRun, Rules, Tally, View};
 use super::transcripts::Transcripts;
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// Below this size one thread is quicker than starting more.
 const PARALLEL_FROM_BYTES: u64 = 4 << 20;
 const MAX_THREADS: usize = 4;
 
-/// The fields of a ledger line `--usage` reads (see [`crate::ledger::CallRecord`]).
+/// The fields of a ledger line `--usage` reads (see [`crate::state::ledger::CallRecord`]).
 #[derive(Deserialize)]
 struct Line<'a> {
     #[serde(borrow)]
@@ -175,7 +175,7 @@ pub fn scan(path: &Path, context: &Context) -> anyhow::Result<Scan> {
 /// `threads + 1` offsets, each the start of a line (or the end of the file).
 fn part_bounds(path: &Path, len: u64, threads: usize) -> io::Result<Vec<u64>> {
     let mut bounds = vec![0];
-    let mut reader = BufReader::with_capacity(1 << 16, crate::state_file::open_read(path)?);
+    let mut reader = BufReader::with_capacity(1 << 16, crate::state::file::open_read(path)?);
     let mut skipped = Vec::new();
     for k in 1..threads as u64 {
         let nominal = len * k / threads as u64;
@@ -196,7 +196,7 @@ fn part_bounds(path: &Path, len: u64, threads: usize) -> io::Result<Vec<u64>> {
 }
 
 fn scan_part(path: &Path, (start, end): (u64, u64), context: &Context) -> io::Result<Scan> {
-    let mut file = crate::state_file::open_read(path)?;
+    let mut file = crate::state::file::open_read(path)?;
     file.seek(SeekFrom::Start(start))?;
     let mut part = file.take(end - start);
     let mut clock = context.clock.clone();

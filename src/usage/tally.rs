@@ -9,7 +9,7 @@ use clap::ValueEnum;
 
 use super::clock::Day;
 use super::pricing::{ModelPrice, Pricing};
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// What `--usage` adds up by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

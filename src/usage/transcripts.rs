@@ -7,7 +7,7 @@ use std::collections::hash_map::Entry;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::ledger::Tokens;
+use crate::state::ledger::Tokens;
 
 /// One call as a CLI recorded it.
 #[derive(Debug, Clone)]

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::accounts::AccountDef;
-use crate::cli_settings::{Family, bare_model};
+use crate::backend::cli_settings::{Family, bare_model};
+use crate::backend::discover;
 use crate::config::{Backend, Config, RungDef};
-use crate::discover;
 use crate::error_class::ErrorClass;
 use crate::expand::expand;
 use crate::probe::{self, PlanError, ProbePlan};
@@ -215,7 +215,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     let mut account_var = None;
     if let Some(account) = context.account {
         if let Some(reason) = context.state_dir.and_then(|dir| {
-            crate::accounts::health::skip_reason(dir, &account.name, crate::health::now_ms())
+            crate::accounts::health::skip_reason(dir, &account.name, crate::state::health::now_ms())
         }) {
             return Err(Unusable {
                 class: ErrorClass::Auth,

@@ -1,19 +1,23 @@
 //! `agent [ARGS]`: choose a rung, announce any descent, run the CLI, and fall to the next
 //! rung only when the chosen one fails fast. `--use` skips all of it and execs.
 
+pub mod cascade;
+pub mod child;
+pub mod dry_run;
+pub mod rung;
+pub mod survey;
+
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use crate::cascade::{Cascade, Choice, Good, Status};
 use crate::config::Config;
-use crate::events;
 use crate::exit_codes::{UnavailableError, usage};
-use crate::health::Store;
-use crate::launch::{self, Ended, Verdict};
-use crate::report::dry_run;
-use crate::rung;
+use crate::launch::cascade::{Cascade, Choice, Good, Status};
+use crate::state::events;
+use crate::state::health::Store;
 use crate::term;
+use child::{Ended, Verdict};
 
 pub struct Options<'a> {
     /// The CLI's words, exactly as given (not necessarily UTF-8).
@@ -28,7 +32,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
     if state_dir.as_os_str().is_empty() || state_dir.exists() {
         // Every state file refuses it too: nothing is read from it or written to it, and
         // probes cannot reserve their call, so the top rung runs unprobed.
-        if let Err(err) = crate::state_file::check_dir(&state_dir) {
+        if let Err(err) = crate::state::file::check_dir(&state_dir) {
             term::notice(&format!(
                 "{err:#} — running without agent's state (rungs unprobed, nothing recorded)"
             ));
@@ -79,17 +83,17 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         let Ok(ready) = &rung.state else {
             unreachable!("a winner is always ready")
         };
-        let command = launch::command(
+        let command = child::command(
             &rung.command_prefix(),
             options.args,
             &ready.env,
             &ready.env_remove,
         );
-        let (ended, elapsed) = launch::run(command)?;
+        let (ended, elapsed) = child::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
         } else {
-            launch::judge(ended, elapsed, config.fastfail)
+            child::judge(ended, elapsed, config.fastfail)
         };
         match (ended, verdict) {
             (Ended::Signal(signal), _) => crate::signals::die_by(signal),
@@ -173,7 +177,7 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
                 .map_err(|err| usage(format!("--use {spec}: {}", err.reason)))?,
         )
     };
-    let Some(binary) = crate::discover::find(&backend.command) else {
+    let Some(binary) = crate::backend::discover::find(&backend.command) else {
         return Err(anyhow::Error::new(UnavailableError(format!(
             "--use {spec}: {} not found on PATH or in the usual install directories",
             backend.command
@@ -195,6 +199,6 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
             options.json,
         );
     }
-    let command = launch::command(&argv, options.args, &env, &backend.env_remove);
-    Err(launch::exec(command))
+    let command = child::command(&argv, options.args, &env, &backend.env_remove);
+    Err(child::exec(command))
 }

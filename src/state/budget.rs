@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::json_file::{Corrupt, JsonFile};
-use crate::ledger::{Ledger, Tokens};
-use crate::state_file::{self, Durability};
+use crate::state::file::{self as state_file, Durability};
+use crate::state::json_file::{Corrupt, JsonFile};
+use crate::state::ledger::{Ledger, Tokens};
 
 pub const DEFAULT_CALLS: u64 = 500;
 pub const DEFAULT_TOKENS: u64 = 500_000;

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::json_file::JsonFile;
+use crate::state::json_file::JsonFile;
 
 /// `[alerts]` in the configuration.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -164,7 +164,7 @@ pub fn after_check(
 /// and one notice when one of them is back (DESIGN.md §7). Run after credential checks and
 /// by the watchdog.
 pub fn after_account_checks(config: &crate::config::Config, state_dir: &Path) {
-    let now_ms = crate::health::now_ms();
+    let now_ms = crate::state::health::now_ms();
     let mut vendors: Vec<&str> = config
         .accounts
         .iter()
@@ -237,9 +237,9 @@ fn raise(
     let mut state = file.load();
     let now = jiff::Timestamp::now().to_string();
     if let Some(alert) = change(&mut state, &now) {
-        crate::events::record(
+        crate::state::events::record(
             state_dir,
-            crate::events::Kind::Alert,
+            crate::state::events::Kind::Alert,
             &alert.previous,
             &alert.state,
             &alert.message,

@@ -14,10 +14,10 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::error_class::ErrorClass;
-use crate::events;
-use crate::json_file::JsonFile;
 use crate::probe::Outcome;
-use crate::state_file;
+use crate::state::events;
+use crate::state::file as state_file;
+use crate::state::json_file::JsonFile;
 
 const RATE_LIMIT_COOLDOWN: Duration = Duration::from_secs(2 * 60);
 const AUTH_COOLDOWN: Duration = Duration::from_secs(15 * 60);
@@ -177,7 +177,7 @@ impl Store {
     pub fn probe(
         &self,
         plan: &crate::probe::ProbePlan,
-        meter: &crate::meter::Meter,
+        meter: &crate::state::meter::Meter,
         policy: &Policy,
     ) -> Outcome {
         let outcome = crate::probe::run(plan, meter);

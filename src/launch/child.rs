@@ -50,14 +50,16 @@ pub fn command(
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
-    if crate::cli_settings::Family::of(&argv[0]) == crate::cli_settings::Family::Claude {
+    if crate::backend::cli_settings::Family::of(&argv[0])
+        == crate::backend::cli_settings::Family::Claude
+    {
         // Whatever headers the child would have had (the backend's, else inherited).
         let current = match env.iter().rev().find(|(name, _)| name == RUN_HEADERS_VAR) {
             Some((_, value)) => Some(value.clone()),
             None if env_remove.iter().any(|name| name == RUN_HEADERS_VAR) => None,
             None => std::env::var(RUN_HEADERS_VAR).ok(),
         };
-        let headers = with_run_header(current.as_deref(), crate::ledger::run_id());
+        let headers = with_run_header(current.as_deref(), crate::state::ledger::run_id());
         command.env(RUN_HEADERS_VAR, headers);
     }
     command

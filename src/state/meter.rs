@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::budget::{Budget, Limits, Refusal, Reservation};
 use crate::error_class::ErrorClass;
-use crate::ledger::{CallRecord, Ledger, Tokens};
+use crate::state::budget::{Budget, Limits, Refusal, Reservation};
+use crate::state::ledger::{CallRecord, Ledger, Tokens};
 
 #[derive(Debug, Clone)]
 pub struct Meter {
@@ -55,7 +55,7 @@ impl Meter {
     pub fn record(&self, reservation: &Reservation, info: &CallInfo, spent: &Spent) {
         let record = CallRecord {
             time: jiff::Timestamp::now().to_string(),
-            run: crate::ledger::run_id().to_string(),
+            run: crate::state::ledger::run_id().to_string(),
             rung: info.rung,
             backend: info.backend.clone(),
             model: info.model.clone(),

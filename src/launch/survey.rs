@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::cascade::{Good, Status};
 use crate::config::Config;
-use crate::health::Store;
-use crate::meter::Meter;
+use crate::launch::cascade::{Good, Status};
+use crate::launch::rung::Rung;
 use crate::probe::{self, Call};
-use crate::rung::Rung;
+use crate::state::health::Store;
+use crate::state::meter::Meter;
 
 /// One rung's finding: its index in the table (0-based) and what was found.
 pub struct Finding {

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::events;
-use crate::state_file::{self, Durability, Locked};
+use crate::state::events;
+use crate::state::file::{self as state_file, Durability, Locked};
 
 pub struct JsonFile<T> {
     path: PathBuf,

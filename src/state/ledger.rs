@@ -121,13 +121,13 @@ impl Ledger {
     /// Appends one call. The caller has already redacted nothing: a record holds no text.
     pub fn append(&self, record: &CallRecord) -> anyhow::Result<()> {
         let line = serde_json::to_string(record)?;
-        crate::state_file::append_line(&self.path, &line)
+        crate::state::file::append_line(&self.path, &line)
     }
 
     /// Every readable line, oldest first (a line that is not UTF-8 or does not parse is
     /// skipped, and the read goes on).
     pub fn read_all(&self) -> Vec<CallRecord> {
-        crate::state_file::read_jsonl(&self.path)
+        crate::state::file::read_jsonl(&self.path)
     }
 
     /// The last `n` records.

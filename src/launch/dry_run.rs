@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::cascade::{Cascade, Choice, Good, Status};
 use crate::config::Backend;
 use crate::exit_codes::UnavailableError;
+use crate::launch::cascade::{Cascade, Choice, Good, Status};
 use crate::report::{emit, emit_json, shell_join};
 
 fn describe(status: &Status) -> String {

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::error_class::ErrorClass;
-use crate::health::{self, HealthFile, Store, Verdict};
-use crate::meter::Meter;
+use crate::launch::rung::{self, Rung};
 use crate::probe::{Call, Outcome};
-use crate::rung::{self, Rung};
+use crate::state::health::{self, HealthFile, Store, Verdict};
+use crate::state::meter::Meter;
 
 /// What is known about one rung.
 #[derive(Debug, Clone)]

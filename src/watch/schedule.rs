@@ -95,8 +95,8 @@ pub fn pinned_path(config: &Config, agent: &Path) -> String {
         }
     };
     for backend in config.backends.values() {
-        if let Some(dir) =
-            crate::discover::find(&backend.command).and_then(|p| p.parent().map(Path::to_path_buf))
+        if let Some(dir) = crate::backend::discover::find(&backend.command)
+            .and_then(|p| p.parent().map(Path::to_path_buf))
         {
             add(dir);
         }
@@ -324,7 +324,7 @@ pub fn install(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
     let mut out = String::new();
     if !dry_run {
         // The job's log goes to the state directory: it must exist before the first run.
-        crate::state_file::ensure_state_dir(&crate::paths::state_dir())?;
+        crate::state::file::ensure_state_dir(&crate::paths::state_dir())?;
     }
     for (path, content) in &plan.files {
         let _ = writeln!(

@@ -1,0 +1,12 @@
+//! Every record agent keeps on disk, and the one door to each: `file` (locked, atomic,
+//! no links followed, all-or-nothing appends), `json_file` (a JSON state file with the
+//! corrupt rule), and the records themselves. Health records what probes found; it never
+//! calls the network.
+
+pub mod budget;
+pub mod events;
+pub mod file;
+pub mod health;
+pub mod json_file;
+pub mod ledger;
+pub mod meter;
