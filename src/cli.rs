@@ -4,7 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser, ValueEnum};
+pub use crate::term::ColorWhen;
+use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser};
 
 const AFTER_HELP: &str = "\
 Every argument that is not one of agent's options passes through to the chosen CLI unchanged
@@ -159,13 +160,6 @@ pub struct Cli {
         allow_hyphen_values = true
     )]
     pub cli_args: Vec<OsString>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
-    Auto,
-    Always,
-    Never,
 }
 
 impl Cli {

@@ -18,6 +18,8 @@ pub mod secret;
 pub mod service_text;
 pub mod signals;
 pub mod term;
+pub mod text;
+pub mod tokens;
 // Schema.
 pub mod config;
 // Records, and what a CLI uses.

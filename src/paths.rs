@@ -48,3 +48,26 @@ pub fn state_dir() -> PathBuf {
     }
     xdg("XDG_STATE_HOME", ".local/state").map_or_else(PathBuf::new, |dir| dir.join("agent"))
 }
+
+/// Variables the job needs besides `PATH`: the configuration and state it runs with.
+pub fn pinned_env() -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    for var in [
+        "AGENT_CONFIG",
+        "AGENT_STATE_DIR",
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+    ] {
+        if let Ok(value) = std::env::var(var)
+            && !value.is_empty()
+        {
+            env.push((var.to_string(), value));
+        }
+    }
+    env
+}
+
+/// Where `agent --relay init` keeps the relay token: beside the configuration, 0600.
+pub fn relay_token_file() -> Option<PathBuf> {
+    config_dir().map(|dir| dir.join("relay-token"))
+}

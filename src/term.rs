@@ -6,7 +6,13 @@ use std::sync::OnceLock;
 
 use owo_colors::OwoColorize as _;
 
-use crate::cli::ColorWhen;
+/// When to colour agent's own output (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
 
 struct Settings {
     quiet: bool,
@@ -50,7 +56,7 @@ pub fn color_stdout() -> bool {
     settings().color && std::io::stdout().is_terminal()
 }
 
-fn emit(line: &str) {
+fn emit_notice(line: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{line}");
 }
@@ -62,9 +68,9 @@ pub fn notice(message: &str) {
     }
     let message = crate::redact::redact(message);
     if settings().color {
-        emit(&format!("{} {message}", "[agent]".yellow()));
+        emit_notice(&format!("{} {message}", "[agent]".yellow()));
     } else {
-        emit(&format!("[agent] {message}"));
+        emit_notice(&format!("[agent] {message}"));
     }
 }
 
@@ -72,9 +78,9 @@ pub fn notice(message: &str) {
 pub fn warn(message: &str) {
     let message = crate::redact::redact(message);
     if settings().color {
-        emit(&format!("{} {message}", "agent: warning:".yellow().bold()));
+        emit_notice(&format!("{} {message}", "agent: warning:".yellow().bold()));
     } else {
-        emit(&format!("agent: warning: {message}"));
+        emit_notice(&format!("agent: warning: {message}"));
     }
 }
 
@@ -82,19 +88,34 @@ pub fn warn(message: &str) {
 pub fn error(message: &str) {
     let message = crate::redact::redact(message);
     if settings().color {
-        emit(&format!("{} {message}", "agent:".red().bold()));
+        emit_notice(&format!("{} {message}", "agent:".red().bold()));
     } else {
-        emit(&format!("agent: {message}"));
+        emit_notice(&format!("agent: {message}"));
     }
 }
 
 /// `[agent:debug] …` with `AGENT_LOG=debug`: every decision and why.
 pub fn debug(message: &str) {
     if settings().debug {
-        emit(&format!("[agent:debug] {}", crate::redact::redact(message)));
+        emit_notice(&format!("[agent:debug] {}", crate::redact::redact(message)));
     }
 }
 
 pub fn debug_enabled() -> bool {
     settings().debug
+}
+
+/// Writes a whole report to stdout; a closed pipe surfaces as an error `main` treats as
+/// a quiet success.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+pub fn emit_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    emit(&text)
 }

@@ -11,6 +11,7 @@ mod choosing;
 mod command_line;
 mod endpoints;
 mod launching;
+mod layers;
 mod mock_selftest;
 mod relay;
 mod relay_hostile;

@@ -12,36 +12,7 @@ use crate::retry::{self, Attempt, RealClock};
 const DEADLINE: Duration = Duration::from_secs(12);
 const ATTEMPT: Duration = Duration::from_secs(8);
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CheckResult {
-    Valid,
-    /// 401, with the answer's snippet.
-    Invalid(String),
-    /// 403: the organisation is disabled.
-    Disabled(String),
-    /// 429, a 5xx or no answer: nothing is known, nothing changes.
-    Unknown(String),
-}
-
-impl CheckResult {
-    pub fn word(&self) -> &'static str {
-        match self {
-            CheckResult::Valid => "valid",
-            CheckResult::Invalid(_) => "invalid",
-            CheckResult::Disabled(_) => "disabled",
-            CheckResult::Unknown(_) => "unknown",
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            CheckResult::Valid => "valid".into(),
-            CheckResult::Invalid(why) => format!("invalid (401): {why}"),
-            CheckResult::Disabled(why) => format!("organisation disabled (403): {why}"),
-            CheckResult::Unknown(why) => format!("unreachable or unknown: {why}"),
-        }
-    }
-}
+pub use crate::state::account_health::CheckResult;
 
 /// Where the account's API lives and how its credential is sent: the endpoint the
 /// launched CLI would use with this account ([`crate::backend::resolve`]), so the check
@@ -51,7 +22,7 @@ fn endpoint(
     account: &AccountDef,
     secret: &str,
 ) -> Result<crate::backend::Endpoint, String> {
-    let var = account.secret_var(backend);
+    let var = crate::accounts::secret_var(account, backend);
     let mut set = crate::backend::endpoint::backend_env(backend).map_err(|err| err.reason)?;
     set.retain(|(name, _)| name != &var);
     set.push((var.clone(), secret.to_string()));
@@ -83,7 +54,7 @@ pub fn check(backend: &Backend, account: &AccountDef, secret: &str) -> CheckResu
             Ok(mut response) => {
                 let status = response.status().as_u16();
                 let body = response.body_mut().read_to_string().unwrap_or_default();
-                let why = crate::probe::snippet(&crate::redact::redact(&body));
+                let why = crate::text::snippet(&crate::redact::redact(&body));
                 match status {
                     200..=299 => Attempt::Final(CheckResult::Valid),
                     401 => Attempt::Final(CheckResult::Invalid(why)),
@@ -94,7 +65,7 @@ pub fn check(backend: &Backend, account: &AccountDef, secret: &str) -> CheckResu
                     s => Attempt::Final(CheckResult::Unknown(format!("HTTP {s}: {why}"))),
                 }
             }
-            Err(err) => Attempt::Transient(CheckResult::Unknown(crate::probe::snippet(
+            Err(err) => Attempt::Transient(CheckResult::Unknown(crate::text::snippet(
                 &crate::redact::redact(&err.to_string()),
             ))),
         }

@@ -12,15 +12,7 @@ use super::{AccountDef, Kind};
 use crate::config::Backend;
 use crate::state::json_file::JsonFile;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rotation {
-    #[default]
-    Priority,
-    LeastCost,
-    RoundRobin,
-    Failover,
-}
+pub use crate::config::accounts::Rotation;
 
 /// `rotation.json`: the shared turn of round-robin backends, the current account of
 /// failover ones.
@@ -58,7 +50,7 @@ fn update<T>(state_dir: &Path, change: impl FnOnce(&mut RotationState) -> T) -> 
 pub fn order(
     backend: &Backend,
     accounts: &[&AccountDef],
-    pricing: &crate::usage::pricing::Pricing,
+    pricing: &crate::config::pricing::Pricing,
     state_dir: &Path,
     advance: bool,
 ) -> Vec<String> {
@@ -78,7 +70,8 @@ pub fn order(
                 if a.monthly_budget_usd <= 0.0 {
                     f64::INFINITY
                 } else {
-                    a.monthly_budget_usd - super::health::monthly_spend(state_dir, pricing, &a.name)
+                    a.monthly_budget_usd
+                        - crate::state::account_health::monthly_spend(state_dir, pricing, &a.name)
                 }
             };
             sorted.sort_by(|a, b| {

@@ -92,3 +92,29 @@ fn newest_nvm_bin(home: &Path) -> Option<PathBuf> {
         .max_by(|a, b| a.0.cmp(&b.0))
         .map(|(_, bin)| bin)
 }
+
+/// Directories for the job's `PATH`: where each backend's CLI was found, where agent is,
+/// then the system's.
+pub fn pinned_path(config: &crate::config::Config, agent: &Path) -> String {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut add = |dir: PathBuf| {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    };
+    for backend in config.backends.values() {
+        if let Some(dir) = find(&backend.command).and_then(|p| p.parent().map(Path::to_path_buf)) {
+            add(dir);
+        }
+    }
+    if let Some(dir) = agent.parent() {
+        add(dir.to_path_buf());
+    }
+    for system in ["/usr/local/bin", "/usr/bin", "/bin"] {
+        add(PathBuf::from(system));
+    }
+    dirs.iter()
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(":")
+}

@@ -312,7 +312,7 @@ impl<'a> Cascade<'a> {
         let meter = self.meter.clone();
         let policy = self.config.policy();
         std::thread::spawn(move || {
-            let outcome = store.probe(&plan, &meter, &policy);
+            let outcome = crate::probe::run_and_record(&store, &plan, &meter, &policy);
             let _ = tx.send((plan.target, outcome));
         });
         true

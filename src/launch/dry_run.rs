@@ -10,7 +10,8 @@ use serde_json::json;
 use crate::config::Backend;
 use crate::exit_codes::UnavailableError;
 use crate::launch::cascade::{Cascade, Choice, Good, Status};
-use crate::report::{emit, emit_json, shell_join};
+use crate::term::{emit, emit_json};
+use crate::text::shell_join;
 
 fn describe(status: &Status) -> String {
     match status {

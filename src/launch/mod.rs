@@ -38,7 +38,11 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    let mut cascade = Cascade::new(config, Store::new(&state_dir), config.meter(&state_dir));
+    let mut cascade = Cascade::new(
+        config,
+        Store::new(&state_dir),
+        crate::state::meter::Meter::new(&state_dir, config.budget),
+    );
     let mut start = 0;
     // Why each rung was passed over, for the final message if none is left.
     let mut why_not: Vec<(String, String)> = Vec::new();

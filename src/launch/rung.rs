@@ -110,7 +110,7 @@ pub struct Context<'a> {
     /// The row's account, and every account (their variables are kept from the CLI).
     pub account: Option<&'a AccountDef>,
     pub accounts: &'a [AccountDef],
-    pub pricing: Option<&'a crate::usage::pricing::Pricing>,
+    pub pricing: Option<&'a crate::config::pricing::Pricing>,
     pub state_dir: Option<&'a Path>,
 }
 
@@ -215,7 +215,11 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     let mut account_var = None;
     if let Some(account) = context.account {
         if let Some(reason) = context.state_dir.and_then(|dir| {
-            crate::accounts::health::skip_reason(dir, &account.name, crate::state::health::now_ms())
+            crate::state::account_health::skip_reason(
+                dir,
+                &account.name,
+                crate::state::health::now_ms(),
+            )
         }) {
             return Err(Unusable {
                 class: ErrorClass::Auth,
@@ -224,7 +228,8 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             });
         }
         if let (Some(dir), Some(pricing)) = (context.state_dir, context.pricing)
-            && let Some(reason) = crate::accounts::health::budget_exhausted(dir, pricing, account)
+            && let Some(reason) =
+                crate::state::account_health::budget_exhausted(dir, pricing, account)
         {
             return Err(Unusable {
                 class: ErrorClass::Quota,
@@ -238,7 +243,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             reason: format!("account {} is broken: {err:#}", account.name),
             skip: false,
         })?;
-        let var = account.secret_var(backend);
+        let var = crate::accounts::secret_var(account, backend);
         for other in crate::accounts::credential_vars(backend, context.accounts) {
             // Removed from what agent adds too (a backend's `env` may set one): the CLI
             // must send this account's credential and no other.

@@ -63,7 +63,7 @@ pub fn probe_all(
             let meter = meter.clone();
             let policy = config.policy();
             std::thread::spawn(move || {
-                let outcome = store.probe(&plan, &meter, &policy);
+                let outcome = crate::probe::run_and_record(&store, &plan, &meter, &policy);
                 let _ = tx.send((plan.target, outcome));
             });
         }

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 use crate::error_class::ErrorClass;
 
 /// At most this many characters of a failing body are quoted.
-pub const REASON_BODY_CHARS: usize = 140;
+pub use crate::text::snippet;
 
 /// Words that mean "out of quota" rather than "slow down" (seeds 000, 002; DESIGN.md §5).
 pub const QUOTA_WORDS: &[&str] = &[
@@ -81,30 +81,6 @@ pub fn classify_output(text: &str) -> ErrorClass {
     } else {
         ErrorClass::BadRequest
     }
-}
-
-/// One line of at most [`REASON_BODY_CHARS`] characters: control characters and runs of
-/// white space folded to one space, an ellipsis where it was cut.
-pub fn snippet(text: &str) -> String {
-    let mut folded = String::with_capacity(text.len().min(512));
-    let mut last_space = true;
-    for ch in text.chars() {
-        if ch.is_whitespace() || ch.is_control() {
-            if !last_space {
-                folded.push(' ');
-                last_space = true;
-            }
-        } else {
-            folded.push(ch);
-            last_space = false;
-        }
-    }
-    let folded = folded.trim_end();
-    if folded.chars().count() <= REASON_BODY_CHARS {
-        return folded.to_string();
-    }
-    let cut: String = folded.chars().take(REASON_BODY_CHARS - 1).collect();
-    format!("{cut}…")
 }
 
 /// When the answer says it will clear: `retry-after` (seconds or an HTTP date), the
@@ -225,7 +201,7 @@ mod tests {
         let cut = snippet(&text);
         assert!(!cut.contains('\n'));
         assert!(cut.starts_with("line one line two x"));
-        assert_eq!(cut.chars().count(), REASON_BODY_CHARS);
+        assert_eq!(cut.chars().count(), crate::text::REASON_BODY_CHARS);
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod http;
 mod plan;
 mod usage;
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 pub use classify::{QUOTA_WORDS, classify_output, classify_status, clears_at, snippet};
 pub use http::host;
@@ -60,32 +60,7 @@ pub enum Call {
     None,
 }
 
-/// What a probe found.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub class: ErrorClass,
-    /// One line, secrets redacted, failing bodies quoted to 140 characters.
-    pub reason: String,
-    pub latency: Duration,
-    /// When the answer said it would clear.
-    pub clears_at: Option<SystemTime>,
-}
-
-impl Outcome {
-    pub fn is_ok(&self) -> bool {
-        self.class == ErrorClass::Ok
-    }
-
-    /// No call was sent: the budget said no. Says nothing about the rung's health.
-    pub fn refused(refusal: &crate::state::budget::Refusal) -> Outcome {
-        Outcome {
-            class: ErrorClass::Budget,
-            reason: refusal.to_string(),
-            latency: Duration::ZERO,
-            clears_at: None,
-        }
-    }
-}
+pub use crate::state::health::Outcome;
 
 /// Runs the probe through the meter (each call reserved against the budget and written to
 /// the ledger). Blocking; never longer than the plan's timeout (plus process teardown).
@@ -108,6 +83,27 @@ pub fn run(plan: &ProbePlan, meter: &Meter) -> Outcome {
     outcome.reason = crate::redact::redact(&outcome.reason);
     if outcome.latency.is_zero() {
         outcome.latency = started.elapsed();
+    }
+    outcome
+}
+
+/// Runs a probe and records what it found: the target's health, and the health of the
+/// account whose credential it used. Probes call; health only records.
+pub fn run_and_record(
+    store: &crate::state::health::Store,
+    plan: &ProbePlan,
+    meter: &Meter,
+    policy: &crate::state::health::Policy,
+) -> Outcome {
+    let outcome = run(plan, meter);
+    store.record(&plan.target, &outcome, policy);
+    if let Some(account) = &plan.info.account {
+        crate::state::account_health::after_probe(
+            store.state_dir(),
+            account,
+            outcome.class,
+            &outcome.reason,
+        );
     }
     outcome
 }

@@ -10,6 +10,7 @@ pub use crate::backend::{ChildEnv, PlanError};
 use crate::config::{Auth, Backend, ProbeKind};
 use crate::error_class::ErrorClass;
 use crate::state::meter::CallInfo;
+use crate::state::target::Target;
 
 /// Plans the probe of one rung: the call goes where the launched CLI goes, with the
 /// credential it sends ([`crate::backend::resolve`]).
@@ -45,16 +46,16 @@ pub fn plan(
     };
     register_secrets(&call);
     let source = match account {
-        Some(account) => format!("account:{}", account.name),
+        Some(account) => Target::account_source(account.name),
         None => source,
     };
-    let target = format!(
-        "{} {} {} @{}",
-        def.kind.as_str(),
-        endpoint(&call),
-        model.unwrap_or("-"),
-        source
-    );
+    let target = Target {
+        kind: def.kind.as_str().to_string(),
+        endpoint: endpoint(&call),
+        model: model.map(str::to_string),
+        source,
+    }
+    .to_string();
     let info = CallInfo {
         rung: None,
         backend: Some(backend.name.clone()),

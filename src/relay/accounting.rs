@@ -243,10 +243,7 @@ impl Keeper {
                 }
                 lines.push_str(&line);
             }
-            tokens_by_day
-                .entry(call.record.day.clone())
-                .or_default()
-                .add(&call.record.tokens);
+            *tokens_by_day.entry(call.record.day.clone()).or_default() += &call.record.tokens;
         }
         // One write with O_APPEND: the lines land together, never interleaved with another
         // process's.
@@ -307,8 +304,8 @@ mod tests {
         };
         assert_eq!(huge.total(), u64::MAX);
         let mut day = Tokens::default();
-        day.add(&huge);
-        day.add(&huge);
+        day += &huge;
+        day += &huge;
         assert_eq!(
             (day.input, day.output, day.cache_read),
             (u64::MAX, u64::MAX, 2)

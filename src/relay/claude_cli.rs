@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use super::call::{CallMeta, End, error_response};
 use super::proxy::{record_for, reserve};
 use super::server::Relay;
-use super::settings::Upstream;
+use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;
 use crate::state::ledger::Tokens;
 

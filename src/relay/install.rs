@@ -40,7 +40,7 @@ fn argv(agent: &Path, config_flag: Option<&Path>) -> Vec<String> {
 /// same as the watchdog's job).
 fn pinned_env(path: String) -> Vec<(String, String)> {
     let mut env = vec![("PATH".to_string(), path)];
-    env.extend(crate::watch::schedule::pinned_env());
+    env.extend(crate::paths::pinned_env());
     env
 }
 
@@ -54,7 +54,7 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
     let config_flag =
         config_flag.map(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     let argv = argv(&agent, config_flag.as_deref());
-    let env = pinned_env(crate::watch::schedule::pinned_path(config, &agent));
+    let env = pinned_env(crate::backend::discover::pinned_path(config, &agent));
     if launchd {
         let file = home
             .join("Library/LaunchAgents")
@@ -63,10 +63,10 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         // launchd has no environment file: a shell reads relay.env, then execs agent.
         let command = format!(
             "set -a; [ -r {env} ] && . {env}; set +a; exec {argv}",
-            env = crate::report::shell_quote(&env_file.to_string_lossy()),
+            env = crate::text::shell_quote(&env_file.to_string_lossy()),
             argv = argv
                 .iter()
-                .map(|a| crate::report::shell_quote(a))
+                .map(|a| crate::text::shell_quote(a))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -93,7 +93,7 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         );
         let next = vec![format!(
             "launchctl bootstrap gui/$(id -u) {}",
-            crate::report::shell_quote(&file.to_string_lossy())
+            crate::text::shell_quote(&file.to_string_lossy())
         )];
         return Ok(Plan {
             file,
@@ -163,14 +163,8 @@ mod tests {
 
     #[test]
     fn arguments_are_quoted_only_when_needed() {
-        assert_eq!(
-            crate::report::shell_quote("/usr/bin/agent"),
-            "/usr/bin/agent"
-        );
-        assert_eq!(
-            crate::report::shell_quote("/my dir/agent"),
-            "'/my dir/agent'"
-        );
+        assert_eq!(crate::text::shell_quote("/usr/bin/agent"), "/usr/bin/agent");
+        assert_eq!(crate::text::shell_quote("/my dir/agent"), "'/my dir/agent'");
         assert_eq!(
             argv(Path::new("/a/agent"), Some(Path::new("/c.toml"))),
             ["/a/agent", "--config", "/c.toml", "--relay", "serve"]

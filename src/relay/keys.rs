@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use super::scrub::Needle;
-use super::settings::Upstream;
+use crate::config::relay::Upstream;
 
 /// A key and where it came from (`env:AGENT_RELAY_ANTHROPIC_KEY`): the source names the
 /// credential in health targets, never the key itself.
@@ -124,7 +124,7 @@ fn read(upstream: &Upstream) -> Result<Key, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::relay::settings::Kind;
+    use crate::config::relay::Kind;
 
     fn upstream(name: &str, secret_cmd: Option<&str>) -> Upstream {
         Upstream {

@@ -13,9 +13,8 @@ mod keys;
 mod proxy;
 mod scrub;
 mod server;
-pub mod settings;
 mod target;
-pub mod token;
+mod token;
 mod usage;
 
 use std::path::Path;
@@ -25,7 +24,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::Config;
 
-pub use settings::{RelayConfig, RelayFile};
+pub use crate::config::relay::{RelayConfig, RelayFile};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -87,7 +86,7 @@ pub fn run(
         } => server::serve(config, listen.as_deref(), allow_remote),
         Command::Init { force } => {
             let path = token::init(force)?;
-            crate::report::emit(&format!(
+            crate::term::emit(&format!(
                 "relay token written to {} (0600). Clients use it as their API key, e.g. AGENT_PROXY_KEY=$(cat {}); `agent --relay serve` reads it (or {}).\n",
                 path.display(),
                 path.display(),
@@ -101,7 +100,7 @@ pub fn run(
                 None => cfg!(target_os = "macos"),
             };
             let plan = install::plan(config, config_flag, launchd)?;
-            crate::report::emit(&install::install(&plan, dry_run)?)?;
+            crate::term::emit(&install::install(&plan, dry_run)?)?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -23,9 +23,9 @@ use super::call::{Call, CallMeta, End, error_response};
 use super::keys::Key;
 use super::scrub::Scrubber;
 use super::server::Relay;
-use super::settings::{Kind, Upstream};
 use super::target::Target;
 use super::usage::UsageReader;
+use crate::config::relay::{Kind, Upstream};
 use crate::state::budget::Refusal;
 use crate::state::ledger::CallRecord;
 

@@ -38,11 +38,12 @@ use tower::ServiceExt as _;
 use super::accounting::Books;
 use super::call::error_response;
 use super::keys::{Key, Keys};
-use super::settings::{Kind, RelayConfig, Upstream};
 use super::target::{Base, Target};
 use super::token::Token;
 use crate::config::Config;
+use crate::config::relay::{Kind, RelayConfig, Upstream};
 use crate::exit_codes::usage;
+use crate::state::target::Target as HealthTarget;
 
 pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
 
@@ -110,19 +111,22 @@ impl Relay {
         let Some(prefix) = suffixes.iter().find_map(|s| path.strip_suffix(s)) else {
             return Vec::new();
         };
-        let kind = upstream.kind.as_str();
-        let mut targets = vec![format!(
-            "{kind} {}{prefix} {model} @{}",
-            self.base(upstream),
-            key.source
-        )];
+        let mut targets = vec![HealthTarget {
+            kind: upstream.kind.as_str().to_string(),
+            endpoint: format!("{}{prefix}", self.base(upstream)),
+            model: Some(model.to_string()),
+            source: key.source.to_string(),
+        }];
         if upstream.kind == Kind::Anthropic {
-            targets.push(format!(
-                "anthropic {}/{}{prefix} {model} @env:AGENT_PROXY_KEY",
-                self.front, upstream.name
-            ));
+            // The credential the built-in claude-proxy rungs name (`env:AGENT_PROXY_KEY`).
+            targets.push(HealthTarget {
+                kind: "anthropic".to_string(),
+                endpoint: format!("{}/{}{prefix}", self.front, upstream.name),
+                model: Some(model.to_string()),
+                source: "env:AGENT_PROXY_KEY".to_string(),
+            });
         }
-        targets
+        targets.iter().map(HealthTarget::to_string).collect()
     }
 }
 

@@ -19,8 +19,7 @@ const MIN_LEN: usize = 24;
 
 /// Where `agent --relay init` keeps the token: beside the configuration, 0600.
 pub fn path() -> anyhow::Result<PathBuf> {
-    crate::paths::config_dir()
-        .map(|dir| dir.join("relay-token"))
+    crate::paths::relay_token_file()
         .context("no home directory to keep the relay token in (set HOME)")
 }
 

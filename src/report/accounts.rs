@@ -124,10 +124,10 @@ fn source_of(account: &AccountDef) -> String {
 /// An account's health in words, without a call.
 fn health_of(account: &AccountDef) -> (String, Option<String>) {
     let state_dir = crate::paths::state_dir();
-    let health = crate::accounts::health::get(&state_dir, &account.name);
+    let health = crate::state::account_health::get(&state_dir, &account.name);
     let state = if let Err(err) = account.read_secret() {
         format!("broken: {err:#}")
-    } else if let Some(reason) = crate::accounts::health::skip_reason(
+    } else if let Some(reason) = crate::state::account_health::skip_reason(
         &state_dir,
         &account.name,
         crate::state::health::now_ms(),
@@ -294,7 +294,7 @@ fn add(config: &Config, mut def: AccountDef) -> anyhow::Result<ExitCode> {
         accounts.push(def);
         Ok(())
     })?;
-    crate::accounts::health::after_check(&crate::paths::state_dir(), &name, &result);
+    crate::state::account_health::after_check(&crate::paths::state_dir(), &name, &result);
     let path = store::path()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
@@ -353,7 +353,7 @@ fn test(config: &Config, only: Option<&str>, json: bool) -> anyhow::Result<ExitC
             }
             Ok(secret) => {
                 let result = check::check(backend, account, &secret);
-                crate::accounts::health::after_check(&state_dir, &account.name, &result);
+                crate::state::account_health::after_check(&state_dir, &account.name, &result);
                 if matches!(result, CheckResult::Invalid(_) | CheckResult::Disabled(_)) {
                     bad += 1;
                 }

@@ -15,16 +15,6 @@ use crate::launch::survey;
 use crate::report::status::json_row;
 use crate::state::health::Store;
 
-/// The 30- and 7-day warnings of accounts whose token expires soon (on stderr: the verdict
-/// line stays one line).
-pub fn warn_expiring(config: &Config) {
-    for account in &config.accounts {
-        if let Some(warning) = account.expiry_warning() {
-            crate::term::warn(&warning);
-        }
-    }
-}
-
 /// The watchdog's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -58,7 +48,13 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let state_dir = crate::paths::state_dir();
     let store = Store::new(&state_dir);
     let (tx, rx) = mpsc::channel();
-    survey::probe_all(config, &store, &config.meter(&state_dir), &rungs, &tx);
+    survey::probe_all(
+        config,
+        &store,
+        &crate::state::meter::Meter::new(&state_dir, config.budget),
+        &rungs,
+        &tx,
+    );
     drop(tx);
     let mut findings: Vec<(usize, Status)> = rx.into_iter().map(|f| (f.index, f.status)).collect();
     findings.sort_by_key(|(index, _)| *index);
@@ -184,7 +180,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         );
     }
     crate::watch::alerts::after_account_checks(config, &state_dir);
-    warn_expiring(config);
+    super::warn_expiring(config);
     Ok(match verdict {
         Verdict::Ok => ExitCode::SUCCESS,
         Verdict::Degraded | Verdict::Down => ExitCode::from(1),

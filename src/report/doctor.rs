@@ -236,7 +236,7 @@ fn is_writable_dir(dir: &Path) -> bool {
 /// The relay token file (`agent --relay init`), if there is one, must be readable by its
 /// owner only: whoever reads it can spend every key behind the relay.
 fn check_relay_token(checks: &mut Vec<Check>) {
-    let Ok(path) = crate::relay::token::path() else {
+    let Some(path) = crate::paths::relay_token_file() else {
         return;
     };
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
@@ -404,7 +404,7 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
             }
         };
         let result = check(backend, account, &secret);
-        crate::accounts::health::after_check(state_dir, &account.name, &result);
+        crate::state::account_health::after_check(state_dir, &account.name, &result);
         let warning = account
             .expiry_warning()
             .map(|w| format!("; {w}"))

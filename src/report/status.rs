@@ -25,7 +25,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .collect();
     let state_dir = crate::paths::state_dir();
     let store = Store::new(&state_dir);
-    let meter = config.meter(&state_dir);
+    let meter = crate::state::meter::Meter::new(&state_dir, config.budget);
     let names: Vec<String> = rungs.iter().map(Rung::short_name).collect();
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let live = !json && std::io::stdout().is_terminal();
@@ -67,7 +67,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         Ok(())
     })?;
 
-    crate::report::check_fallback::warn_expiring(config);
+    super::warn_expiring(config);
     if json {
         let rows: Vec<_> = rungs
             .iter()

@@ -13,26 +13,11 @@ use crate::state::file::{self as state_file, Durability};
 use crate::state::json_file::{Corrupt, JsonFile};
 use crate::state::ledger::{Ledger, Tokens};
 
-pub const DEFAULT_CALLS: u64 = 500;
-pub const DEFAULT_TOKENS: u64 = 500_000;
+pub use crate::config::limits::{DEFAULT_CALLS, DEFAULT_TOKENS};
 /// Days older than this are dropped from `budget.json` (the ledger keeps the history).
 const KEEP_DAYS: usize = 40;
 
-/// Daily caps; 0 means unlimited, never "forbid".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Limits {
-    pub calls: u64,
-    pub tokens: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            calls: DEFAULT_CALLS,
-            tokens: DEFAULT_TOKENS,
-        }
-    }
-}
+pub use crate::config::limits::Limits;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Day {

@@ -14,7 +14,6 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::error_class::ErrorClass;
-use crate::probe::Outcome;
 use crate::state::events;
 use crate::state::file as state_file;
 use crate::state::json_file::JsonFile;
@@ -27,39 +26,34 @@ const RECENT_KEPT: usize = 50;
 /// A target not seen for this long is dropped on the next write.
 const FORGET_AFTER: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
-/// When a target's breaker opens, and for how long (`[breaker]` in the configuration).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BreakerPolicy {
-    /// Consecutive failures that open the breaker.
-    pub threshold: u32,
-    /// A failure rate above this, over `window` with at least `min_calls` results, opens it.
-    pub error_rate: f64,
-    pub window: Duration,
-    pub min_calls: u32,
-    /// The first open period; each failed half-open probe doubles it, up to `max_backoff`.
-    pub backoff: Duration,
-    pub max_backoff: Duration,
+/// What a probe found.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub class: ErrorClass,
+    /// One line, secrets redacted, failing bodies quoted to 140 characters.
+    pub reason: String,
+    pub latency: Duration,
+    /// When the answer said it would clear.
+    pub clears_at: Option<SystemTime>,
 }
 
-impl Default for BreakerPolicy {
-    fn default() -> BreakerPolicy {
-        BreakerPolicy {
-            threshold: 5,
-            error_rate: 0.5,
-            window: Duration::from_secs(10 * 60),
-            min_calls: 10,
-            backoff: Duration::from_secs(60),
-            max_backoff: Duration::from_secs(30 * 60),
+impl Outcome {
+    pub fn is_ok(&self) -> bool {
+        self.class == ErrorClass::Ok
+    }
+
+    /// No call was sent: the budget said no. Says nothing about the rung's health.
+    pub fn refused(refusal: &crate::state::budget::Refusal) -> Outcome {
+        Outcome {
+            class: ErrorClass::Budget,
+            reason: refusal.to_string(),
+            latency: Duration::ZERO,
+            clears_at: None,
         }
     }
 }
 
-/// The cooldown rules in force (from the configuration).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Policy {
-    pub quota_cooldown: Duration,
-    pub breaker: BreakerPolicy,
-}
+pub use crate::config::limits::{BreakerPolicy, Policy};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct HealthFile {
@@ -153,6 +147,11 @@ pub struct Store {
 }
 
 impl Store {
+    /// The state directory this store keeps its file in.
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
     pub fn new(state_dir: &Path) -> Store {
         Store {
             file: JsonFile::new(state_dir, "health.json").pretty(),
@@ -170,27 +169,6 @@ impl Store {
     /// probes found: rebuilt by the next probe if ever lost, so never fsynced.
     pub fn update<T>(&self, change: impl FnOnce(&mut HealthFile) -> T) -> anyhow::Result<T> {
         self.file.update(change)
-    }
-
-    /// Runs a probe and records what it found: the target's health, and the health of the
-    /// account whose credential it used.
-    pub fn probe(
-        &self,
-        plan: &crate::probe::ProbePlan,
-        meter: &crate::state::meter::Meter,
-        policy: &Policy,
-    ) -> Outcome {
-        let outcome = crate::probe::run(plan, meter);
-        self.record(&plan.target, &outcome, policy);
-        if let Some(account) = &plan.info.account {
-            crate::accounts::health::after_probe(
-                &self.state_dir,
-                account,
-                outcome.class,
-                &outcome.reason,
-            );
-        }
-        outcome
     }
 
     /// Records a probe's outcome for `target` now.
@@ -241,7 +219,7 @@ impl Store {
     /// Forgets what probes with `account`'s credential found (its check just proved the
     /// key): the next use probes afresh.
     pub fn forget_account(&self, account: &str) {
-        let suffix = format!(" @account:{account}");
+        let suffix = super::target::Target::account_suffix(account);
         let result =
             self.update(|file| file.targets.retain(|target, _| !target.ends_with(&suffix)));
         if let Err(err) = result {

@@ -3,6 +3,7 @@
 //! corrupt rule), and the records themselves. Health records what probes found; it never
 //! calls the network.
 
+pub mod account_health;
 pub mod budget;
 pub mod events;
 pub mod file;
@@ -10,3 +11,4 @@ pub mod health;
 pub mod json_file;
 pub mod ledger;
 pub mod meter;
+pub mod target;

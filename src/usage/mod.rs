@@ -14,7 +14,6 @@
 pub mod claude;
 pub mod clock;
 pub mod codex;
-pub mod pricing;
 pub mod reconcile;
 pub mod scan;
 pub mod summary;

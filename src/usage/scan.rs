@@ -360,7 +360,7 @@ mod tests {
         }
         text.push_str("not json\n\n{\"time\":\"2026-11-30T10:00:00Z\",\"model\":\"m\\u0030\"}");
         std::fs::write(&path, &text).unwrap();
-        let pricing = crate::usage::pricing::Pricing::default();
+        let pricing = crate::config::pricing::Pricing::default();
         let clock = Clock::new(Some(0.0)).unwrap();
         let transcripts = Transcripts::default();
         let context = Context {

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::pricing::Pricing;
 use super::tally::{By, Counts, SEP, Tally};
+use crate::config::pricing::Pricing;
 
 /// Under this share of input read from the cache, a group gets a hint.
 pub const CACHE_HINT_BELOW: f64 = 0.30;

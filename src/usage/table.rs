@@ -11,8 +11,8 @@ use super::reconcile::{Row, Status, TOLERANCE};
 use super::summary::{CACHE_HINT_BELOW, Cost, Group, Summary};
 use super::tally::{By, Counts};
 use super::{CliStats, Query, Sources};
-use crate::report::emit;
 use crate::state::ledger::Tokens;
+use crate::term::emit;
 
 /// How a table is drawn.
 #[derive(Debug, Clone, Copy)]

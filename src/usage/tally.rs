@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use clap::ValueEnum;
 
 use super::clock::Day;
-use super::pricing::{ModelPrice, Pricing};
+use crate::config::pricing::{ModelPrice, Pricing};
 use crate::state::ledger::Tokens;
 
 /// What `--usage` adds up by.
@@ -49,14 +49,14 @@ impl Counts {
         self.calls += 1;
         self.errors += u64::from(error);
         self.estimated += u64::from(estimated);
-        self.tokens.add(tokens);
+        self.tokens += tokens;
     }
 
     pub fn add(&mut self, other: &Counts) {
         self.calls += other.calls;
         self.errors += other.errors;
         self.estimated += other.estimated;
-        self.tokens.add(&other.tokens);
+        self.tokens += &other.tokens;
     }
 }
 

@@ -85,51 +85,8 @@ pub fn parse_every(text: &str) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs(every.as_secs() / 60 * 60))
 }
 
-/// Directories for the job's `PATH`: where each backend's CLI was found, where agent is,
-/// then the system's.
-pub fn pinned_path(config: &Config, agent: &Path) -> String {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    let mut add = |dir: PathBuf| {
-        if !dirs.contains(&dir) {
-            dirs.push(dir);
-        }
-    };
-    for backend in config.backends.values() {
-        if let Some(dir) = crate::backend::discover::find(&backend.command)
-            .and_then(|p| p.parent().map(Path::to_path_buf))
-        {
-            add(dir);
-        }
-    }
-    if let Some(dir) = agent.parent() {
-        add(dir.to_path_buf());
-    }
-    for system in ["/usr/local/bin", "/usr/bin", "/bin"] {
-        add(PathBuf::from(system));
-    }
-    dirs.iter()
-        .map(|d| d.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(":")
-}
-
-/// Variables the job needs besides `PATH`: the configuration and state it runs with.
-pub fn pinned_env() -> Vec<(String, String)> {
-    let mut env = Vec::new();
-    for var in [
-        "AGENT_CONFIG",
-        "AGENT_STATE_DIR",
-        "XDG_CONFIG_HOME",
-        "XDG_STATE_HOME",
-    ] {
-        if let Ok(value) = std::env::var(var)
-            && !value.is_empty()
-        {
-            env.push((var.to_string(), value));
-        }
-    }
-    env
-}
+pub use crate::backend::discover::pinned_path;
+pub use crate::paths::pinned_env;
 
 pub fn plan(
     config: &Config,

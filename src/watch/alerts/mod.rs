@@ -7,73 +7,12 @@
 mod deliver;
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::state::json_file::JsonFile;
 
-/// `[alerts]` in the configuration.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AlertsConfig {
-    pub telegram: Option<TelegramConfig>,
-    pub webhook: Option<WebhookConfig>,
-    pub command: Option<CommandConfig>,
-    /// The time all deliveries of one run may take, retries included (default 60); within
-    /// [`DEADLINE`], which the configuration's loading checks.
-    pub deadline_seconds: Option<toml::Spanned<f64>>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TelegramConfig {
-    /// `"${AGENT_TELEGRAM_TOKEN}"`, or use `bot_token_cmd`.
-    pub bot_token: Option<String>,
-    pub bot_token_cmd: Option<String>,
-    pub chat_id: String,
-    /// Overridable, e.g. for a local mock in tests.
-    #[serde(default = "default_telegram_api")]
-    pub api_url: String,
-}
-
-fn default_telegram_api() -> String {
-    "https://api.telegram.org".to_string()
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WebhookConfig {
-    /// Receives a JSON POST `{state, previous, message, rungs}`.
-    pub url: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CommandConfig {
-    /// Run without a shell; the message is appended as the last argument.
-    pub argv: Vec<String>,
-}
-
-impl AlertsConfig {
-    pub fn is_configured(&self) -> bool {
-        self.telegram.is_some() || self.webhook.is_some() || self.command.is_some()
-    }
-
-    fn deadline(&self) -> Duration {
-        self.deadline_seconds
-            .as_ref()
-            .and_then(|seconds| {
-                crate::bounds::duration(*seconds.get_ref(), crate::bounds::Unit::Seconds, DEADLINE)
-                    .ok()
-            })
-            .unwrap_or(DEFAULT_DEADLINE)
-    }
-}
-
-/// How long the alerts of one run may take: a watchdog run must end.
-pub const DEADLINE: crate::bounds::Bounds = crate::bounds::Bounds::positive(crate::bounds::HOUR);
-const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+pub use crate::config::alerts::{AlertsConfig, CommandConfig, TelegramConfig, WebhookConfig};
 
 /// One alert, as queued and delivered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,7 +122,7 @@ pub fn after_account_checks(config: &crate::config::Config, state_dir: &Path) {
                     .is_some_and(|b| b.vendor == vendor)
             })
             .map(|a| {
-                crate::accounts::health::skip_reason(state_dir, &a.name, now_ms)
+                crate::state::account_health::skip_reason(state_dir, &a.name, now_ms)
                     .ok_or(a.name.clone())
             })
             .collect::<Result<_, _>>()

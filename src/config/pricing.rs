@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::state::ledger::Tokens;
+use crate::tokens::Tokens;
 
 // ---- the file's shape -------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::check::CheckResult;
 use crate::error_class::ErrorClass;
 use crate::state::file as state_file;
 use crate::state::health::now_ms;
@@ -155,7 +154,7 @@ pub fn after_check(state_dir: &Path, name: &str, result: &CheckResult) {
 /// nothing — the cap is enforced on what the ledger knows and can price (see the README).
 pub fn monthly_spend(
     state_dir: &Path,
-    pricing: &crate::usage::pricing::Pricing,
+    pricing: &crate::config::pricing::Pricing,
     name: &str,
 ) -> f64 {
     let month = jiff::ZonedDateTime::now().date().first_of_month();
@@ -187,8 +186,8 @@ fn usd(amount: f64) -> String {
 /// Why a capped account is out for the rest of the month, if it is.
 pub fn budget_exhausted(
     state_dir: &Path,
-    pricing: &crate::usage::pricing::Pricing,
-    account: &super::AccountDef,
+    pricing: &crate::config::pricing::Pricing,
+    account: &crate::config::accounts::AccountDef,
 ) -> Option<String> {
     if account.monthly_budget_usd <= 0.0 {
         return None;
@@ -202,4 +201,36 @@ pub fn budget_exhausted(
             usd(account.monthly_budget_usd)
         )
     })
+}
+
+/// What a zero-cost credential check found (`accounts::check`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckResult {
+    Valid,
+    /// 401, with the answer's snippet.
+    Invalid(String),
+    /// 403: the organisation is disabled.
+    Disabled(String),
+    /// 429, a 5xx or no answer: nothing is known, nothing changes.
+    Unknown(String),
+}
+
+impl CheckResult {
+    pub fn word(&self) -> &'static str {
+        match self {
+            CheckResult::Valid => "valid",
+            CheckResult::Invalid(_) => "invalid",
+            CheckResult::Disabled(_) => "disabled",
+            CheckResult::Unknown(_) => "unknown",
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            CheckResult::Valid => "valid".into(),
+            CheckResult::Invalid(why) => format!("invalid (401): {why}"),
+            CheckResult::Disabled(why) => format!("organisation disabled (403): {why}"),
+            CheckResult::Unknown(why) => format!("unreachable or unknown: {why}"),
+        }
+    }
 }

@@ -12,10 +12,15 @@ use anyhow::Context as _;
 use serde::Deserialize;
 use toml::Spanned;
 
+pub mod accounts;
+pub mod alerts;
+pub mod limits;
+pub mod pricing;
+pub mod relay;
+
 use crate::bounds::{self, Bounds, Unit};
 use crate::exit_codes::usage;
-use crate::state::budget::Limits;
-use crate::state::health::BreakerPolicy;
+use limits::{BreakerPolicy, Limits};
 
 const BUILTIN: &str = include_str!("builtin.toml");
 
@@ -37,13 +42,13 @@ pub struct Config {
     pub budget: Limits,
     pub breaker: BreakerPolicy,
     /// Where the watchdog's alerts go (`[alerts.*]`).
-    pub alerts: crate::watch::alerts::AlertsConfig,
+    pub alerts: alerts::AlertsConfig,
     /// Token prices and monthly plans for `--usage` (`[pricing]`).
-    pub pricing: crate::usage::pricing::Pricing,
+    pub pricing: crate::config::pricing::Pricing,
     /// Credential pools (`[[accounts]]`, then `credentials.toml`).
-    pub accounts: Vec<crate::accounts::AccountDef>,
+    pub accounts: Vec<accounts::AccountDef>,
     /// The credential relay (`[relay]`).
-    pub relay: crate::relay::RelayConfig,
+    pub relay: relay::RelayConfig,
 }
 
 /// One way to run a CLI.
@@ -65,7 +70,7 @@ pub struct Backend {
     pub env_remove: Vec<String>,
     pub probe: ProbeDef,
     /// How its accounts take turns, when it has any.
-    pub rotation: crate::accounts::Rotation,
+    pub rotation: accounts::Rotation,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -150,10 +155,10 @@ struct FileConfig {
     rungs: Option<Vec<RungFile>>,
     budget: Option<BudgetSection>,
     breaker: Option<BreakerSection>,
-    alerts: Option<crate::watch::alerts::AlertsConfig>,
-    pricing: Option<crate::usage::pricing::PricingFile>,
-    accounts: Option<Vec<Spanned<crate::accounts::AccountDef>>>,
-    relay: Option<crate::relay::RelayFile>,
+    alerts: Option<alerts::AlertsConfig>,
+    pricing: Option<crate::config::pricing::PricingFile>,
+    accounts: Option<Vec<Spanned<accounts::AccountDef>>>,
+    relay: Option<relay::RelayFile>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -186,7 +191,7 @@ struct BackendFile {
     env: Option<BTreeMap<String, String>>,
     env_remove: Option<Vec<String>>,
     probe: Option<ProbeFile>,
-    rotation: Option<crate::accounts::Rotation>,
+    rotation: Option<accounts::Rotation>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -241,10 +246,10 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         rungs_are_builtin: true,
         budget: Limits::default(),
         breaker: BreakerPolicy::default(),
-        alerts: crate::watch::alerts::AlertsConfig::default(),
-        pricing: crate::usage::pricing::Pricing::default(),
+        alerts: alerts::AlertsConfig::default(),
+        pricing: crate::config::pricing::Pricing::default(),
         accounts: Vec::new(),
-        relay: crate::relay::RelayConfig::default(),
+        relay: relay::RelayConfig::default(),
     };
     let builtin_source = Source {
         path: Path::new("<built-in>"),
@@ -375,12 +380,9 @@ fn merge(
     }
     if let Some(alerts) = file.alerts {
         if let Some(deadline) = &alerts.deadline_seconds {
-            bounds::duration(
-                *deadline.get_ref(),
-                Unit::Seconds,
-                crate::watch::alerts::DEADLINE,
-            )
-            .map_err(|why| source.error(deadline.span().start, "alerts.deadline_seconds", &why))?;
+            bounds::duration(*deadline.get_ref(), Unit::Seconds, alerts::DEADLINE).map_err(
+                |why| source.error(deadline.span().start, "alerts.deadline_seconds", &why),
+            )?;
         }
         config.alerts = alerts;
     }
@@ -461,7 +463,7 @@ fn merge(
                     env: BTreeMap::new(),
                     env_remove: Vec::new(),
                     probe: ProbeDef::default(),
-                    rotation: crate::accounts::Rotation::default(),
+                    rotation: accounts::Rotation::default(),
                     builtin,
                 }
             }
@@ -625,16 +627,11 @@ fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
 
 impl Config {
     /// The cooldown and breaker rules, for the health store.
-    pub fn policy(&self) -> crate::state::health::Policy {
-        crate::state::health::Policy {
+    pub fn policy(&self) -> limits::Policy {
+        limits::Policy {
             quota_cooldown: self.quota_cooldown,
             breaker: self.breaker,
         }
-    }
-
-    /// The meter every LLM call goes through, over the state directory.
-    pub fn meter(&self, state_dir: &Path) -> crate::state::meter::Meter {
-        crate::state::meter::Meter::new(state_dir, self.budget)
     }
 
     /// The vendor of rung 1: rungs of any other vendor are "independent".

@@ -1,0 +1,217 @@
+//! The house's floors (STYLE.md "Floors"): every module imports only from its own floor's
+//! leaves or below, so a change low down never has to know about the faces above it, and
+//! nothing on the launch path can reach the relay. This reads `src/` and fails on an import
+//! that points up a floor, naming the file, the line and the rule.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module's floor, lowest first. Modules on one floor may not import each
+/// other unless [`ALLOWED_SIDEWAYS`] says so; `state` and `backend` share a floor and do not.
+const FLOORS: &[(&str, &[&str])] = &[
+    (
+        "leaves",
+        &[
+            "bounds",
+            "error_class",
+            "exit_codes",
+            "expand",
+            "http",
+            "paths",
+            "redact",
+            "retry",
+            "secret",
+            "service_text",
+            "signals",
+            "term",
+            "text",
+            "tokens",
+        ],
+    ),
+    ("schema", &["config"]),
+    ("records", &["state"]),
+    ("what a CLI uses", &["backend"]),
+    ("calls", &["probe", "accounts", "login"]),
+    ("choice and launch", &["launch"]),
+    ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
+    ("agent's command line", &["cli", "docs", "lib", "main"]),
+];
+
+/// Leaves may use each other; among the faces only `report` may use `watch` (the doctor
+/// and `--install-watchdog` show the watchdog).
+const ALLOWED_SIDEWAYS: &[(&str, &str)] = &[("report", "watch")];
+
+/// Floors that are side by side rather than stacked: neither may import the other.
+const SIDE_BY_SIDE: &[(&str, &str)] = &[("records", "what a CLI uses")];
+
+fn floor_of(module: &str) -> Option<(usize, &'static str)> {
+    FLOORS
+        .iter()
+        .enumerate()
+        .find(|(_, (_, modules))| modules.contains(&module))
+        .map(|(index, (name, _))| (index, *name))
+}
+
+/// Why `from` may not import `to`, or `None` when it may.
+fn violation(from: &str, to: &str) -> Option<String> {
+    if from == to {
+        return None;
+    }
+    let (Some((from_floor, from_name)), Some((to_floor, to_name))) = (floor_of(from), floor_of(to))
+    else {
+        return Some(format!(
+            "`{from}` or `{to}` is on no floor: add it to FLOORS in tests/layers.rs"
+        ));
+    };
+    let side_by_side = SIDE_BY_SIDE
+        .iter()
+        .any(|&(a, b)| (a, b) == (from_name, to_name) || (b, a) == (from_name, to_name));
+    if side_by_side {
+        return Some(format!(
+            "{from_name} and {to_name} stand side by side: `{from}` may not import `{to}`"
+        ));
+    }
+    if to_floor < from_floor {
+        return None;
+    }
+    // Leaves share small helpers, and so does agent's command line at the top.
+    let shares = from_name == "leaves" || from_floor == FLOORS.len() - 1;
+    if to_floor == from_floor && (shares || ALLOWED_SIDEWAYS.contains(&(from, to))) {
+        return None;
+    }
+    if to_floor == from_floor {
+        return Some(format!(
+            "`{from}` and `{to}` are both {from_name}: they may not import each other"
+        ));
+    }
+    Some(format!(
+        "`{from}` ({from_name}) imports `{to}` ({to_name}), a floor above it"
+    ))
+}
+
+/// The top-level module a file under `src/` belongs to.
+fn module_of(relative: &Path) -> String {
+    let first = relative
+        .components()
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// Every `crate::NAME` a source text refers to, with its line number; comments skipped.
+fn imports(source: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (number, line) in source.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            let after = &rest[at + "crate::".len()..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && !name.chars().next().is_some_and(char::is_uppercase) {
+                found.push((number + 1, name));
+            }
+            rest = after;
+        }
+        // `use crate::{a, b::c}` names several at once.
+        if let Some(group) = code
+            .split_once("crate::{")
+            .map(|(_, group)| group.split('}').next().unwrap_or(""))
+        {
+            for item in group.split(',') {
+                let name = item.trim().split("::").next().unwrap_or("").trim();
+                if !name.is_empty() && name != "self" {
+                    found.push((number + 1, name.to_string()));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("src/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn upward_imports(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    sources(src, &mut files);
+    files.sort();
+    let mut problems = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(src).expect("under src/");
+        let from = module_of(relative);
+        let text = std::fs::read_to_string(&file).expect("a source file");
+        for (line, to) in imports(&text) {
+            if let Some(why) = violation(&from, &to) {
+                problems.push(format!("src/{}:{line}: {why}", relative.display()));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_import_points_down_a_floor() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let problems = upward_imports(&src);
+    let mut by_rule: BTreeMap<&str, usize> = BTreeMap::new();
+    for problem in &problems {
+        *by_rule
+            .entry(problem.split(": ").nth(1).unwrap_or(""))
+            .or_default() += 1;
+    }
+    assert!(
+        problems.is_empty(),
+        "{} import(s) point up a floor:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_catches_an_upward_import_a_sideways_one_and_a_stray_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("state")).unwrap();
+    std::fs::write(src.join("state/health.rs"), "use crate::probe::run;\n").unwrap();
+    std::fs::write(src.join("probe.rs"), "fn f() { crate::accounts::x(); }\n").unwrap();
+    std::fs::write(src.join("backend.rs"), "use crate::{config, state::x};\n").unwrap();
+    std::fs::write(src.join("report.rs"), "use crate::watch::alerts; // fine\n").unwrap();
+    std::fs::write(
+        src.join("launch.rs"),
+        "// crate::relay in a comment is fine\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("stray.rs"), "use crate::term;\n").unwrap();
+
+    let problems = upward_imports(src);
+
+    assert_eq!(problems.len(), 4, "{problems:#?}");
+    assert!(
+        problems[0].starts_with("src/backend.rs:1: what a CLI uses and records stand side by side"),
+        "{problems:#?}"
+    );
+    assert!(
+        problems[1].starts_with("src/probe.rs:1: `probe` and `accounts` are both calls"),
+        "{problems:#?}"
+    );
+    assert!(
+        problems[2].starts_with("src/state/health.rs:1: `state` (records) imports `probe` (calls)"),
+        "{problems:#?}"
+    );
+    assert!(
+        problems[3].contains("`stray` or `term` is on no floor"),
+        "{problems:#?}"
+    );
+}
