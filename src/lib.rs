@@ -7,6 +7,7 @@
 
 // Leaves.
 pub mod bounds;
+pub mod child;
 pub mod error_class;
 pub mod exit_codes;
 pub mod expand;

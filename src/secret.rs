@@ -3,7 +3,7 @@
 //! whose first line of output is the secret. Every secret found is registered for
 //! redaction before anyone can print it.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
@@ -30,26 +30,15 @@ pub fn resolve(value: Option<&str>, command: Option<&str>, what: &str) -> anyhow
 /// Runs a secret command through `sh -c` (it is the user's own configuration, written as
 /// they would type it) with stdin closed, and returns its first line.
 pub fn from_command(command: &str) -> anyhow::Result<String> {
-    let mut child = Command::new("/bin/sh")
-        .args(["-c", command])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("starting /bin/sh")?;
-    let started = std::time::Instant::now();
-    loop {
-        if child.try_wait()?.is_some() {
-            break;
-        }
-        if started.elapsed() > COMMAND_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("it did not finish within {}s", COMMAND_TIMEOUT.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let output = child.wait_with_output()?;
+    let Some(output) = crate::child::output_within(
+        Command::new("/bin/sh").args(["-c", command]),
+        COMMAND_TIMEOUT,
+        crate::child::Group::Shared,
+    )
+    .context("starting /bin/sh")?
+    else {
+        bail!("it did not finish within {}s", COMMAND_TIMEOUT.as_secs());
+    };
     if !output.status.success() {
         // Its stderr may quote the secret's name but never the secret: still redacted.
         let stderr = String::from_utf8_lossy(&output.stderr);

@@ -13,6 +13,7 @@ const FLOORS: &[(&str, &[&str])] = &[
         "leaves",
         &[
             "bounds",
+            "child",
             "error_class",
             "exit_codes",
             "expand",

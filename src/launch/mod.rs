@@ -4,6 +4,7 @@
 pub mod cascade;
 pub mod child;
 pub mod dry_run;
+pub mod fastfail;
 pub mod rung;
 pub mod survey;
 
@@ -17,7 +18,8 @@ use crate::launch::cascade::{Cascade, Choice, Good, Status};
 use crate::state::events;
 use crate::state::health::Store;
 use crate::term;
-use child::{Ended, Verdict};
+use child::Ended;
+use fastfail::Verdict;
 
 pub struct Options<'a> {
     /// The CLI's words, exactly as given (not necessarily UTF-8).
@@ -97,7 +99,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
         } else {
-            child::judge(ended, elapsed, config.fastfail)
+            fastfail::judge(ended, elapsed, config.fastfail)
         };
         match (ended, verdict) {
             (Ended::Signal(signal), _) => crate::signals::die_by(signal),

@@ -2,13 +2,8 @@
 //! stdin closed — the only probe that catches a CLI that refuses to start (gemini's
 //! untrusted-folder exit 55: the seed's "probe passed, launch failed").
 
-use std::os::unix::process::CommandExt as _;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 
 use super::Outcome;
 use super::classify::{classify_output, snippet};
@@ -62,19 +57,22 @@ fn run_unmetered(
         })
         .unwrap_or_default();
     let mut command = Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group, so a timeout ends the CLI and everything it started.
-        .process_group(0);
+    command.args(&argv[1..]);
     for name in env_remove {
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
-    let child = match command.spawn() {
-        Ok(child) => child,
+    let output = match crate::child::output_within(&mut command, timeout, crate::child::Group::Own)
+    {
+        Ok(Some(output)) => output,
+        Ok(None) => {
+            return Outcome {
+                class: ErrorClass::Unreachable,
+                reason: format!("{name} did not finish within {:.1}s", timeout.as_secs_f64()),
+                latency: started.elapsed(),
+                clears_at: None,
+            };
+        }
         Err(err) => {
             return Outcome {
                 class: ErrorClass::BinaryMissing,
@@ -84,35 +82,7 @@ fn run_unmetered(
             };
         }
     };
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let Ok(output) = rx.recv_timeout(timeout) else {
-        {
-            let _ = killpg(Pid::from_raw(pid.cast_signed()), Signal::SIGKILL);
-            let _ = rx.recv();
-            return Outcome {
-                class: ErrorClass::Unreachable,
-                reason: format!("{name} did not finish within {:.1}s", timeout.as_secs_f64()),
-                latency: started.elapsed(),
-                clears_at: None,
-            };
-        }
-    };
     let latency = started.elapsed();
-    let output = match output {
-        Ok(output) => output,
-        Err(err) => {
-            return Outcome {
-                class: ErrorClass::Misconfigured,
-                reason: format!("{name}: {err}"),
-                latency,
-                clears_at: None,
-            };
-        }
-    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if output.status.success() && !stdout.trim().is_empty() {

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::time::Duration;
 
 use serde_json::json;
@@ -265,35 +265,20 @@ fn check_relay_token(checks: &mut Vec<Check>) {
 
 /// The first line a binary prints for `--version`, within a timeout.
 fn version_of(binary: &Path) -> String {
-    let child = Command::new(binary)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return "(--version could not run)".to_string();
-    };
-    let started = std::time::Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() > VERSION_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return format!(
-                    "(--version did not answer within {}s)",
-                    VERSION_TIMEOUT.as_secs()
-                );
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(_) => return "(--version failed)".to_string(),
+    let output = match crate::child::output_within(
+        Command::new(binary).arg("--version"),
+        VERSION_TIMEOUT,
+        crate::child::Group::Own,
+    ) {
+        Ok(Some(output)) => String::from_utf8_lossy(&output.stdout).into_owned(),
+        Ok(None) => {
+            return format!(
+                "(--version did not answer within {}s)",
+                VERSION_TIMEOUT.as_secs()
+            );
         }
-    }
-    let output = child
-        .wait_with_output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+        Err(_) => return "(--version could not run)".to_string(),
+    };
     output
         .lines()
         .next()

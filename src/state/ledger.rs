@@ -1,6 +1,7 @@
-//! `usage.jsonl`: one line per LLM call agent makes (DESIGN.md §6) — probes now, relayed
-//! calls and credential checks later. Never a key, a token or message text: only who,
-//! where, what came back, and how many tokens.
+//! `usage.jsonl`: one line per LLM call agent makes or relays (DESIGN.md §6): each probe's
+//! (written through `meter`) and each relayed call's (batched by `relay::accounting`). A
+//! credential check lists models, spends no tokens and writes no line. Never a key, a token
+//! or message text: only who, where, what came back, and how many tokens.
 
 use std::path::{Path, PathBuf};
 

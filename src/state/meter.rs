@@ -1,6 +1,7 @@
-//! The one door every LLM call agent makes goes through: reserve a call against the daily
-//! budget (refused: the call is not sent), make it, then write one ledger line and add its
-//! tokens to the day it reserved. Failures and retries are calls too.
+//! The door every probe goes through: reserve a call against the daily budget (refused:
+//! the call is not sent), make it, then write one ledger line and add its tokens to the day
+//! it reserved. Failures and retries are calls too. The relay keeps the same rule through
+//! its own batched door (`relay::accounting`), which reserves calls in blocks.
 
 use std::path::Path;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! or a command with the message as its last argument. HTTP deliveries follow the retry
 //! discipline of agent's own calls within what is left of the run's deadline.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
@@ -95,28 +95,16 @@ fn run_command(argv: &[String], message: &str, deadline: Duration) -> anyhow::Re
     let Some((program, args)) = argv.split_first() else {
         bail!("alerts.command.argv is empty")
     };
-    let mut child = Command::new(program)
-        .args(args)
-        .arg(message)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting {program}"))?;
-    let started = std::time::Instant::now();
     let limit = deadline.min(Duration::from_secs(30));
-    loop {
-        if let Some(status) = child.try_wait()? {
-            if status.success() {
-                return Ok(());
-            }
-            bail!("{program} exited {}", status.code().unwrap_or(-1));
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("{program} did not finish within {}s", limit.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let output = crate::child::output_within(
+        Command::new(program).args(args).arg(message),
+        limit,
+        crate::child::Group::Shared,
+    )
+    .with_context(|| format!("starting {program}"))?;
+    match output {
+        Some(output) if output.status.success() => Ok(()),
+        Some(output) => bail!("{program} exited {}", output.status.code().unwrap_or(-1)),
+        None => bail!("{program} did not finish within {}s", limit.as_secs()),
     }
 }
