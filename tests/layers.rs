@@ -29,13 +29,16 @@ const FLOORS: &[(&str, &[&str])] = &[
             "tokens",
         ],
     ),
+    // The definition of agent's command line (clap types only), so every face can be
+    // handed its own arguments already parsed.
+    ("command line", &["cli"]),
     ("schema", &["config"]),
     ("records", &["state"]),
     ("what a CLI uses", &["backend"]),
     ("calls", &["probe", "accounts", "login"]),
     ("choice and launch", &["launch"]),
     ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
-    ("agent's command line", &["cli", "docs", "lib", "main"]),
+    ("entry", &["docs", "lib", "main"]),
 ];
 
 /// Leaves may use each other; among the faces only `report` may use `watch` (the doctor

@@ -20,51 +20,10 @@ mod usage;
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-
+use crate::cli::relay::{Command, RelayCli};
 use crate::config::Config;
 
 pub use crate::config::relay::{RelayConfig, RelayFile};
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "agent --relay",
-    no_binary_name = true,
-    disable_help_subcommand = true
-)]
-struct RelayCli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Run the relay in the foreground (until SIGTERM or Ctrl-C)
-    Serve {
-        /// Address to listen on [default: relay.listen, 127.0.0.1:18790]
-        #[arg(long, value_name = "ADDR")]
-        listen: Option<String>,
-        /// Allow a non-loopback listen address (anyone who can reach it and holds the
-        /// token can spend your keys; prefer an ssh -R tunnel)
-        #[arg(long)]
-        allow_remote: bool,
-    },
-    /// Write a new random relay token to ~/.config/agent/relay-token (0600)
-    Init {
-        /// Replace an existing token (clients holding the old one get 401)
-        #[arg(long)]
-        force: bool,
-    },
-    /// Write a systemd user service (Linux) or launchd agent (macOS) that runs the relay
-    Install {
-        /// Print what would be written; write nothing
-        #[arg(long)]
-        dry_run: bool,
-        /// launchd or systemd [default: this system's]
-        #[arg(long, value_name = "KIND", value_parser = ["launchd", "systemd"])]
-        service: Option<String>,
-    },
-}
 
 /// `agent --relay …`.
 pub fn run(
@@ -72,12 +31,9 @@ pub fn run(
     args: &[String],
     config_flag: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let cli = match RelayCli::try_parse_from(args) {
+    let cli: RelayCli = match crate::cli::parse_sub(args) {
         Ok(cli) => cli,
-        Err(err) => {
-            let _ = err.print();
-            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
-        }
+        Err(code) => return Ok(code),
     };
     match cli.command {
         Command::Serve {

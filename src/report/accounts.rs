@@ -7,75 +7,19 @@ use std::io::{BufRead as _, IsTerminal as _};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use crate::accounts::check::{self, CheckResult};
 use crate::accounts::{self, AccountDef, Kind, store};
+use crate::cli::accounts::{AccountsCli, Command, KindArg};
 use crate::config::Config;
 use crate::exit_codes::usage;
 use crate::report::{emit, emit_json};
 
-#[derive(Debug, Parser)]
-#[command(
-    name = "agent --accounts",
-    no_binary_name = true,
-    disable_help_subcommand = true
-)]
-struct AccountsCli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Every account: backend, kind, where its secret comes from, health, last check
-    List {
-        #[arg(long)]
-        json: bool,
-    },
-    /// Store a new account; the secret is read from stdin and checked first
-    Add {
-        name: String,
-        #[arg(long)]
-        backend: String,
-        #[arg(long, value_enum)]
-        kind: KindArg,
-        #[arg(long, default_value_t = 100)]
-        priority: i64,
-        /// YYYY-MM-DD: warnings 30 and 7 days ahead
-        #[arg(long)]
-        expires: Option<String>,
-        /// The variable the launched CLI gets the secret in
-        #[arg(long)]
-        secret_var: Option<String>,
-        #[arg(long, default_value_t = 0.0)]
-        monthly_budget_usd: f64,
-    },
-    /// Forget a stored account
-    Remove { name: String },
-    /// Check accounts' credentials against the API (zero-cost: a model list)
-    Test {
-        name: Option<String>,
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum KindArg {
-    Oauth,
-    #[value(name = "api_key")]
-    ApiKey,
-}
-
 pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Result<ExitCode> {
-    let cli = match AccountsCli::try_parse_from(args) {
+    let cli: AccountsCli = match crate::cli::parse_sub(args) {
         Ok(cli) => cli,
-        Err(err) => {
-            let _ = err.print();
-            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
-        }
+        Err(code) => return Ok(code),
     };
     match cli.command {
         Command::List { json } => list(config, json || global_json),

@@ -3,56 +3,19 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
 use serde_json::json;
 
+use crate::cli::budget::{BudgetCli, Command};
 use crate::config::Config;
 use crate::exit_codes::usage;
 use crate::report::{emit, emit_json};
 use crate::state::budget::{Budget, LimitSource, Limits};
 use crate::state::ledger::Ledger;
 
-#[derive(Debug, Parser)]
-#[command(
-    name = "agent --budget",
-    no_binary_name = true,
-    disable_help_subcommand = true
-)]
-struct BudgetCli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Today's calls and tokens against the daily caps
-    Status {
-        #[arg(long)]
-        json: bool,
-    },
-    /// Set the daily caps (0 = unlimited); they win over the configuration file
-    Set {
-        #[arg(long, value_name = "N")]
-        calls: Option<u64>,
-        #[arg(long, value_name = "N")]
-        tokens: Option<u64>,
-    },
-    /// The last calls in the ledger (estimated token counts are marked ~)
-    Recent {
-        #[arg(long, value_name = "N", default_value_t = 20)]
-        tail: usize,
-        #[arg(long)]
-        json: bool,
-    },
-}
-
 pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Result<ExitCode> {
-    let cli = match BudgetCli::try_parse_from(args) {
+    let cli: BudgetCli = match crate::cli::parse_sub(args) {
         Ok(cli) => cli,
-        Err(err) => {
-            let _ = err.print();
-            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
-        }
+        Err(code) => return Ok(code),
     };
     let state_dir = crate::paths::state_dir();
     let budget = Budget::new(&state_dir, config.budget);

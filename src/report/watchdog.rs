@@ -4,47 +4,16 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::Parser;
-
+use crate::cli::watchdog::{InstallCli, Scheduler, UninstallCli};
 use crate::config::Config;
-use crate::watch::schedule::{self, Scheduler};
-
-#[derive(Debug, Parser)]
-#[command(name = "agent --install-watchdog", no_binary_name = true)]
-struct InstallCli {
-    /// How often to check: 30m, 2h, 1d
-    #[arg(long, default_value = "2h")]
-    every: String,
-    /// Print what would be written and run; change nothing
-    #[arg(long)]
-    dry_run: bool,
-    /// Override the scheduler chosen for this machine
-    #[arg(long, value_enum)]
-    scheduler: Option<Scheduler>,
-}
-
-#[derive(Debug, Parser)]
-#[command(name = "agent --uninstall-watchdog", no_binary_name = true)]
-struct UninstallCli {
-    #[arg(long)]
-    dry_run: bool,
-    #[arg(long, value_enum)]
-    scheduler: Option<Scheduler>,
-}
-
-fn parse<T: Parser>(args: &[String]) -> Result<T, ExitCode> {
-    T::try_parse_from(args).map_err(|err| {
-        let _ = err.print();
-        ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
-    })
-}
+use crate::watch::schedule;
 
 pub fn install(
     config: &Config,
     args: &[String],
     config_flag: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let cli: InstallCli = match parse(args) {
+    let cli: InstallCli = match crate::cli::parse_sub(args) {
         Ok(cli) => cli,
         Err(code) => return Ok(code),
     };
@@ -60,7 +29,7 @@ pub fn uninstall(
     args: &[String],
     config_flag: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let cli: UninstallCli = match parse(args) {
+    let cli: UninstallCli = match crate::cli::parse_sub(args) {
         Ok(cli) => cli,
         Err(code) => return Ok(code),
     };

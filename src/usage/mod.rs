@@ -24,70 +24,12 @@ pub mod transcripts;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
-
+use crate::cli::usage::{Source, UsageCli};
 use crate::config::Config;
 use crate::exit_codes::usage;
 use clock::{Clock, Day};
 use tally::{By, PerRun, Rules, View};
 use transcripts::{SourceStats, Transcripts};
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "agent --usage",
-    no_binary_name = true,
-    disable_help_subcommand = true,
-    about = "Calls, tokens, cost and cache efficiency, from agent's ledger and the CLIs' own records",
-    after_help = "\
-Each call is counted once: a CLI record written twice (same message or request id) counts
-once, and a call that went through the relay counts on the relay side only. Prices come
-from [pricing] in the configuration (USD per million tokens; plans: fee ÷ the month's
-tokens); a call without a price leaves the cost unknown (null), never guessed.
-
-Examples:
-  agent --usage                               per model, everything recorded
-  agent --usage --by day --since 2026-11-01   per local day
-  agent --usage --by run --json               per run, for scripts
-  agent --usage --reconcile                   the CLIs' records against the relay's"
-)]
-struct UsageCli {
-    /// Group by local day, model, account, run or backend
-    #[arg(long, value_enum, default_value_t = By::Model)]
-    by: By,
-    /// First local day to count (YYYY-MM-DD)
-    #[arg(long, value_name = "DATE")]
-    since: Option<String>,
-    /// Last local day to count (YYYY-MM-DD, inclusive)
-    #[arg(long, value_name = "DATE")]
-    until: Option<String>,
-    /// Days in UTC+N instead of the system's time zone (e.g. -5, 5.5)
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    tz_offset_hours: Option<f64>,
-    /// Only these sources (default: all)
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "SOURCE")]
-    source: Vec<Source>,
-    /// Per run and model, the CLI's records against the relay's: `match` within 2 %
-    #[arg(long)]
-    reconcile: bool,
-    /// With --reconcile: compare output + reasoning as one figure (for when one side
-    /// counts thinking inside output)
-    #[arg(long, requires = "reconcile")]
-    reasoning_in_output: bool,
-    /// Machine-readable output
-    #[arg(long)]
-    json: bool,
-}
-
-/// Where calls are read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Source {
-    /// agent's ledger, usage.jsonl (probes and relayed calls)
-    Agent,
-    /// Claude Code's transcripts, ~/.claude/projects/**/*.jsonl
-    Claude,
-    /// Codex's session files, $CODEX_HOME/sessions/**/rollout-*.jsonl
-    Codex,
-}
 
 /// What each source gave, for the footer and `--json`.
 #[derive(Debug, Clone, Default)]
@@ -124,12 +66,9 @@ pub struct Query {
 }
 
 pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Result<ExitCode> {
-    let cli = match UsageCli::try_parse_from(args) {
+    let cli: UsageCli = match crate::cli::parse_sub(args) {
         Ok(cli) => cli,
-        Err(err) => {
-            let _ = err.print();
-            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
-        }
+        Err(code) => return Ok(code),
     };
     let day = |flag: &str, text: &Option<String>| -> anyhow::Result<Option<Day>> {
         text.as_deref()

@@ -5,21 +5,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use clap::ValueEnum;
-
 use super::clock::Day;
 use crate::config::pricing::{ModelPrice, Pricing};
 use crate::state::ledger::Tokens;
 
-/// What `--usage` adds up by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum By {
-    Day,
-    Model,
-    Account,
-    Run,
-    Backend,
-}
+pub use crate::cli::usage::By;
 
 impl By {
     pub fn as_str(self) -> &'static str {

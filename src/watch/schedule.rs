@@ -25,12 +25,7 @@ pub const LAUNCHD_LABEL: &str = "dev.agent.watchdog";
 pub const SYSTEMD_UNIT: &str = "agent-watchdog";
 const CRON_MARK: &str = "# agent-watchdog";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Scheduler {
-    Launchd,
-    Systemd,
-    Cron,
-}
+pub use crate::cli::watchdog::Scheduler;
 
 impl Scheduler {
     /// launchd on macOS; systemd when it runs this machine; cron otherwise.

@@ -4,6 +4,12 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+pub mod accounts;
+pub mod budget;
+pub mod relay;
+pub mod usage;
+pub mod watchdog;
+
 pub use crate::term::ColorWhen;
 use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser};
 
@@ -252,6 +258,15 @@ fn own_option(command: &clap::Command, name: &str) -> Option<bool> {
         .get_arguments()
         .find(|arg| arg.get_long() == Some(name))
         .map(|arg| matches!(arg.get_action(), ArgAction::Set | ArgAction::Append))
+}
+
+/// Parses a management flag's own arguments (`--budget set --calls 5`). A usage error or
+/// `--help` is printed as clap prints it, and the code to exit with is returned.
+pub fn parse_sub<T: Parser>(args: &[String]) -> Result<T, std::process::ExitCode> {
+    T::try_parse_from(args).map_err(|err| {
+        let _ = err.print();
+        std::process::ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,56 @@
+//! `agent --accounts list|add|remove|test`.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent --accounts",
+    no_binary_name = true,
+    disable_help_subcommand = true
+)]
+pub struct AccountsCli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Every account: backend, kind, where its secret comes from, health, last check
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Store a new account; the secret is read from stdin and checked first
+    Add {
+        name: String,
+        #[arg(long)]
+        backend: String,
+        #[arg(long, value_enum)]
+        kind: KindArg,
+        #[arg(long, default_value_t = 100)]
+        priority: i64,
+        /// YYYY-MM-DD: warnings 30 and 7 days ahead
+        #[arg(long)]
+        expires: Option<String>,
+        /// The variable the launched CLI gets the secret in
+        #[arg(long)]
+        secret_var: Option<String>,
+        #[arg(long, default_value_t = 0.0)]
+        monthly_budget_usd: f64,
+    },
+    /// Forget a stored account
+    Remove { name: String },
+    /// Check accounts' credentials against the API (zero-cost: a model list)
+    Test {
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum KindArg {
+    Oauth,
+    #[value(name = "api_key")]
+    ApiKey,
+}

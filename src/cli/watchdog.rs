@@ -1,0 +1,34 @@
+//! `agent --install-watchdog` and `agent --uninstall-watchdog`.
+
+use clap::Parser;
+
+#[derive(Debug, Parser)]
+#[command(name = "agent --install-watchdog", no_binary_name = true)]
+pub struct InstallCli {
+    /// How often to check: 30m, 2h, 1d
+    #[arg(long, default_value = "2h")]
+    pub every: String,
+    /// Print what would be written and run; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Override the scheduler chosen for this machine
+    #[arg(long, value_enum)]
+    pub scheduler: Option<Scheduler>,
+}
+
+#[derive(Debug, Parser)]
+#[command(name = "agent --uninstall-watchdog", no_binary_name = true)]
+pub struct UninstallCli {
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long, value_enum)]
+    pub scheduler: Option<Scheduler>,
+}
+
+/// Where the watchdog is scheduled (`--scheduler`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scheduler {
+    Launchd,
+    Systemd,
+    Cron,
+}
