@@ -22,6 +22,7 @@ pub mod json_file;
 pub mod launch;
 pub mod launcher;
 pub mod ledger;
+pub mod login;
 pub mod meter;
 pub mod paths;
 pub mod probe;
