@@ -26,6 +26,9 @@
 pub mod claude;
 pub mod claude_statusline;
 pub mod claude_transcript;
+pub mod codex;
+pub mod codex_app_server;
+pub mod codex_rollout;
 pub mod jwt;
 #[cfg(target_os = "macos")]
 pub mod keychain;
