@@ -23,15 +23,18 @@
 //! These are building blocks: pure parsers of the CLIs' formats, and readers of the CLIs'
 //! files that take their directories as arguments. Choosing rungs by them is done elsewhere.
 
+pub mod agy;
 pub mod claude;
 pub mod claude_statusline;
 pub mod claude_transcript;
 pub mod codex;
 pub mod codex_app_server;
 pub mod codex_rollout;
+pub mod gemini;
 pub mod jwt;
 #[cfg(target_os = "macos")]
 pub mod keychain;
+pub mod last_model;
 pub mod records;
 pub mod reset_text;
 pub mod sha256;
