@@ -18,8 +18,19 @@
 //!   `RateLimitWindow {usedPercent (int), windowDurationMins?, resetsAt? (epoch s)}`,
 //!   `limitId`, `limitName`, `planType`, `rateLimitReachedType`.
 //!
-//! From the research doc, not checked by running: the launch line `codex -s read-only -a
-//! never app-server` (CodexBar), and `-32601` meaning a Codex too old for the method.
+//! Confirmed by running the pinned 0.171.0 in a network namespace with only loopback,
+//! logged in by a fixture `auth.json` and pointed at a mock backend (`chatgpt_base_url`):
+//! `codex -s read-only -a never app-server` and plain `codex app-server` both answer
+//! exactly [`request_lines`] (the exchange is kept in `tests/fixtures/codex-app-server/
+//! rate-limits-read-0.171.0.{stdin,stdout}.jsonl`). Codex turns `GET
+//! {chatgpt_base_url}/wham/usage` into the answer — a weekly window reported in `primary`
+//! stays a 10080-minute window — and also, unasked, calls `wham/accounts/check` and
+//! `ps/plugins/installed` and opens its remote-control websocket on that base: whoever runs
+//! it should know it is not silent. A backend error comes back as JSON-RPC error -32603
+//! whose message quotes the backend's body (so it is redacted here). The research doc's
+//! `rate_limit_reached_type: {"kind": …}` for `wham/usage` is wrong for 0.171.0, which
+//! wants `{"type": …}`. Still from the research doc only: `-32601` meaning a Codex too old
+//! for the method.
 
 use jiff::Timestamp;
 use serde_json::{Value, json};
@@ -176,6 +187,33 @@ mod tests {
 
     fn now() -> Timestamp {
         "2026-09-14T12:00:00Z".parse().unwrap()
+    }
+
+    /// What agent wrote to the real codex 0.171.0 and what it answered.
+    const SENT: &str =
+        include_str!("../../tests/fixtures/codex-app-server/rate-limits-read-0.171.0.stdin.jsonl");
+    const ANSWERED: &str =
+        include_str!("../../tests/fixtures/codex-app-server/rate-limits-read-0.171.0.stdout.jsonl");
+
+    #[test]
+    fn the_exchange_with_the_real_codex_is_reproduced_and_read() {
+        assert_eq!(
+            request_lines("0.1.0").to_vec(),
+            SENT.lines().collect::<Vec<_>>()
+        );
+        let Some(Reply::Limits(limits)) = find_reply(ANSWERED.lines(), now()) else {
+            panic!("no answer to the read in the captured output")
+        };
+        // The mock's wham/usage said: weekly (604800 s) in primary, 100 %, plan plus.
+        let [weekly] = &limits.windows[..] else {
+            panic!("{:?}", limits.windows)
+        };
+        assert_eq!(weekly.scope, Scope::Weekly);
+        assert!(weekly.is_full());
+        assert_eq!(weekly.resets_at.as_second(), 1_789_900_000);
+        assert_eq!(limits.plan.as_deref(), Some("plus"));
+        assert_eq!(limits.reached.as_deref(), Some("rate_limit_reached"));
+        assert_eq!(limits.ordinary_usage_allowed, None);
     }
 
     /// An answer shaped by the 0.171.0 schema: the weekly window in `primary`, a
