@@ -312,25 +312,26 @@ mod tests {
         let before = (start - SignedDuration::from_mins(30)).to_string();
         let after = (start + SignedDuration::from_secs(2)).to_string();
         let full = r#"{"used_percent":100,"window_minutes":300,"resets_at":1789400000}"#;
-        // An older run in the same directory, and a new run elsewhere.
-        write_rollout(
-            &sessions,
-            "2026/09/14",
-            "rollout-old.jsonl",
-            &[meta(&before, "/work/p"), token_count(&before, full, "null")],
-        );
-        write_rollout(
-            &sessions,
-            "2026/09/14",
-            "rollout-other.jsonl",
-            &[meta(&after, "/work/q"), token_count(&after, full, "null")],
-        );
         let today = start.to_zoned_datetime(jiff::tz::TimeZone::UTC).date();
         let day = format!(
             "{:04}/{:02}/{:02}",
             today.year(),
             today.month(),
             today.day()
+        );
+        // An older run in the same directory, written today (only its lines' times tell
+        // it apart), and a new run elsewhere.
+        write_rollout(
+            &sessions,
+            &day,
+            "rollout-old.jsonl",
+            &[meta(&before, "/work/p"), token_count(&before, full, "null")],
+        );
+        write_rollout(
+            &sessions,
+            &day,
+            "rollout-other.jsonl",
+            &[meta(&after, "/work/q"), token_count(&after, full, "null")],
         );
         assert_eq!(find_run(&sessions, Path::new("/work/p"), start), None);
         let mine = write_rollout(
