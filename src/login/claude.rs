@@ -82,13 +82,17 @@ pub fn keychain_service_from_env() -> String {
 
 /// The login in Claude Code's store: on macOS the Keychain item first, then the file.
 pub fn read_login() -> Option<Login> {
-    #[cfg(target_os = "macos")]
-    if let Some(login) =
-        super::keychain::read(&keychain_service_from_env(), None).and_then(|t| parse_store(&t))
-    {
-        return Some(login);
-    }
-    read_login_file(&credentials_path()?)
+    read_keychain().or_else(|| read_login_file(&credentials_path()?))
+}
+
+#[cfg(target_os = "macos")]
+fn read_keychain() -> Option<Login> {
+    parse_store(&super::keychain::read(&keychain_service_from_env(), None)?)
+}
+
+#[cfg(not(target_os = "macos"))]
+fn read_keychain() -> Option<Login> {
+    None
 }
 
 /// The login in a credentials file.

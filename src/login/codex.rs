@@ -50,17 +50,21 @@ pub fn codex_home() -> Option<PathBuf> {
 /// is not logged in or agent cannot tell.
 pub fn read_login() -> Option<Auth> {
     let home = codex_home()?;
-    if let Some(auth) = read_auth_file(&home.join("auth.json")) {
-        return Some(auth);
-    }
-    #[cfg(target_os = "macos")]
-    {
-        let canonical = std::fs::canonicalize(&home).unwrap_or(home);
-        let account = keyring_account(&canonical.to_string_lossy());
-        let text = super::keychain::read(KEYRING_SERVICE, Some(&account))?;
-        return auth_from_store(&serde_json::from_str(&text).ok()?);
-    }
-    #[cfg(not(target_os = "macos"))]
+    read_auth_file(&home.join("auth.json")).or_else(|| read_keyring(&home))
+}
+
+/// The login in Codex's macOS keyring item, for `cli_auth_credentials_store = "keyring"`.
+#[cfg(target_os = "macos")]
+fn read_keyring(home: &Path) -> Option<Auth> {
+    let canonical = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let account = keyring_account(&canonical.to_string_lossy());
+    let text = super::keychain::read(KEYRING_SERVICE, Some(&account))?;
+    auth_from_store(&serde_json::from_str(&text).ok()?)
+}
+
+/// Other systems' keyrings (Secret Service) are not read: such a login is unknown.
+#[cfg(not(target_os = "macos"))]
+fn read_keyring(_home: &Path) -> Option<Auth> {
     None
 }
 
