@@ -1,8 +1,8 @@
 //! `agent`: run the AI coding CLI that really answers right now. See DESIGN.md for the
 //! contract; `main.rs` only calls [`run`].
 
-// Floors (STYLE.md; `tests/layers.rs` holds each module to its floor): leaves, then
-// `config`, then `state` and `backend`, then `probe` and `accounts`, then `launch`, then the
+// Floors (STYLE.md; `tests/layers.rs` holds each module to its floor): leaves, then `cli`,
+// then `config`, then `state` and `backend`, then `probe` and `accounts`, then `launch`, then the
 // faces (`report`, `watch`, `relay`, `usage`). A module imports only from below it.
 
 // Leaves.
@@ -21,6 +21,8 @@ pub mod signals;
 pub mod term;
 pub mod text;
 pub mod tokens;
+// The command line's definition (clap types only).
+pub mod cli;
 // Schema.
 pub mod config;
 // Records, and what a CLI uses.
@@ -28,6 +30,7 @@ pub mod backend;
 pub mod state;
 // Calls.
 pub mod accounts;
+pub mod login;
 pub mod probe;
 // Choice and launch.
 pub mod launch;
@@ -36,8 +39,7 @@ pub mod relay;
 pub mod report;
 pub mod usage;
 pub mod watch;
-// agent's own command line.
-pub mod cli;
+// The man page and completions, generated from the command line.
 pub mod docs;
 
 use std::process::ExitCode;

@@ -1,0 +1,263 @@
+//! Claude Code's login: whether there is one, its plan and its access token's expiry.
+//! Facts from the pinned `@anthropic-ai/claude-code` 2.1.197 binary (functions named as
+//! minified there), confirmed with `strings` (research §1.1):
+//!
+//! - The store is the plaintext file `<dir>/.credentials.json` (`CTn()`), where `<dir>` is
+//!   `$CLAUDE_SECURESTORAGE_CONFIG_DIR` when that variable is set (empty: `~/.claude`),
+//!   else `$CLAUDE_CONFIG_DIR`, else `~/.claude` (`m7()`, `Zn()`), `~` being `os.homedir()`,
+//!   which is `$HOME` on Unix.
+//! - On macOS the store is first the Keychain generic password
+//!   `Claude Code<OAUTH_FILE_SUFFIX>-credentials<suffix>` (`Fye()`), account `$USER`;
+//!   `OAUTH_FILE_SUFFIX` is empty in production builds, and `<suffix>` is `-` and the first 8
+//!   hex digits of the SHA-256 of the config directory, added only when
+//!   `CLAUDE_SECURESTORAGE_CONFIG_DIR` is set non-empty (its value is hashed) or, when that
+//!   is unset, `CLAUDE_CONFIG_DIR` is set non-empty (its value is hashed). Claude Code
+//!   reads it with `security find-generic-password -a $USER -w -s NAME` (`aci()`); so does
+//!   agent, never anything that writes.
+//! - The JSON: `{"claudeAiOauth": {accessToken, refreshToken, expiresAt (epoch ms), scopes,
+//!   subscriptionType, rateLimitTier, clientId}, "mcpOAuth": …}`. A Keychain item may hold
+//!   only `mcpOAuth` (CodexBar, UNCONFIRMED against the binary): no login. After a refused
+//!   refresh Claude Code writes empty tokens and `expiresAt: 0`: a login with no token.
+//! - Some readers also meet a hex-encoded Keychain value (openusage, cc-limit-guard;
+//!   UNCONFIRMED against the binary): accepted.
+//! - Claude Code treats its token as expired 5 minutes before `expiresAt` (`Ute()`) and then
+//!   refreshes it itself; [`Login::expires_at`] is the stored value, unchanged.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{Cli, Login, forget_token, records, window};
+
+/// The variable that moves only the credentials store (new in 2.1.x).
+const SECURE_STORAGE_DIR_VAR: &str = "CLAUDE_SECURESTORAGE_CONFIG_DIR";
+const CONFIG_DIR_VAR: &str = "CLAUDE_CONFIG_DIR";
+/// A token Claude Code is given in the environment (`claude setup-token`'s, usually).
+pub const OAUTH_TOKEN_VAR: &str = "CLAUDE_CODE_OAUTH_TOKEN";
+
+/// Claude Code's configuration directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. (An empty
+/// `CLAUDE_CONFIG_DIR` would make Claude Code use the working directory, which is surely
+/// not what the user meant: it is taken as unset.)
+pub fn config_dir() -> Option<PathBuf> {
+    match std::env::var_os(CONFIG_DIR_VAR).filter(|d| !d.is_empty()) {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => crate::paths::home().map(|home| home.join(".claude")),
+    }
+}
+
+/// Where the credentials file lives (`m7()`).
+pub fn credentials_path() -> Option<PathBuf> {
+    let dir = match std::env::var_os(SECURE_STORAGE_DIR_VAR) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        Some(_) => crate::paths::home()?.join(".claude"),
+        None => config_dir()?,
+    };
+    Some(dir.join(".credentials.json"))
+}
+
+/// The macOS Keychain service Claude Code keeps its login under (`Fye("-credentials")`),
+/// from the raw values of `CLAUDE_SECURESTORAGE_CONFIG_DIR` and `CLAUDE_CONFIG_DIR`
+/// (`None` when unset). Claude Code NFC-normalizes the directory before hashing it; a
+/// directory name that is not already NFC would name another item (not handled).
+pub fn keychain_service(secure_storage_dir: Option<&str>, config_dir: Option<&str>) -> String {
+    let hashed = match secure_storage_dir {
+        Some(dir) => Some(dir).filter(|d| !d.is_empty()),
+        None => config_dir.filter(|d| !d.is_empty()),
+    };
+    match hashed {
+        Some(dir) => format!(
+            "Claude Code-credentials-{}",
+            &super::sha256::hex(dir.as_bytes())[..8]
+        ),
+        None => "Claude Code-credentials".to_string(),
+    }
+}
+
+/// The Keychain service for this process's environment.
+pub fn keychain_service_from_env() -> String {
+    let secure = std::env::var(SECURE_STORAGE_DIR_VAR).ok();
+    let config = std::env::var(CONFIG_DIR_VAR).ok();
+    keychain_service(secure.as_deref(), config.as_deref())
+}
+
+/// The login in Claude Code's store: on macOS the Keychain item first, then the file.
+pub fn read_login() -> Option<Login> {
+    read_keychain().or_else(|| read_login_file(&credentials_path()?))
+}
+
+#[cfg(target_os = "macos")]
+fn read_keychain() -> Option<Login> {
+    parse_store(&super::keychain::read(&keychain_service_from_env(), None)?)
+}
+
+#[cfg(not(target_os = "macos"))]
+fn read_keychain() -> Option<Login> {
+    None
+}
+
+/// The login in a credentials file.
+pub fn read_login_file(path: &Path) -> Option<Login> {
+    login_from_store(&records::read_json(path)?)
+}
+
+/// The login in a store's text: JSON, or JSON in hex as some Keychain items hold it.
+pub fn parse_store(text: &str) -> Option<Login> {
+    let text = text.trim();
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(_) => serde_json::from_slice(&decode_hex(text)?).ok()?,
+    };
+    login_from_store(&value)
+}
+
+/// The login in a parsed store. Every token in it is registered for redaction, then
+/// dropped.
+pub fn login_from_store(store: &Value) -> Option<Login> {
+    let oauth = store.get("claudeAiOauth")?.as_object()?;
+    let access = oauth.get("accessToken").and_then(Value::as_str);
+    forget_token(access);
+    forget_token(oauth.get("refreshToken").and_then(Value::as_str));
+    let text = |key: &str| {
+        oauth
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let expires_at = oauth
+        .get("expiresAt")
+        .and_then(Value::as_f64)
+        .filter(|ms| *ms > 0.0)
+        .and_then(window::from_epoch_millis);
+    Some(Login {
+        cli: Cli::Claude,
+        plan: text("subscriptionType"),
+        tier: text("rateLimitTier"),
+        expires_at,
+        token_present: access.is_some_and(|t| !t.trim().is_empty()),
+    })
+}
+
+/// A token given to Claude Code in `CLAUDE_CODE_OAUTH_TOKEN`, a login like any other
+/// (DESIGN §12): registered for redaction; its plan and expiry are not known (a
+/// `setup-token` token lasts a year and is inference-only).
+pub fn login_from_env_token(token: Option<&str>) -> Option<Login> {
+    let token = token.map(str::trim).filter(|t| !t.is_empty())?;
+    forget_token(Some(token));
+    Some(Login {
+        cli: Cli::Claude,
+        plan: None,
+        tier: None,
+        expires_at: None,
+        token_present: true,
+    })
+}
+
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) const ACCESS: &str = "sk-ant-oat01-FIXTUREaccessTOKENvalue0123456789abcdef";
+    pub(crate) const REFRESH: &str = "sk-ant-ort01-FIXTURErefreshTOKENvalue0123456789abcdef";
+
+    pub(crate) fn store() -> String {
+        format!(
+            r#"{{"claudeAiOauth":{{"accessToken":"{ACCESS}","refreshToken":"{REFRESH}","expiresAt":1789400000000,
+              "scopes":["user:profile","user:inference"],"subscriptionType":"max","rateLimitTier":"default_claude_max_20x",
+              "clientId":"9d1c250a-e61b-44d9-88ed-5944d1962f5e"}},"mcpOAuth":{{}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_store_gives_plan_tier_and_expiry_and_never_the_token() {
+        let login = parse_store(&store()).unwrap();
+        assert_eq!(login.cli, Cli::Claude);
+        assert_eq!(login.plan.as_deref(), Some("max"));
+        assert_eq!(login.tier.as_deref(), Some("default_claude_max_20x"));
+        assert_eq!(
+            login.expires_at,
+            Some(jiff::Timestamp::from_second(1_789_400_000).unwrap())
+        );
+        assert!(login.token_present);
+        for shown in [format!("{login:?}"), serde_json::to_string(&login).unwrap()] {
+            assert!(!shown.contains("FIXTURE"), "{shown}");
+        }
+        // Registered for redaction as soon as it was read.
+        let echoed = crate::redact::redact(&format!("refused: {ACCESS} / {REFRESH}"));
+        assert!(!echoed.contains("FIXTURE"), "{echoed}");
+    }
+
+    #[test]
+    fn a_hex_keychain_value_is_the_same_store() {
+        let hex: String = store()
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .concat();
+        assert_eq!(parse_store(&hex), parse_store(&store()));
+    }
+
+    #[test]
+    fn a_logged_out_or_mcp_only_store_is_no_usable_login() {
+        let dead = r#"{"claudeAiOauth":{"accessToken":"","refreshToken":"","expiresAt":0}}"#;
+        let login = parse_store(dead).unwrap();
+        assert!(!login.token_present);
+        assert_eq!(login.expires_at, None);
+        assert_eq!(parse_store(r#"{"mcpOAuth":{"x":{}}}"#), None);
+        assert_eq!(parse_store("not json"), None);
+        assert_eq!(parse_store("abc"), None);
+    }
+
+    #[test]
+    fn the_keychain_item_is_suffixed_by_the_hash_of_a_custom_config_dir() {
+        assert_eq!(keychain_service(None, None), "Claude Code-credentials");
+        assert_eq!(keychain_service(None, Some("")), "Claude Code-credentials");
+        // Hashes checked with `printf %s DIR | sha256sum`.
+        assert_eq!(
+            keychain_service(None, Some("/home/u/.claude-work")),
+            "Claude Code-credentials-9fa37e90"
+        );
+        // The secure-storage directory wins, and set empty it means "no suffix".
+        assert_eq!(
+            keychain_service(Some("/s"), Some("/home/u/.claude-work")),
+            "Claude Code-credentials-8e295f31"
+        );
+        assert_eq!(
+            keychain_service(Some(""), Some("/home/u/.claude-work")),
+            "Claude Code-credentials"
+        );
+    }
+
+    #[test]
+    fn an_env_token_is_a_login_with_no_plan() {
+        let login = login_from_env_token(Some(" sk-ant-oat01-ENVfixtureTOKEN0123456789 ")).unwrap();
+        assert!(login.token_present);
+        assert_eq!(login.plan, None);
+        assert!(!format!("{login:?}").contains("ENVfixture"));
+        assert!(
+            !crate::redact::redact("sk-ant-oat01-ENVfixtureTOKEN0123456789").contains("ENVfixture")
+        );
+        assert_eq!(login_from_env_token(Some("  ")), None);
+        assert_eq!(login_from_env_token(None), None);
+    }
+
+    #[test]
+    fn a_credentials_file_is_read_from_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".credentials.json");
+        assert_eq!(read_login_file(&path), None);
+        std::fs::write(&path, store()).unwrap();
+        assert_eq!(read_login_file(&path).unwrap().plan.as_deref(), Some("max"));
+    }
+}

@@ -1,0 +1,370 @@
+//! Codex's session records (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`): the
+//! windows of its `token_count` lines, the rollout of one run, and the model Codex last ran
+//! (research §2.4, §2.5).
+//!
+//! - `token_count` lines carry `payload.rate_limits` = `{limit_id, limit_name, primary,
+//!   secondary, credits, plan_type, rate_limit_reached_type}`, each window `{used_percent,
+//!   window_minutes, resets_at (epoch s)}` (field names confirmed in the 0.171.0 binary's
+//!   strings); builds around 0.41 wrote `resets_in_seconds`, relative to the line's
+//!   `timestamp`, instead of `resets_at` (research, from a third-party parser). Both are
+//!   read. `rate_limits` sits beside `info`, not in it.
+//! - On a usage-limit refusal Codex emits a `token_count` with the snapshot from the error,
+//!   so the last such line of a fast-failed run shows the full window and its reset
+//!   (research, from the codex source; the `Error` event itself is not persisted).
+//! - `session_meta.payload.cwd` and `turn_context.payload.{cwd, model}` say where and with
+//!   what a session ran (research, from kvsankar/agent-history; `model` on `turn_context`
+//!   is also what the usage report relies on).
+//! - Compressed rollouts (`.jsonl.zst`, 0.171.0) are not read: when Codex compresses old
+//!   files is UNCONFIRMED, and a run's own file is fresh.
+
+use std::path::{Path, PathBuf};
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::Value;
+
+use super::records;
+use super::window::{self, Scope, Source, Window};
+
+/// The plan-wide bucket's id; any other `limit_id` is a per-model limit.
+const PLAN_LIMIT_ID: &str = "codex";
+
+/// The windows of one `token_count` line; `None` when the line is not one with
+/// `rate_limits`.
+pub fn token_count_windows(line: &str) -> Option<Vec<Window>> {
+    if !line.contains("token_count") {
+        return None;
+    }
+    let row: Value = serde_json::from_str(line).ok()?;
+    if row.pointer("/payload/type").and_then(Value::as_str) != Some("token_count") {
+        return None;
+    }
+    let written = records::timestamp(row.get("timestamp")?)?;
+    let limits = row.pointer("/payload/rate_limits")?.as_object()?;
+    let family = model_limit_family(
+        limits.get("limit_id").and_then(Value::as_str),
+        limits.get("limit_name").and_then(Value::as_str),
+    );
+    Some(
+        ["primary", "secondary"]
+            .iter()
+            .filter_map(|slot| limits.get(*slot))
+            .filter_map(|w| {
+                let used = w.get("used_percent")?.as_f64()?;
+                let resets_at = match w.get("resets_at").and_then(Value::as_f64) {
+                    Some(epoch) => window::from_epoch_seconds(epoch)?,
+                    None => {
+                        let after = w.get("resets_in_seconds")?.as_f64()?;
+                        written
+                            .checked_add(SignedDuration::try_from_secs_f64(after).ok()?)
+                            .ok()?
+                    }
+                };
+                let scope = w
+                    .get("window_minutes")
+                    .and_then(Value::as_u64)
+                    .map_or(Scope::Unstated, |m| Scope::from_minutes(m, family.clone()));
+                Window::new(scope, used, resets_at, Source::CodexRecord, written)
+            })
+            .collect(),
+    )
+}
+
+/// The model family of a per-model Codex limit: its name (`GPT-5.3-Codex-Spark`), else
+/// its id; `None` for the plan's own bucket.
+pub fn model_limit_family(limit_id: Option<&str>, limit_name: Option<&str>) -> Option<String> {
+    let id = limit_id.filter(|id| !id.is_empty() && *id != PLAN_LIMIT_ID)?;
+    Some(
+        limit_name
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or(id)
+            .to_lowercase(),
+    )
+}
+
+/// What one run left in its rollout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub path: PathBuf,
+    /// The windows of the run's last `token_count` line (empty when it wrote none).
+    pub windows: Vec<Window>,
+    /// The run's model, from its last `turn_context`.
+    pub model: Option<String>,
+}
+
+/// The rollout of the run that started at `start` in `cwd`, under `sessions`
+/// (`$CODEX_HOME/sessions`): the newest rollout for that directory written since `start`,
+/// and of it only lines written at or after `start` — never an older run's.
+pub fn find_run(sessions: &Path, cwd: &Path, start: Timestamp) -> Option<RunRecord> {
+    let cwd = cwd.to_string_lossy();
+    rollouts_newest_first(sessions, Some(start))
+        .into_iter()
+        .find_map(|path| read_run(&path, &cwd, start))
+}
+
+fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
+    let mut same_dir = false;
+    let mut ran_since_start = false;
+    let mut windows = Vec::new();
+    let mut model = None;
+    for line in records::lines(path) {
+        let Ok(row) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let kind = row.get("type").and_then(Value::as_str);
+        if matches!(kind, Some("session_meta" | "turn_context"))
+            && row.pointer("/payload/cwd").and_then(Value::as_str) == Some(cwd)
+        {
+            same_dir = true;
+        }
+        let Some(at) = row.get("timestamp").and_then(records::timestamp) else {
+            continue;
+        };
+        if at < start {
+            continue;
+        }
+        ran_since_start = true;
+        if kind == Some("turn_context")
+            && let Some(m) = row.pointer("/payload/model").and_then(Value::as_str)
+        {
+            model = Some(m.to_string());
+        }
+        if let Some(found) = token_count_windows(&line) {
+            windows = found;
+        }
+    }
+    (same_dir && ran_since_start).then(|| RunRecord {
+        path: path.to_path_buf(),
+        windows,
+        model,
+    })
+}
+
+/// The model of the last `turn_context` of the newest rollout under `sessions`.
+pub fn last_model(sessions: &Path) -> Option<String> {
+    rollouts_newest_first(sessions, None)
+        .iter()
+        .find_map(|path| {
+            records::lines(path)
+                .filter(|line| line.contains("turn_context"))
+                .filter_map(|line| {
+                    let row: Value = serde_json::from_str(&line).ok()?;
+                    if row.get("type").and_then(Value::as_str) != Some("turn_context") {
+                        return None;
+                    }
+                    let model = row.pointer("/payload/model")?.as_str()?.trim();
+                    (!model.is_empty()).then(|| model.to_string())
+                })
+                .last()
+        })
+}
+
+/// Rollout files under `sessions/YYYY/MM/DD/`, newest first; with `since`, only day
+/// directories from the day before it on (by name, so a zone difference between Codex's
+/// day and UTC costs nothing) and files written since it.
+fn rollouts_newest_first(sessions: &Path, since: Option<Timestamp>) -> Vec<PathBuf> {
+    let first_day = since.map(|at| {
+        let day = records::slack(at)
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+            .date();
+        let day = day.yesterday().unwrap_or(day);
+        format!("{:04}/{:02}/{:02}", day.year(), day.month(), day.day())
+    });
+    let mut files = Vec::new();
+    for year in sorted_dirs(sessions) {
+        for month in sorted_dirs(&year) {
+            for day in sorted_dirs(&month) {
+                let name = day
+                    .strip_prefix(sessions)
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                if first_day.as_ref().is_some_and(|first| name < *first) {
+                    continue;
+                }
+                files.extend(records::files_newest_first(&day, since, |n| {
+                    n.starts_with("rollout-") && records::has_extension(n, "jsonl")
+                }));
+            }
+        }
+    }
+    files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+    files.into_iter().map(|(path, _)| path).collect()
+}
+
+fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> Timestamp {
+        text.parse().unwrap()
+    }
+
+    /// A 0.171.0-shaped `token_count` line (research §2.4).
+    fn token_count(timestamp: &str, primary: &str, secondary: &str) -> String {
+        format!(
+            r#"{{"timestamp":"{timestamp}","type":"event_msg","payload":{{"type":"token_count","info":null,"rate_limits":{{"limit_id":"codex","limit_name":null,"primary":{primary},"secondary":{secondary},"credits":{{"has_credits":false,"unlimited":false,"balance":"0"}},"plan_type":"plus","rate_limit_reached_type":"rate_limit_reached"}}}}}}"#
+        )
+    }
+
+    fn meta(timestamp: &str, cwd: &str) -> String {
+        format!(
+            r#"{{"timestamp":"{timestamp}","type":"session_meta","payload":{{"id":"x","cwd":"{cwd}","cli_version":"0.171.0","source":"exec"}}}}"#
+        )
+    }
+
+    fn turn(timestamp: &str, cwd: &str, model: &str) -> String {
+        format!(
+            r#"{{"timestamp":"{timestamp}","type":"turn_context","payload":{{"cwd":"{cwd}","model":"{model}","approval_policy":"never"}}}}"#
+        )
+    }
+
+    #[test]
+    fn windows_are_classified_by_minutes_whatever_the_slot() {
+        let line = token_count(
+            "2026-09-14T12:03:11.204Z",
+            r#"{"used_percent":100.0,"window_minutes":10080,"resets_at":1789900000}"#,
+            "null",
+        );
+        let windows = token_count_windows(&line).unwrap();
+        assert_eq!(windows.len(), 1);
+        assert_eq!(windows[0].scope, Scope::Weekly);
+        assert!(windows[0].is_full());
+        assert_eq!(windows[0].resets_at.as_second(), 1_789_900_000);
+        assert_eq!(windows[0].source, Source::CodexRecord);
+        assert_eq!(windows[0].observed_at, at("2026-09-14T12:03:11.204Z"));
+        let both = token_count(
+            "2026-09-14T12:03:11Z",
+            r#"{"used_percent":42,"window_minutes":300,"resets_at":1789400000}"#,
+            r#"{"used_percent":62.5,"window_minutes":10080,"resets_at":1789900000}"#,
+        );
+        let scopes: Vec<Scope> = token_count_windows(&both)
+            .unwrap()
+            .into_iter()
+            .map(|w| w.scope)
+            .collect();
+        assert_eq!(scopes, [Scope::FiveHour, Scope::Weekly]);
+    }
+
+    #[test]
+    fn old_relative_resets_count_from_the_line() {
+        let line = token_count(
+            "2025-09-14T12:00:00Z",
+            r#"{"used_percent":100,"window_minutes":300,"resets_in_seconds":3600}"#,
+            r#"{"used_percent":10,"window_minutes":10080}"#,
+        );
+        let windows = token_count_windows(&line).unwrap();
+        assert_eq!(windows.len(), 1, "a window with no reset at all is skipped");
+        assert_eq!(windows[0].resets_at, at("2025-09-14T13:00:00Z"));
+    }
+
+    #[test]
+    fn a_per_model_limit_is_scoped_to_its_model() {
+        let line = token_count(
+            "2026-09-14T12:00:00Z",
+            r#"{"used_percent":100,"window_minutes":10080,"resets_at":1789900000}"#,
+            "null",
+        )
+        .replace(
+            r#""limit_id":"codex","limit_name":null"#,
+            r#""limit_id":"codex_spark","limit_name":"GPT-5.3-Codex-Spark""#,
+        );
+        let w = &token_count_windows(&line).unwrap()[0];
+        assert!(w.scope.applies_to_model("gpt-5.3-codex-spark"));
+        assert!(!w.scope.applies_to_model("gpt-6.2-sol"));
+    }
+
+    #[test]
+    fn lines_that_are_not_token_counts_with_limits_are_nothing() {
+        assert_eq!(
+            token_count_windows(&meta("2026-09-14T12:00:00Z", "/p")),
+            None
+        );
+        let no_limits = r#"{"timestamp":"2026-09-14T12:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{}}}"#;
+        assert_eq!(token_count_windows(no_limits), None);
+        assert_eq!(token_count_windows("token_count {"), None);
+    }
+
+    fn write_rollout(sessions: &Path, day: &str, name: &str, lines: &[String]) -> PathBuf {
+        let dir = sessions.join(day);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        path
+    }
+
+    #[test]
+    fn this_runs_rollout_is_found_by_directory_and_start_and_an_older_run_never() {
+        let home = tempfile::tempdir().unwrap();
+        let sessions = home.path().join("sessions");
+        let start = Timestamp::now();
+        let before = (start - SignedDuration::from_mins(30)).to_string();
+        let after = (start + SignedDuration::from_secs(2)).to_string();
+        let full = r#"{"used_percent":100,"window_minutes":300,"resets_at":1789400000}"#;
+        let today = start.to_zoned_datetime(jiff::tz::TimeZone::UTC).date();
+        let day = format!(
+            "{:04}/{:02}/{:02}",
+            today.year(),
+            today.month(),
+            today.day()
+        );
+        // An older run in the same directory, written today (only its lines' times tell
+        // it apart), and a new run elsewhere.
+        write_rollout(
+            &sessions,
+            &day,
+            "rollout-old.jsonl",
+            &[meta(&before, "/work/p"), token_count(&before, full, "null")],
+        );
+        write_rollout(
+            &sessions,
+            &day,
+            "rollout-other.jsonl",
+            &[meta(&after, "/work/q"), token_count(&after, full, "null")],
+        );
+        assert_eq!(find_run(&sessions, Path::new("/work/p"), start), None);
+        let mine = write_rollout(
+            &sessions,
+            &day,
+            "rollout-mine.jsonl",
+            &[
+                meta(&after, "/work/p"),
+                turn(&after, "/work/p", "gpt-6.2-sol"),
+                token_count(&after, full, "null"),
+            ],
+        );
+        let run = find_run(&sessions, Path::new("/work/p"), start).unwrap();
+        assert_eq!(run.path, mine);
+        assert_eq!(run.model.as_deref(), Some("gpt-6.2-sol"));
+        assert_eq!(run.windows.len(), 1);
+        assert!(run.windows[0].is_full());
+    }
+
+    #[test]
+    fn the_last_model_is_the_newest_rollouts_last_turn() {
+        let home = tempfile::tempdir().unwrap();
+        let sessions = home.path().join("sessions");
+        write_rollout(
+            &sessions,
+            "2026/09/14",
+            "rollout-a.jsonl",
+            &[
+                turn("2026-09-14T10:00:00Z", "/p", "gpt-5.5"),
+                turn("2026-09-14T10:01:00Z", "/p", "gpt-6.2-sol"),
+            ],
+        );
+        assert_eq!(last_model(&sessions).as_deref(), Some("gpt-6.2-sol"));
+        assert_eq!(last_model(&home.path().join("none")), None);
+    }
+}

@@ -1,0 +1,117 @@
+//! Subscription logins (DESIGN §12): what agent may know about each CLI's own login —
+//! Claude Code, Codex, Gemini CLI, Antigravity — and the usage windows the CLIs report.
+//! The facts, with their sources and versions, are in `research/subscription-logins.md`;
+//! every fact it marks UNCONFIRMED is marked so here where it is used.
+//!
+//! The rules every file here keeps:
+//!
+//! - **Read only.** Nothing here writes, refreshes or rotates a CLI's login store, and
+//!   nothing sends a prompt. A refresh from outside can log the CLI out (Claude Code clears
+//!   its tokens on `invalid_grant`, Codex's refresh tokens are single-use), and the vendors
+//!   reserve these logins for their own apps.
+//! - **Never a prompt for a password.** Files are read as they are; the macOS Keychain is
+//!   read with `security find-generic-password … -w` only, which never writes.
+//! - **Never a refresh.** An expired access token is reported as such ("the CLI refreshes
+//!   it when it runs"); it is never renewed.
+//! - **Tokens are never kept.** A token value read on the way is registered with
+//!   [`crate::redact::register`] at once and dropped; the types here hold only whether a
+//!   token is there, the plan and the expiry, so no `Debug`, `Display` or serde output of
+//!   them can carry one.
+//! - **Unknown is not dead.** Every reader answers "don't know" (`None`, an empty list)
+//!   for anything missing or unreadable, never an error that would stop a launch.
+//!
+//! These are building blocks: pure parsers of the CLIs' formats, and readers of the CLIs'
+//! files that take their directories as arguments. Choosing rungs by them is done elsewhere.
+
+pub mod agy;
+pub mod claude;
+pub mod claude_statusline;
+pub mod claude_transcript;
+pub mod codex;
+pub mod codex_app_server;
+pub mod codex_rollout;
+pub mod gemini;
+pub mod jwt;
+#[cfg(target_os = "macos")]
+pub mod keychain;
+pub mod last_model;
+pub mod records;
+pub mod reset_text;
+pub mod sha256;
+pub mod window;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+pub use window::{Scope, Source, Window};
+
+/// The CLIs whose logins agent knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cli {
+    Claude,
+    Codex,
+    Gemini,
+    Agy,
+}
+
+/// What agent knows about one CLI's login: never its tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Login {
+    pub cli: Cli,
+    /// The plan as the CLI's store names it (`max`, `pro`, `plus`…), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
+    /// A finer grade of the plan when the store has one (Claude's `rateLimitTier`,
+    /// `default_claude_max_20x`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    /// When the stored access token expires; `None` when the store does not say.
+    #[serde(
+        default,
+        with = "window::rfc3339::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub expires_at: Option<Timestamp>,
+    /// Whether the store holds an access token at all (a logged-out CLI keeps an empty one).
+    pub token_present: bool,
+}
+
+impl Login {
+    /// Whether the access token has expired by `now`. The CLI refreshes it itself when it
+    /// runs; agent never does, and never calls anything with an expired one.
+    pub fn is_expired(&self, now: Timestamp) -> bool {
+        self.expires_at.is_some_and(|at| now >= at)
+    }
+}
+
+/// Registers a token read from a login store for redaction, so that no later message,
+/// state file or error can show it. Every reader calls this before it drops the value.
+fn forget_token(token: Option<&str>) {
+    if let Some(token) = token.filter(|t| !t.trim().is_empty()) {
+        crate::redact::register(token);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_login_is_expired_from_its_expiry_on_and_unknown_expiry_is_not_expired() {
+        let login = Login {
+            cli: Cli::Claude,
+            plan: Some("max".into()),
+            tier: None,
+            expires_at: Some("2026-09-14T12:00:00Z".parse().unwrap()),
+            token_present: true,
+        };
+        assert!(!login.is_expired("2026-09-14T11:59:59Z".parse().unwrap()));
+        assert!(login.is_expired("2026-09-14T12:00:00Z".parse().unwrap()));
+        let unknown = Login {
+            expires_at: None,
+            ..login
+        };
+        assert!(!unknown.is_expired("2030-01-01T00:00:00Z".parse().unwrap()));
+    }
+}
