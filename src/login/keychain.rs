@@ -2,8 +2,8 @@
 //! `security find-generic-password [-a ACCOUNT] -w -s SERVICE`. Never anything that writes,
 //! and never waiting on a prompt: a locked Keychain that asks the user is given up on.
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// How long `security` may take.
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -17,28 +17,9 @@ pub fn read(service: &str, account: Option<&str>) -> Option<String> {
     if let Some(account) = account.or(user.as_deref()) {
         command.args(["-a", account]);
     }
-    let mut child = command
-        .args(["-w", "-s", service])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
-    let output = child.wait_with_output().ok()?;
+    command.args(["-w", "-s", service]);
+    let output =
+        crate::child::output_within(&mut command, TIMEOUT, crate::child::Group::Shared).ok()??;
     let text = String::from_utf8(output.stdout).ok()?.trim().to_string();
     super::forget_token(Some(&text));
     (output.status.success() && !text.is_empty()).then_some(text)
