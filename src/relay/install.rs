@@ -138,9 +138,6 @@ pub fn install(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
     if dry_run {
         let _ = writeln!(out, "would write {}:\n{}", plan.file.display(), plan.text);
     } else {
-        if let Some(dir) = plan.file.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
         state_file::write_atomic(&plan.file, plan.text.as_bytes(), Durability::Synced)?;
         let _ = writeln!(out, "wrote {}", plan.file.display());
     }

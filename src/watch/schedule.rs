@@ -7,7 +7,6 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -289,10 +288,13 @@ pub fn install(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
             let _ = writeln!(out, "    {line}");
         }
         if !dry_run {
-            if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-            }
-            write_private(path, content)?;
+            // The one door for files agent writes: 0600 from the start, atomic, its
+            // directory made if missing.
+            crate::state::file::write_atomic(
+                path,
+                content.as_bytes(),
+                crate::state::file::Durability::Synced,
+            )?;
         }
     }
     if let Some(line) = &plan.cron_line {
@@ -420,12 +422,6 @@ pub fn installed() -> Option<String> {
         return Some("crontab line".to_string());
     }
     None
-}
-
-fn write_private(path: &Path, content: &str) -> anyhow::Result<()> {
-    fs::write(path, content).with_context(|| format!("writing {}", path.display()))?;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("chmod {}", path.display()))
 }
 
 fn run(command: &[String]) -> anyhow::Result<()> {

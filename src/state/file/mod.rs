@@ -32,7 +32,7 @@ pub fn ensure_dir(dir: &Path) -> anyhow::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .with_context(|| format!("creating the state directory {}", dir.display()))?;
+        .with_context(|| format!("creating {}", dir.display()))?;
     fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
         .with_context(|| format!("setting permissions on {}", dir.display()))
 }
