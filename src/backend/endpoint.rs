@@ -323,9 +323,26 @@ pub fn resolve(
     })
 }
 
+/// How a key travels to `api` when nothing else says: Anthropic keys as `x-api-key`,
+/// OpenAI-style keys as a bearer, Gemini keys as `x-goog-api-key` — and a subscription
+/// token (`sk-ant-oat…`) as a bearer with the OAuth beta header, however it was given.
+pub fn default_scheme(api: Api, value: &str) -> AuthScheme {
+    match api {
+        _ if is_subscription_token(value) => AuthScheme::OAuth,
+        Api::Anthropic => AuthScheme::XApiKey,
+        Api::OpenAi(_) => AuthScheme::Bearer,
+        Api::Gemini => AuthScheme::GoogApiKey,
+    }
+}
+
+/// A Claude subscription (OAuth) token, as `claude setup-token` prints it.
+pub fn is_subscription_token(value: &str) -> bool {
+    value.starts_with("sk-ant-oat")
+}
+
 /// Subscription tokens only work as a bearer with the OAuth beta header, however given.
 fn as_subscription_if_oauth(credential: Credential) -> Credential {
-    if credential.value.starts_with("sk-ant-oat") {
+    if is_subscription_token(&credential.value) {
         Credential {
             auth: AuthScheme::OAuth,
             ..credential

@@ -25,6 +25,7 @@ use super::scrub::Scrubber;
 use super::server::Relay;
 use super::target::Target;
 use super::usage::UsageReader;
+use crate::backend::endpoint::{Api, AuthScheme, default_scheme};
 use crate::config::relay::{Kind, Upstream};
 use crate::state::budget::Refusal;
 use crate::state::ledger::CallRecord;
@@ -375,9 +376,13 @@ fn upstream_headers(from: &HeaderMap, kind: Kind, key: &Key) -> HeaderMap {
         value.set_sensitive(true);
         value
     };
-    match kind {
-        Kind::Anthropic if key.value.starts_with("sk-ant-oat") => {
-            // A subscription (OAuth) token works only as a bearer, with the OAuth beta.
+    // The same rule a probe and a launch follow (`backend::endpoint`).
+    let api = match kind {
+        Kind::Anthropic => Api::Anthropic,
+        Kind::Openai | Kind::ClaudeCli => Api::OpenAi(crate::config::OpenAiApi::Chat),
+    };
+    match default_scheme(api, &key.value) {
+        AuthScheme::OAuth => {
             headers.insert(header::AUTHORIZATION, secret("Bearer "));
             let beta = match headers.get("anthropic-beta").and_then(|v| v.to_str().ok()) {
                 Some(list) if list.contains("oauth-2025-04-20") => list.to_string(),
@@ -388,11 +393,14 @@ fn upstream_headers(from: &HeaderMap, kind: Kind, key: &Key) -> HeaderMap {
                 headers.insert("anthropic-beta", value);
             }
         }
-        Kind::Anthropic => {
+        AuthScheme::XApiKey => {
             headers.insert("x-api-key", secret(""));
         }
-        Kind::Openai | Kind::ClaudeCli => {
+        AuthScheme::Bearer => {
             headers.insert(header::AUTHORIZATION, secret("Bearer "));
+        }
+        AuthScheme::GoogApiKey => {
+            headers.insert("x-goog-api-key", secret(""));
         }
     }
     headers
