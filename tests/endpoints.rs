@@ -1,4 +1,5 @@
-//! One answer to "what will this CLI use": the account check (`--accounts test`, `--doctor`),
+//! One answer to "what will this CLI use": the account check (`--accounts add`, `--accounts
+//! test`, `--doctor`),
 //! the probe (`--status`) and the launch of one backend reach the same host with the same
 //! credential — for the built-in backends and for backends with their own `env` or probe
 //! `url`. A decoy API sits wherever a second, divergent answer used to point (agent's own
@@ -149,17 +150,47 @@ fn set_up(case: &Case) -> (World, MockApi) {
     (w, decoy)
 }
 
+/// `agent --accounts add added --backend B --kind api_key`, the key on stdin.
+fn add_account(w: &World, backend: &str) -> std::process::Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut command = w.sb.command(&[
+        "--accounts",
+        "add",
+        "added",
+        "--backend",
+        backend,
+        "--kind",
+        "api_key",
+    ]);
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("agent starts");
+    child
+        .stdin
+        .take()
+        .expect("a pipe")
+        .write_all(format!("{ACCOUNT_KEY}\n").as_bytes())
+        .expect("agent reads the key");
+    child.wait_with_output().expect("agent ends")
+}
+
 #[test]
 fn the_account_check_the_doctor_the_probe_and_the_launch_use_one_endpoint() {
     for case in CASES {
         let (w, decoy) = set_up(case);
         let name = case.name;
 
+        let add = add_account(&w, case.backend);
         let test = w.sb.run(&["--accounts", "test", "acc"]);
         let doctor = w.sb.run(&["--doctor"]);
         let status = w.sb.run(&["--status"]);
         let launch = w.sb.run(&["-p", "hi"]);
 
+        assert_eq!(add.status.code(), Some(0), "{name}: {add:?}");
         assert_eq!(test.code, Some(0), "{name}: {test:?}");
         assert!(test.stdout.contains("valid"), "{name}: {}", test.stdout);
         assert_eq!(status.code, Some(0), "{name}: {status:?}");
@@ -173,8 +204,8 @@ fn the_account_check_the_doctor_the_probe_and_the_launch_use_one_endpoint() {
             .collect();
         assert_eq!(
             checks.len(),
-            2,
-            "{name}: --accounts test and --doctor each check on the CLI's endpoint: {requests:#?}"
+            4,
+            "{name}: --accounts add, --accounts test and --doctor (two accounts) each check on the CLI's endpoint: {requests:#?}"
         );
         let probes: Vec<_> = requests
             .iter()
