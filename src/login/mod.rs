@@ -38,12 +38,11 @@ pub mod last_model;
 pub mod records;
 pub mod reset_text;
 pub mod sha256;
-pub mod window;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-pub use window::{Scope, Source, Window};
+pub use crate::state::window::{self, Scope, Source, Window};
 
 /// The CLIs whose logins agent knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -53,6 +52,25 @@ pub enum Cli {
     Codex,
     Gemini,
     Agy,
+}
+
+impl Cli {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cli::Claude => "claude",
+            Cli::Codex => "codex",
+            Cli::Gemini => "gemini",
+            Cli::Agy => "agy",
+        }
+    }
+}
+
+/// The key a login's windows are kept under in `windows.json`: `CLI:identity`. The
+/// identity is where the CLI keeps that login (its config directory: one login per
+/// directory), or `account:NAME` for an `oauth` account, or `env:VAR` for a token given in
+/// a variable — never a token.
+pub fn key(cli: Cli, identity: &str) -> String {
+    format!("{}:{identity}", cli.as_str())
 }
 
 /// What agent knows about one CLI's login: never its tokens.

@@ -12,3 +12,5 @@ pub mod json_file;
 pub mod ledger;
 pub mod meter;
 pub mod target;
+pub mod window;
+pub mod windows;

@@ -1,0 +1,124 @@
+//! `windows.json`: the usage windows known for each subscription login (DESIGN §12), shared
+//! by every agent process like any other health fact. Each window keeps its source and when
+//! it was observed; a window whose reset has passed is void and is dropped, so a parked
+//! login is tried again on its own after its reset, with no manual step.
+//!
+//! A login is named by its key, `CLI:identity` (see `login::key`): never a token.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::json_file::JsonFile;
+use super::window::Window;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct WindowsFile {
+    #[serde(default)]
+    pub logins: BTreeMap<String, Vec<Window>>,
+}
+
+/// The shared store of windows.
+#[derive(Debug, Clone)]
+pub struct Windows {
+    file: JsonFile<WindowsFile>,
+}
+
+impl Windows {
+    pub fn new(state_dir: &Path) -> Windows {
+        Windows {
+            file: JsonFile::new(state_dir, "windows.json")
+                .rebuilt_by("learned again from the CLIs' next reports"),
+        }
+    }
+
+    /// Records what a source just reported for `login`: each window replaces the one of the
+    /// same scope unless that one was observed later; void windows are dropped.
+    pub fn record(&self, login: &str, fresh: &[Window], now: Timestamp) -> anyhow::Result<()> {
+        self.file.update(|file| {
+            let known = file.logins.entry(login.to_string()).or_default();
+            for window in fresh {
+                match known.iter_mut().find(|k| k.scope == window.scope) {
+                    Some(existing) if existing.observed_at > window.observed_at => {}
+                    Some(existing) => *existing = window.clone(),
+                    None => known.push(window.clone()),
+                }
+            }
+            for windows in file.logins.values_mut() {
+                windows.retain(|w| !w.is_void(now));
+            }
+            file.logins.retain(|_, windows| !windows.is_empty());
+        })
+    }
+
+    /// The windows of `login` still in force at `now`.
+    pub fn known(&self, login: &str, now: Timestamp) -> Vec<Window> {
+        self.file
+            .load()
+            .logins
+            .remove(login)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|w| !w.is_void(now))
+            .collect()
+    }
+
+    /// Every login's windows still in force at `now`.
+    pub fn all(&self, now: Timestamp) -> BTreeMap<String, Vec<Window>> {
+        let mut logins = self.file.load().logins;
+        for windows in logins.values_mut() {
+            windows.retain(|w| !w.is_void(now));
+        }
+        logins.retain(|_, windows| !windows.is_empty());
+        logins
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::window::{Scope, Source};
+
+    fn window(scope: Scope, percent: f64, resets_in: i64, observed: i64, now: Timestamp) -> Window {
+        Window::new(
+            scope,
+            percent,
+            now + jiff::SignedDuration::from_secs(resets_in),
+            Source::Statusline,
+            now + jiff::SignedDuration::from_secs(observed),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_window_is_shared_replaced_by_newer_news_and_void_after_its_reset() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Timestamp::now();
+        let store = Windows::new(dir.path());
+        let older = window(Scope::FiveHour, 40.0, 3600, -60, now);
+        let newer = window(Scope::FiveHour, 90.0, 3600, -10, now);
+        let weekly = window(Scope::Weekly, 100.0, 10, -10, now);
+
+        store
+            .record(
+                "claude:/home/me/.claude",
+                &[newer.clone(), weekly.clone()],
+                now,
+            )
+            .unwrap();
+        store
+            .record("claude:/home/me/.claude", &[older], now)
+            .unwrap();
+
+        // Another process sees the same, the newer report winning.
+        let other = Windows::new(dir.path());
+        let known = other.known("claude:/home/me/.claude", now);
+        assert_eq!(known, vec![newer.clone(), weekly]);
+        // Past the weekly reset, only the 5-hour window is left.
+        let later = now + jiff::SignedDuration::from_secs(20);
+        assert_eq!(other.known("claude:/home/me/.claude", later), vec![newer]);
+        assert!(other.known("codex:/home/me/.codex", now).is_empty());
+    }
+}
