@@ -6,6 +6,7 @@ pub mod alerts;
 pub mod backend;
 pub mod bounds;
 pub mod budget;
+pub mod builtin;
 pub mod cascade;
 pub mod cli;
 pub mod cli_settings;
