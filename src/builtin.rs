@@ -1,5 +1,5 @@
 //! The built-in table (DESIGN.md §4), compiled in: every launch starts from it, and parsing
-//! it as TOML was a quarter of a warm launch's own work. `builtin.toml` writes the same
+//! it as TOML was a fifth of a warm launch's instructions. `builtin.toml` writes the same
 //! table the way a user's file would; a test proves the two equal, so they cannot drift.
 
 use std::collections::BTreeMap;
