@@ -180,14 +180,44 @@ pub fn strip_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-fn registry() -> &'static Mutex<Redactor> {
-    static SECRETS: OnceLock<Mutex<Redactor>> = OnceLock::new();
-    SECRETS.get_or_init(|| {
-        let from_env = std::env::vars()
-            .filter(|(name, _)| looks_secret(name))
-            .map(|(_, value)| value);
-        Mutex::new(Redactor::new(from_env))
-    })
+/// The process's secrets. Indexing a secret (every window of it hashed) costs more than a
+/// warm launch's whole choice of rung, and most runs never redact anything: secrets are
+/// only noted when learned, and indexed, with the environment's, at the first redaction.
+#[derive(Default)]
+struct Registry {
+    noted: Vec<String>,
+    redactor: Option<Redactor>,
+}
+
+impl Registry {
+    fn note(&mut self, secret: &str) {
+        match &mut self.redactor {
+            Some(redactor) => redactor.add(secret),
+            None => self.noted.push(secret.to_string()),
+        }
+    }
+
+    fn redactor(&mut self) -> &mut Redactor {
+        let redactor = self.redactor.get_or_insert_with(|| {
+            Redactor::new(
+                std::env::vars()
+                    .filter(|(name, _)| looks_secret(name))
+                    .map(|(_, value)| value),
+            )
+        });
+        for secret in self.noted.drain(..) {
+            redactor.add(&secret);
+        }
+        redactor
+    }
+}
+
+fn registry() -> std::sync::MutexGuard<'static, Registry> {
+    static SECRETS: OnceLock<Mutex<Registry>> = OnceLock::new();
+    SECRETS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether an environment variable's name says it holds a credential.
@@ -200,18 +230,12 @@ pub fn looks_secret(name: &str) -> bool {
 
 /// Remembers a value as secret for the rest of the process.
 pub fn register(secret: &str) {
-    registry()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .add(secret);
+    registry().note(secret);
 }
 
 /// Scrubs every secret this process knows, and every URL's userinfo, from `text`.
 pub fn redact(text: &str) -> String {
-    registry()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .redact(text)
+    registry().redactor().redact(text)
 }
 
 #[cfg(test)]
@@ -225,6 +249,25 @@ mod tests {
         assert!(!text.contains("0123456789abcdefghij"), "{text}");
         assert!(!text.contains("efghijXYZ"), "{text}");
         assert!(text.contains("[redacted]"));
+    }
+
+    #[test]
+    fn secrets_noted_before_and_after_the_first_redaction_are_scrubbed() {
+        let mut registry = Registry::default();
+        registry.note("sk-before-0123456789abcdefghij");
+        assert_eq!(
+            registry
+                .redactor()
+                .redact("k=sk-before-0123456789abcdefghij"),
+            "k=[redacted]"
+        );
+        registry.note("sk-after-0123456789abcdefghij");
+        assert_eq!(
+            registry
+                .redactor()
+                .redact("k=sk-after-0123456789abcdefghij and sk-before-0123456789abcdefghij"),
+            "k=[redacted] and [redacted]"
+        );
     }
 
     #[test]

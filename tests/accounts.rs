@@ -470,6 +470,43 @@ fn an_account_past_its_monthly_budget_is_skipped_until_next_month() {
 }
 
 #[test]
+fn least_cost_takes_the_account_with_the_most_monthly_budget_left() {
+    let w = world();
+    pool(&w, "least-cost");
+    let config = std::fs::read_to_string(w.sb.config_path()).unwrap();
+    let config = config
+        .replacen(
+            "priority = 1\n",
+            "priority = 1\nmonthly_budget_usd = 0.0003\n",
+            1,
+        )
+        .replacen(
+            "priority = 2\n",
+            "priority = 2\nmonthly_budget_usd = 0.0002\n",
+            1,
+        )
+        .replacen(
+            "priority = 3\n",
+            "priority = 3\nmonthly_budget_usd = 0.0001\n",
+            1,
+        );
+    w.sb.write_config(&format!(
+        "{config}\n[pricing.models.\"claude-opus-5\"]\ninput = 15.0\noutput = 75.0\ncache_read = 1.5\ncache_write = 18.75\n"
+    ));
+
+    // Each launch probes with its account's key first, at $0.000195 a probe.
+    for prompt in ["one", "two", "three"] {
+        assert_eq!(w.sb.run(&["-p", prompt]).code, Some(0));
+    }
+
+    // $0.0003 left on a; then $0.000105 on a against $0.0002 on b; then $0.000105 on a,
+    // $0.000005 on b and $0.0001 on c.
+    assert_eq!(key_of_launch(&w, 0), KEY_A);
+    assert_eq!(key_of_launch(&w, 1), KEY_B);
+    assert_eq!(key_of_launch(&w, 2), KEY_A);
+}
+
+#[test]
 fn add_refuses_an_empty_or_multi_line_name_before_reading_any_secret() {
     let w = world();
     for name in ["", "   ", "work\nhome", "bell\x07"] {

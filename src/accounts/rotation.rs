@@ -66,13 +66,15 @@ pub fn order(
         Rotation::LeastCost => {
             // Subscriptions first (already paid for), then the most monthly budget left;
             // an account without a cap has the most.
-            let remaining = |a: &AccountDef| {
-                if a.monthly_budget_usd <= 0.0 {
-                    f64::INFINITY
-                } else {
-                    a.monthly_budget_usd
-                        - crate::state::account_health::monthly_spend(state_dir, pricing, &a.name)
-                }
+            let capped: Vec<&str> = sorted
+                .iter()
+                .filter(|a| a.monthly_budget_usd > 0.0)
+                .map(|a| a.name.as_str())
+                .collect();
+            let spent = crate::state::account_health::monthly_spends(state_dir, pricing, &capped);
+            let remaining = |a: &AccountDef| match spent.get(&a.name) {
+                Some(spent) => a.monthly_budget_usd - spent,
+                None => f64::INFINITY,
             };
             sorted.sort_by(|a, b| {
                 let kind = |k: Kind| u8::from(k != Kind::Oauth);

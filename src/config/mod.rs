@@ -1,4 +1,4 @@
-//! The configuration (DESIGN.md §3): the embedded built-in table, overridden key by key by
+//! The configuration (DESIGN.md §3): the compiled-in built-in table, overridden key by key by
 //! the user's TOML file, then by the `AGENT_*` environment. Every mistake in the file is a
 //! usage error naming the file, the line and the key.
 
@@ -14,6 +14,7 @@ use toml::Spanned;
 
 pub mod accounts;
 pub mod alerts;
+pub mod builtin;
 pub mod limits;
 pub mod pricing;
 pub mod relay;
@@ -21,8 +22,6 @@ pub mod relay;
 use crate::bounds::{self, Bounds, Unit};
 use crate::exit_codes::usage;
 use limits::{BreakerPolicy, Limits};
-
-const BUILTIN: &str = include_str!("builtin.toml");
 
 /// The settings agent runs with, after merging.
 #[derive(Debug, Clone)]
@@ -52,7 +51,7 @@ pub struct Config {
 }
 
 /// One way to run a CLI.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Backend {
     pub name: String,
     /// What a person calls it in notices: "Claude Code".
@@ -76,7 +75,7 @@ pub struct Backend {
 }
 
 /// How a backend is probed. Unset `url`/`key` mean "whatever the CLI itself uses".
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProbeDef {
     pub kind: ProbeKind,
     pub url: Option<String>,
@@ -129,7 +128,7 @@ pub enum OpenAiApi {
 }
 
 /// One row of the table, as written (aliases and variables not yet resolved).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RungDef {
     pub backend: String,
     pub probe_model: String,
@@ -233,30 +232,7 @@ const BUDGET_COUNT_MAX: u64 = 1_000_000_000_000_000;
 
 /// Loads the built-in table, then the file (when there is one), then the environment.
 pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
-    let builtin: FileConfig = toml::from_str(BUILTIN).expect("the built-in table parses");
-    let mut config = Config {
-        source: None,
-        fastfail: Duration::from_secs(25),
-        probe_timeout: Duration::from_secs(10),
-        probe_cache: Duration::from_secs(300),
-        hedge: Duration::from_millis(400),
-        quota_cooldown: Duration::from_secs(60 * 60),
-        backends: BTreeMap::new(),
-        rungs: Vec::new(),
-        rungs_are_builtin: true,
-        budget: Limits::default(),
-        breaker: BreakerPolicy::default(),
-        alerts: alerts::AlertsConfig::default(),
-        pricing: crate::config::pricing::Pricing::default(),
-        accounts: Vec::new(),
-        relay: relay::RelayConfig::default(),
-    };
-    let builtin_source = Source {
-        path: Path::new("<built-in>"),
-        text: BUILTIN,
-    };
-    merge(&mut config, builtin, &builtin_source, true)?;
-
+    let mut config = defaults(builtin::backends(), builtin::rungs());
     if let Some((path, explicit)) = file {
         match fs::read_to_string(&path) {
             Ok(text) => {
@@ -285,6 +261,41 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         }
     }
     apply_env_overrides(&mut config)?;
+    Ok(config)
+}
+
+/// The settings before any file: the given table, and every other default.
+fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config {
+    Config {
+        source: None,
+        fastfail: Duration::from_secs(25),
+        probe_timeout: Duration::from_secs(10),
+        probe_cache: Duration::from_secs(300),
+        hedge: Duration::from_millis(400),
+        quota_cooldown: Duration::from_secs(60 * 60),
+        backends,
+        rungs,
+        rungs_are_builtin: true,
+        budget: Limits::default(),
+        breaker: BreakerPolicy::default(),
+        alerts: alerts::AlertsConfig::default(),
+        pricing: pricing::Pricing::default(),
+        accounts: Vec::new(),
+        relay: relay::RelayConfig::default(),
+    }
+}
+
+/// `builtin.toml` read as the built-in table, the way the table was once loaded: what the
+/// compiled-in table is tested against.
+#[cfg(test)]
+pub(crate) fn parse_builtin_reference(text: &str) -> anyhow::Result<Config> {
+    let mut config = defaults(BTreeMap::new(), Vec::new());
+    let file: FileConfig = toml::from_str(text)?;
+    let source = Source {
+        path: Path::new("<built-in>"),
+        text,
+    };
+    merge(&mut config, file, &source, true)?;
     Ok(config)
 }
 

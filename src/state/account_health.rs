@@ -149,29 +149,41 @@ pub fn after_check(state_dir: &Path, name: &str, result: &CheckResult) {
     }
 }
 
-/// This calendar month's spend of an account: the ledger's calls made with its credential
-/// (probes, relayed calls) priced by `[pricing]`. Calls of a model without a price add
-/// nothing — the cap is enforced on what the ledger knows and can price (see the README).
-pub fn monthly_spend(
+/// This calendar month's spend of each account named: the ledger's calls made with its
+/// credential (probes, relayed calls) priced by `[pricing]`. Calls of a model without a
+/// price add nothing — the cap is enforced on what the ledger knows and can price (see the
+/// README). One pass over the ledger, however many accounts: it grows with every call.
+pub fn monthly_spends(
     state_dir: &Path,
     pricing: &crate::config::pricing::Pricing,
-    name: &str,
-) -> f64 {
-    let month = jiff::ZonedDateTime::now().date().first_of_month();
-    crate::state::ledger::Ledger::new(state_dir)
-        .read_all()
+    names: &[&str],
+) -> BTreeMap<String, f64> {
+    let mut spent: BTreeMap<String, f64> = names
         .iter()
-        .filter(|record| record.account.as_deref() == Some(name))
-        .filter(|record| {
-            crate::state::budget::local_day(&record.time)
-                .and_then(|day| day.parse::<jiff::civil::Date>().ok())
-                .is_some_and(|day| day.first_of_month() == month)
-        })
-        .filter_map(|record| {
-            let model = record.model.as_deref()?;
-            Some(pricing.model(model)?.cost(&record.tokens).known_usd)
-        })
-        .sum()
+        .map(|name| ((*name).to_string(), 0.0))
+        .collect();
+    if names.is_empty() {
+        return spent;
+    }
+    let month = jiff::ZonedDateTime::now().date().first_of_month();
+    for record in crate::state::ledger::Ledger::new(state_dir).read_all() {
+        let Some(total) = record
+            .account
+            .as_deref()
+            .and_then(|name| spent.get_mut(name))
+        else {
+            continue;
+        };
+        let this_month = crate::state::budget::local_day(&record.time)
+            .and_then(|day| day.parse::<jiff::civil::Date>().ok())
+            .is_some_and(|day| day.first_of_month() == month);
+        if let Some(model) = record.model.as_deref().filter(|_| this_month)
+            && let Some(price) = pricing.model(model)
+        {
+            *total += price.cost(&record.tokens).known_usd;
+        }
+    }
+    spent
 }
 
 /// Dollars as a person reads them: cents, or four decimals below a dollar.
@@ -192,7 +204,7 @@ pub fn budget_exhausted(
     if account.monthly_budget_usd <= 0.0 {
         return None;
     }
-    let spent = monthly_spend(state_dir, pricing, &account.name);
+    let spent = monthly_spends(state_dir, pricing, &[&account.name])[&account.name];
     (spent >= account.monthly_budget_usd).then(|| {
         format!(
             "account {} spent ${} of its ${} monthly budget: skipped until next month",
