@@ -388,3 +388,39 @@ fn agy_past_the_version_gate_reports_its_windows_without_a_prompt() {
     let windows = std::fs::read_to_string(sb.state_dir().join("windows.json")).unwrap();
     assert!(windows.contains("agy_usage"), "{windows}");
 }
+
+#[test]
+fn usage_reads_gemini_cli_chat_records_once_per_answer() {
+    let sb = Sandbox::new();
+    let lines = [
+        r#"{"sessionId":"g-1","projectHash":"h","startTime":"2026-09-14T10:00:00Z","kind":"main"}"#,
+        r#"{"id":"1","timestamp":"2026-09-14T10:00:01Z","type":"user","content":[{"text":"hi"}]}"#,
+        r#"{"id":"2","timestamp":"2026-09-14T10:00:02Z","type":"gemini","content":"","model":"gemini-3-pro-preview"}"#,
+        r#"{"id":"2","timestamp":"2026-09-14T10:00:02Z","type":"gemini","content":"hello","model":"gemini-3-pro-preview","tokens":{"input":1000,"output":50,"cached":400,"thoughts":30,"tool":0,"total":1080}}"#,
+        r#"{"id":"3","timestamp":"2026-09-14T10:00:05Z","type":"gemini","content":"more","model":"gemini-3-pro-preview","tokens":{"input":2000,"output":70,"cached":1500,"thoughts":0,"tool":0,"total":2070}}"#,
+    ]
+    .join("\n");
+    sb.write_file(
+        ".gemini/tmp/abc123/chats/session-2026-09-14T10-00-5f0c1a2b.jsonl",
+        &lines,
+    );
+
+    let run = sb.run(&["--usage", "--json", "--since", "2026-09-01"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let group = report["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["key"] == "gemini-3-pro-preview")
+        .unwrap_or_else(|| panic!("no gemini group: {report:#}"));
+    assert_eq!(group["calls"], 2, "{group:#}");
+    assert_eq!(
+        group["tokens"],
+        json!({"input": 1100, "output": 120, "reasoning": 30, "cache_read": 1900, "cache_write": 0, "total": 3150})
+    );
+    assert_eq!(report["sources"]["gemini"]["calls"], 2, "{report:#}");
+    let text = sb.run(&["--usage", "--since", "2026-09-01"]).stdout;
+    assert!(text.contains("Gemini CLI 2 calls"), "{text}");
+}
