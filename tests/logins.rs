@@ -424,3 +424,71 @@ fn usage_reads_gemini_cli_chat_records_once_per_answer() {
     let text = sb.run(&["--usage", "--since", "2026-09-01"]).stdout;
     assert!(text.contains("Gemini CLI 2 calls"), "{text}");
 }
+
+#[test]
+fn a_logins_known_windows_are_shown_with_percent_reset_source_and_age() {
+    let (sb, _api) = logged_in();
+    sb.write_config(CLAUDE_RUNGS);
+    let key = format!("claude:{}", sb.home().join(".claude").display());
+    let observed = jiff::Timestamp::now() - jiff::SignedDuration::from_mins(3);
+    std::fs::write(
+        sb.state_dir().join("windows.json"),
+        json!({"logins": {key: [{
+            "scope": {"kind": "five_hour"}, "used_percent": 42.0,
+            "resets_at": "2099-09-14T15:00:00Z", "source": "statusline",
+            "observed_at": observed.to_string()}]}})
+        .to_string(),
+    )
+    .unwrap();
+
+    let status = sb.run(&["--status"]);
+    let doctor = sb.run(&["--doctor"]);
+    let list = sb.run(&["--list", "--json"]);
+
+    for text in [&status.stdout, &doctor.stdout] {
+        let line = text
+            .lines()
+            .find(|l| l.contains("claude / claude-opus-5"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(line.contains("login (max)"), "{line}");
+        assert!(line.contains("5-hour 42% (resets "), "{line}");
+        assert!(line.contains(", statusline, 3 min ago)"), "{line}");
+        assert!(!line.contains("window unknown"), "{line}");
+    }
+    let list: Value = serde_json::from_str(&list.stdout).unwrap();
+    let window = &list["rungs"][0]["login"]["windows"][0];
+    assert_eq!(window["used_percent"], 42.0, "{list}");
+    assert_eq!(window["source"], "statusline", "{list}");
+    assert_eq!(window["resets_at"], "2099-09-14T15:00:00Z", "{list}");
+    assert!(window["age_seconds"].as_i64().unwrap() >= 180, "{list}");
+}
+
+#[test]
+fn a_probe_that_needs_a_model_uses_the_one_the_cli_last_ran() {
+    let w = world();
+    let url = w.api.url();
+    // Codex's settings name no model; its last session ran one.
+    w.sb.write_file(
+        ".codex/config.toml",
+        &format!(
+            "model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{url}/v1\"\nenv_key = \"MOCK_OPENAI_KEY\"\nwire_api = \"responses\"\n"
+        ),
+    );
+    w.sb.write_file(
+        ".codex/sessions/2026/09/14/rollout-2026-09-14T10-00-00-abc.jsonl",
+        r#"{"timestamp":"2026-09-14T10:00:00Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-last-ran"}}"#,
+    );
+    w.sb.write_config("[[rungs]]\nbackend = \"codex\"\n");
+
+    let status = w.sb.run(&["--status"]);
+    let launch = w.sb.run(&["-p", "hi"]);
+
+    assert!(status.stdout.starts_with("OK"), "{status:?}");
+    assert_eq!(w.api.posts_for_model("gpt-last-ran"), 1, "{status:?}");
+    assert_eq!(launch.code, Some(0), "{launch:?}");
+    assert!(
+        !w.sb.calls("codex")[0].argv.contains(&"--model".to_string()),
+        "the CLI runs its own default: {:?}",
+        w.sb.calls("codex")[0].argv
+    );
+}
