@@ -492,3 +492,36 @@ fn a_probe_that_needs_a_model_uses_the_one_the_cli_last_ran() {
         w.sb.calls("codex")[0].argv
     );
 }
+
+#[test]
+fn agy_with_every_pool_spent_fails_until_the_reset_whatever_its_exit_code() {
+    let (sb, _api) = logged_in();
+    let usage = json!({"command": {"name": "usage", "data": {"groups": [
+        {"name": "Gemini Models", "buckets": [
+            {"id": "gemini-5h", "window": "5h", "remaining_fraction": 0.0, "reset_time": "2099-10-02T16:59:24Z"}]},
+        {"name": "Claude and GPT models", "buckets": [
+            {"id": "cg-5h", "window": "5h", "remaining_fraction": 0.0, "reset_time": "2099-10-02T17:59:24Z"}]},
+    ]}}});
+    // agy exits 0 even with its quota spent: only its own report says so.
+    sb.fake_cli("agy")
+        .script(&format!(
+            "case \"$1\" in --version) echo 'agy 1.2.14';; --print) printf '%s' '{usage}';; *) echo 'agy answered';; esac"
+        ))
+        .install();
+    sb.write_config("[[rungs]]\nbackend = \"agy\"\n\n[[rungs]]\nbackend = \"gemini\"\n");
+
+    let status = sb.run(&["--status"]);
+    let launch = sb.run(&["-p", "hi"]);
+
+    let line = status.stdout.lines().find(|l| l.contains("agy")).unwrap();
+    assert!(line.starts_with("FAIL"), "{line}");
+    assert!(line.contains("limit reached"), "{line}");
+    assert_eq!(launch.code, Some(0), "{launch:?}");
+    assert_eq!(sb.calls("gemini").len(), 1, "the next rung ran");
+    assert!(
+        sb.calls("agy")
+            .iter()
+            .all(|run| run.argv.first().map(String::as_str) != Some("-p")),
+        "agy was never sent the prompt"
+    );
+}
