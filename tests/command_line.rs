@@ -141,7 +141,11 @@ fn dry_run_json_lists_argv_env_names_and_the_passed_rungs() {
     assert_eq!(json["backend"], "gemini");
     assert_eq!(json["argv"][1], "-p");
     assert_eq!(json["passed"][0]["class"], "misconfigured");
-    assert_eq!(json["passed"][0]["reason"], "AGENT_PROXY_URL is not set");
+    // No proxy is no option, like a CLI not installed: skipped, not failed.
+    assert_eq!(
+        json["passed"][0]["reason"],
+        "no proxy (AGENT_PROXY_URL unset)"
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod command_line;
 mod endpoints;
 mod launching;
 mod layers;
+mod logins;
 mod mock_selftest;
 mod relay;
 mod relay_hostile;

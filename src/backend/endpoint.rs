@@ -89,6 +89,30 @@ impl Credential {
     }
 }
 
+impl Credential {
+    /// A Claude subscription token (`sk-ant-oat…`), however it was given: a login, never
+    /// sent with a prompt (DESIGN §12) — the real API refuses it from anything but Claude
+    /// Code.
+    pub fn is_subscription_login(&self) -> bool {
+        self.auth == AuthScheme::OAuth
+    }
+}
+
+/// A CLI's own login store, which the CLI uses when it is given no key (DESIGN §12): a
+/// subscription login, never for prompts. Whether the store holds a login is read on the
+/// calls floor (`login::`), never here, and never its token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnLogin {
+    /// `~/.claude/.credentials.json` (or the macOS Keychain).
+    ClaudeCode,
+    /// `$CODEX_HOME/auth.json`: a ChatGPT login, or a key stored by `codex login --api-key`.
+    Codex,
+    /// `~/.gemini/oauth_creds.json`, when its settings select the Google login.
+    GeminiCli,
+    /// Antigravity's own login (presence only).
+    Antigravity,
+}
+
 /// The API a backend's CLI will call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
@@ -99,11 +123,22 @@ pub struct Endpoint {
     /// OpenAI-style server without auth).
     pub credential: Option<Credential>,
     /// Where the credential came from (`env:VAR`, `account:NAME`, `config:BACKEND`), or
-    /// why there is none (`none`, `codex-provider:NAME`): part of the health key.
+    /// why there is none (`none`, `codex-provider:NAME`, `login:CLI`): part of the health key.
     pub source: String,
+    /// With no credential: the CLI's own login store it falls back to, if it has one.
+    pub own_login: Option<OwnLogin>,
 }
 
 impl Endpoint {
+    /// Whether this endpoint's credential is a subscription login, not for prompts: a
+    /// subscription token, or the CLI's own login store.
+    pub fn is_subscription_login(&self) -> bool {
+        match &self.credential {
+            Some(credential) => credential.is_subscription_login(),
+            None => self.own_login.is_some(),
+        }
+    }
+
     /// The zero-cost model list on this endpoint (`GET`): proves a credential, never a model.
     pub fn models_url(&self) -> String {
         match self.api {
@@ -281,19 +316,16 @@ pub fn resolve(
                 .get("GOOGLE_GEMINI_BASE_URL")
                 .unwrap_or_else(|| GEMINI_API.into()))?;
             let credential = match account_credential(AuthScheme::GoogApiKey)? {
-                Some(credential) => credential,
+                Some(credential) => Some(credential),
                 None => match configured_key(AuthScheme::GoogApiKey)? {
-                    Some(credential) => credential,
+                    Some(credential) => Some(credential),
+                    // No key: Gemini CLI uses its own Google login, when it has one.
                     None => child
-                        .required("GEMINI_API_KEY", AuthScheme::GoogApiKey)
-                        .or_else(|missing| {
-                            child
-                                .required("GOOGLE_API_KEY", AuthScheme::GoogApiKey)
-                                .map_err(|_| missing)
-                        })?,
+                        .credential("GEMINI_API_KEY", AuthScheme::GoogApiKey)
+                        .or_else(|| child.credential("GOOGLE_API_KEY", AuthScheme::GoogApiKey)),
                 },
             };
-            (base, Some(credential))
+            (base, credential)
         }
     };
     let api = match (api, &credential) {
@@ -302,6 +334,9 @@ pub fn resolve(
         _ => api,
     };
     let credential = credential.map(as_subscription_if_oauth);
+    let own_login = (credential.is_none() && !explicit && account.is_none())
+        .then(|| own_login(backend, family, api, &base, child))
+        .flatten();
     let source = match &credential {
         Some(credential) => {
             crate::redact::register(&credential.value);
@@ -313,14 +348,61 @@ pub fn resolve(
                 || "none".to_string(),
                 |name| format!("codex-provider:{name}"),
             ),
-        None => "none".to_string(),
+        None => match own_login {
+            Some(login) => format!("login:{}", login.cli_name()),
+            None => "none".to_string(),
+        },
     };
     Ok(Endpoint {
         api,
         base: base.trim_end_matches('/').to_string(),
         credential,
         source,
+        own_login,
     })
+}
+
+impl OwnLogin {
+    /// The CLI's command name, as login keys and sources name it.
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            OwnLogin::ClaudeCode => "claude",
+            OwnLogin::Codex => "codex",
+            OwnLogin::GeminiCli => "gemini",
+            OwnLogin::Antigravity => "agy",
+        }
+    }
+}
+
+/// The login store the CLI falls back to when it is given no credential: only for the
+/// built-in CLIs talking to their own vendor (asked only with no account and no configured
+/// key or URL; for Codex, no custom provider; for Claude Code, not the proxy).
+fn own_login(
+    backend: &Backend,
+    family: Family,
+    api: Api,
+    base: &str,
+    child: &ChildEnv,
+) -> Option<OwnLogin> {
+    if is_antigravity(backend) {
+        return Some(OwnLogin::Antigravity);
+    }
+    match (family, api) {
+        (Family::Claude, Api::Anthropic) if child.get("AGENT_PROXY_URL").is_none() => {
+            Some(OwnLogin::ClaudeCode)
+        }
+        (Family::Codex, Api::OpenAi(_)) if base == OPENAI_API => Some(OwnLogin::Codex),
+        (Family::Gemini, Api::Gemini) => Some(OwnLogin::GeminiCli),
+        _ => None,
+    }
+}
+
+/// Antigravity (`agy`), by its command's file name or the backend's name.
+pub fn is_antigravity(backend: &Backend) -> bool {
+    let file = std::path::Path::new(&backend.command)
+        .file_name()
+        .and_then(|name| name.to_str());
+    file == Some("agy") || backend.name == "agy"
 }
 
 /// How a key travels to `api` when nothing else says: Anthropic keys as `x-api-key`,
@@ -406,11 +488,9 @@ fn as_openai_cli(
             };
             return Ok((base, credential));
         }
-        let credential = match account {
-            Some(credential) => credential,
-            None => child.required("OPENAI_API_KEY", AuthScheme::Bearer)?,
-        };
-        return Ok((OPENAI_API.into(), Some(credential)));
+        // No key in the environment: Codex uses its own login (auth.json), whatever mode.
+        let credential = account.or_else(|| child.credential("OPENAI_API_KEY", AuthScheme::Bearer));
+        return Ok((OPENAI_API.into(), credential));
     }
     let base = child
         .get("OPENAI_BASE_URL")

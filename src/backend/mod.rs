@@ -6,4 +6,6 @@ pub mod cli_settings;
 pub mod discover;
 pub mod endpoint;
 
-pub use endpoint::{Account, Api, AuthScheme, ChildEnv, Credential, Endpoint, PlanError, resolve};
+pub use endpoint::{
+    Account, Api, AuthScheme, ChildEnv, Credential, Endpoint, OwnLogin, PlanError, resolve,
+};

@@ -57,6 +57,8 @@ pub enum Source {
     Claude,
     /// Codex's session files, $CODEX_HOME/sessions/**/rollout-*.jsonl
     Codex,
+    /// Gemini CLI's chat records, ~/.gemini/tmp/*/chats/session-*.jsonl
+    Gemini,
 }
 
 /// What `--usage` adds up by.

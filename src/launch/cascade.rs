@@ -255,7 +255,7 @@ impl<'a> Cascade<'a> {
         if matches!(ready.plan.call, Call::None) {
             return Slot::Known(Status::Good {
                 how: Good::Unprobed,
-                reason: "not probed (probe kind none): the fast-fail net guards the launch".into(),
+                reason: ready.plan.unprobed_reason(),
                 latency: None,
             });
         }

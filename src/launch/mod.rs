@@ -1,10 +1,12 @@
 //! `agent [ARGS]`: choose a rung, announce any descent, run the CLI, and fall to the next
 //! rung only when the chosen one fails fast. `--use` skips all of it and execs.
 
+pub mod agy_usage;
 pub mod cascade;
 pub mod child;
 pub mod dry_run;
 pub mod fastfail;
+pub mod own_login;
 pub mod rung;
 pub mod survey;
 

@@ -157,8 +157,11 @@ pub fn resolve_with<'a>(
             // Probe what runs: the run model, else the CLI's own configured model.
             match &run {
                 Some(run) => Some(run.clone()),
+                // A CLI whose settings name none runs its own default; the probe asks
+                // for the model it last ran, else the backend's default.
                 None => family
                     .configured_model()
+                    .or_else(|| last_model(family))
                     .or_else(|| backend.default_model.clone())
                     .map(|name| resolve_model(backend, bare_model(&name)))
                     .transpose()?,
@@ -210,6 +213,13 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             }
         });
     };
+    if let Some(reason) = no_proxy(backend) {
+        return Err(Unusable {
+            class: ErrorClass::Misconfigured,
+            reason,
+            skip: true,
+        });
+    }
     let mut env = launch_env(backend)?;
     let mut env_remove = backend.env_remove.clone();
     let mut account_var = None;
@@ -274,14 +284,54 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         },
         account,
         context.timeout,
+        &super::own_login::read,
     )?;
     plan.info.rung = Some(rung.index);
+    // Antigravity is judged by what it says of its own quota, never by a prompt.
+    if let (probe::Call::None, Some(login)) = (&plan.call, &plan.login)
+        && login.cli == crate::login::Cli::Agy.as_str()
+    {
+        plan.call = probe::Call::SelfReport {
+            binary: binary.clone(),
+            login_key: login.key.clone(),
+            judge: super::agy_usage::run,
+        };
+    }
     Ok(Ready {
         binary,
         env,
         env_remove,
         plan,
     })
+}
+
+/// The variable naming the user's proxy: a backend that goes through it is no option
+/// while it is unset, like a CLI that is not installed — skipped, neither alive nor dead.
+pub const PROXY_VAR: &str = "AGENT_PROXY_URL";
+
+/// `no proxy (AGENT_PROXY_URL unset)` when the backend needs the proxy and none is set.
+fn no_proxy(backend: &Backend) -> Option<String> {
+    // `${AGENT_PROXY_URL:-…}` has a default of its own: only the bare form needs it.
+    let needle = format!("${{{PROXY_VAR}}}");
+    let uses_proxy = backend.env.values().any(|v| v.contains(&needle))
+        || backend
+            .probe
+            .url
+            .as_deref()
+            .is_some_and(|u| u.contains(&needle));
+    let unset = std::env::var(PROXY_VAR).map_or(true, |v| v.is_empty());
+    (uses_proxy && unset).then(|| format!("no proxy ({PROXY_VAR} unset)"))
+}
+
+/// The model the CLI last ran, from its own records.
+fn last_model(family: Family) -> Option<String> {
+    let cli = match family {
+        Family::Claude => crate::login::Cli::Claude,
+        Family::Codex => crate::login::Cli::Codex,
+        Family::Gemini => crate::login::Cli::Gemini,
+        Family::Other => return None,
+    };
+    crate::login::last_model::last_model(cli)
 }
 
 /// The backend's extra environment, expanded; an unset variable fails the rung by name.

@@ -47,7 +47,7 @@ pub fn probe_all(
         if matches!(ready.plan.call, Call::None) {
             let status = Status::Good {
                 how: Good::Unprobed,
-                reason: "not probed (probe kind none): the fast-fail net guards the launch".into(),
+                reason: ready.plan.unprobed_reason(),
                 latency: None,
             };
             let _ = found.send(Finding { index, status });

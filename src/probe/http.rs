@@ -106,7 +106,9 @@ pub fn run(
             success: |v| v.get("candidates").is_some_and(Value::is_array),
             what: "a Gemini answer",
         },
-        Call::Command { .. } | Call::None => unreachable!("not an HTTP probe"),
+        Call::Command { .. } | Call::SelfReport { .. } | Call::None => {
+            unreachable!("not an HTTP probe")
+        }
     };
     call_api(&request, model_name, timeout, meter, info)
 }

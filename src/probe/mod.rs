@@ -4,6 +4,7 @@
 mod classify;
 mod command;
 mod http;
+pub mod login;
 mod plan;
 mod usage;
 
@@ -28,6 +29,21 @@ pub struct ProbePlan {
     pub timeout: Duration,
     /// The ledger's columns for this probe's calls.
     pub info: CallInfo,
+    /// The subscription login the rung runs on, when it does: never probed with a prompt.
+    pub login: Option<login::LoginRung>,
+}
+
+impl ProbePlan {
+    /// Why a rung that is not probed runs anyway, as `--status` says it.
+    pub fn unprobed_reason(&self) -> String {
+        match &self.login {
+            Some(login) => {
+                let now = jiff::Timestamp::now();
+                login.describe(&login.windows(&crate::paths::state_dir(), now), now)
+            }
+            None => "not probed (probe kind none): the fast-fail net guards the launch".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -56,8 +72,17 @@ pub enum Call {
         env: Vec<(String, String)>,
         env_remove: Vec<String>,
     },
-    /// `probe = { kind = "none" }`: unprobed; the fast-fail net alone guards the launch.
+    /// `probe = { kind = "none" }`, or a subscription login: unprobed; the fast-fail net
+    /// alone guards the launch.
     None,
+    /// A CLI asked about its own quota with no prompt and no model call (Antigravity's
+    /// `agy --print /usage`), by a judge the launch floor supplies (it reads the CLI's
+    /// answer with `login::`).
+    SelfReport {
+        binary: std::path::PathBuf,
+        login_key: String,
+        judge: fn(&std::path::Path, &str, Duration) -> Outcome,
+    },
 }
 
 pub use crate::state::health::Outcome;
@@ -74,10 +99,15 @@ pub fn run(plan: &ProbePlan, meter: &Meter) -> Outcome {
         } => command::run(argv, env, env_remove, plan.timeout, meter, &plan.info),
         Call::None => Outcome {
             class: ErrorClass::Ok,
-            reason: "not probed (probe kind none): the fast-fail net guards the launch".into(),
+            reason: plan.unprobed_reason(),
             latency: Duration::ZERO,
             clears_at: None,
         },
+        Call::SelfReport {
+            binary,
+            login_key,
+            judge,
+        } => judge(binary, login_key, plan.timeout),
         call => http::run(call, plan.model.as_deref(), plan.timeout, meter, &plan.info),
     };
     outcome.reason = crate::redact::redact(&outcome.reason);

@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::login;
 use super::{Call, ProbePlan};
-use crate::backend::{Account, Api, AuthScheme, Endpoint};
+use crate::backend::{Account, Api, AuthScheme, Endpoint, OwnLogin};
 pub use crate::backend::{ChildEnv, PlanError};
 use crate::config::{Auth, Backend, ProbeKind};
 use crate::error_class::ErrorClass;
@@ -13,7 +14,10 @@ use crate::state::meter::CallInfo;
 use crate::state::target::Target;
 
 /// Plans the probe of one rung: the call goes where the launched CLI goes, with the
-/// credential it sends ([`crate::backend::resolve`]).
+/// credential it sends ([`crate::backend::resolve`]). `read_store` reads a CLI's own login
+/// store (the launch floor's `login::` readers): a rung on a subscription login is planned
+/// unprobed.
+#[allow(clippy::too_many_arguments)] // each is its own fact about the rung; none derives another
 pub fn plan(
     backend: &Backend,
     model: Option<&str>,
@@ -22,6 +26,7 @@ pub fn plan(
     child: &ChildEnv,
     account: Option<Account>,
     timeout: Duration,
+    read_store: &dyn Fn(OwnLogin) -> login::Store,
 ) -> Result<ProbePlan, PlanError> {
     let def = &backend.probe;
     let need_model = || {
@@ -34,14 +39,41 @@ pub fn plan(
         })
     };
 
+    let mut login = None;
     let (call, source) = match def.kind {
         ProbeKind::None => (Call::None, format!("backend:{}", backend.name)),
+        // Antigravity is never sent a prompt as a probe, and its exit code says nothing
+        // about its quota: it is asked `/usage` where it can answer that without a model.
+        // The launch floor asks agy itself (`Call::SelfReport`) where its version allows.
+        ProbeKind::Command
+            if def.argv.is_none() && crate::backend::endpoint::is_antigravity(backend) =>
+        {
+            login = login::of_endpoint(&agy_endpoint(), None, read_store)
+                .ok()
+                .flatten();
+            (Call::None, format!("backend:{}", backend.name))
+        }
         ProbeKind::Command => command_call(backend, child, run_model, binary)?,
         ProbeKind::Anthropic | ProbeKind::Openai | ProbeKind::Gemini => {
-            need_model()?;
             let endpoint = crate::backend::resolve(backend, account, child)?;
             let source = endpoint.source.clone();
-            (http_call(endpoint), source)
+            match login::of_endpoint(&endpoint, account.map(|a| a.name), read_store) {
+                // A subscription login needs no model to judge: it is not probed.
+                Ok(Some(found)) => {
+                    login = Some(found);
+                    (Call::None, source)
+                }
+                Ok(None) => {
+                    need_model()?;
+                    (http_call(endpoint), source)
+                }
+                Err(store) => {
+                    let endpoint = without_login(endpoint, store)?;
+                    need_model()?;
+                    let source = endpoint.source.clone();
+                    (http_call(endpoint), source)
+                }
+            }
         }
     };
     register_secrets(&call);
@@ -70,7 +102,43 @@ pub fn plan(
         model: model.map(str::to_string),
         timeout,
         info,
+        login,
     })
+}
+
+/// Antigravity's endpoint: its own login, nothing else (it reads no key agent knows of).
+fn agy_endpoint() -> Endpoint {
+    Endpoint {
+        api: Api::Gemini,
+        base: String::new(),
+        credential: None,
+        source: "login:agy".into(),
+        own_login: Some(OwnLogin::Antigravity),
+    }
+}
+
+/// A CLI that falls back to its own login store, when the store holds no subscription
+/// login: a key it keeps there is used like any key (`codex login --api-key`); else Claude
+/// Code is known by reachability only, and Codex and Gemini CLI need their key.
+fn without_login(endpoint: Endpoint, store: login::Store) -> Result<Endpoint, PlanError> {
+    let missing = |var: &str| PlanError::missing(&crate::expand::MissingVar(var.into()), true);
+    if let login::Store::Key(credential) = store {
+        crate::redact::register(&credential.value);
+        return Ok(Endpoint {
+            source: credential.source.clone(),
+            credential: Some(credential),
+            own_login: None,
+            ..endpoint
+        });
+    }
+    match endpoint.own_login {
+        Some(OwnLogin::Codex) => Err(missing("OPENAI_API_KEY")),
+        Some(OwnLogin::GeminiCli) => Err(missing("GEMINI_API_KEY")),
+        _ => Ok(Endpoint {
+            own_login: None,
+            ..endpoint
+        }),
+    }
 }
 
 /// The probe's request on the endpoint the CLI uses.
@@ -149,6 +217,7 @@ fn endpoint(call: &Call) -> String {
         | Call::OpenAi { base, .. }
         | Call::Gemini { base, .. } => base.trim_end_matches('/').to_string(),
         Call::Command { argv, .. } => argv.first().cloned().unwrap_or_default(),
+        Call::SelfReport { binary, .. } => binary.to_string_lossy().into_owned(),
         Call::None => "-".into(),
     }
 }

@@ -327,6 +327,9 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
         let rung = crate::launch::rung::resolve(config, index + 1, def);
         let area = format!("rung {} {}", index + 1, rung.short_name());
         match &rung.state {
+            Ok(ready) if ready.plan.login.is_some() => {
+                checks.push(Check::ok(area, ready.plan.unprobed_reason()));
+            }
             Ok(ready) => {
                 let source = ready
                     .plan
@@ -346,7 +349,11 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
                 ));
             }
             // Not installed: already said under its binary.
-            Err(unusable) if unusable.skip || unusable.class == ErrorClass::BinaryMissing => {}
+            Err(unusable) if unusable.class == ErrorClass::BinaryMissing => {}
+            // No option here (no proxy set): neither alive nor dead.
+            Err(unusable) if unusable.skip => {
+                checks.push(Check::ok(area, format!("skipped: {}", unusable.reason)));
+            }
             Err(unusable) => {
                 let fix = match unusable.class {
                     ErrorClass::CredentialsMissing | ErrorClass::Misconfigured
@@ -446,10 +453,14 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
     .iter()
     .any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty()));
     if !has_claude_account && !env_credential {
-        checks.push(Check::ok(
-            "accounts",
-            "Claude Code's own login (keychain) is invisible to agent: not checked; its rungs are probed by reachability or the proxy",
-        ));
+        let detail = match crate::login::claude::read_login().filter(|l| l.token_present) {
+            Some(login) => format!(
+                "Claude Code's own login ({}): not checked (agent sends a login no call); its rungs run unprobed, guarded by the fast-fail net",
+                login.plan.as_deref().unwrap_or("plan unknown")
+            ),
+            None => "Claude Code has no login agent can see: its rungs are probed by reachability or the proxy".to_string(),
+        };
+        checks.push(Check::ok("accounts", detail));
     }
 }
 

@@ -8,6 +8,21 @@ use serde_json::json;
 use crate::config::Config;
 use crate::launch::rung;
 
+/// The subscription login a rung runs on, with its windows: never a token.
+pub fn login_json(rung: &rung::Rung) -> serde_json::Value {
+    let Ok(ready) = &rung.state else {
+        return serde_json::Value::Null;
+    };
+    ready
+        .plan
+        .login
+        .as_ref()
+        .map_or(serde_json::Value::Null, |login| {
+            let now = jiff::Timestamp::now();
+            login.json(&login.windows(&crate::paths::state_dir(), now), now)
+        })
+}
+
 pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let rungs: Vec<_> = config
         .rungs
@@ -51,6 +66,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     "probe": r.backend.probe.kind.as_str(),
                     "state": state,
                     "reason": reason,
+                    "login": login_json(r),
                 })
             })
             .collect();
@@ -84,7 +100,12 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|(def, r)| {
             let state = match &r.state {
-                Ok(_) => String::new(),
+                Ok(ready) => ready
+                    .plan
+                    .login
+                    .as_ref()
+                    .map(crate::probe::login::LoginRung::name)
+                    .unwrap_or_default(),
                 Err(u) if u.skip => format!("SKIP {}", u.reason),
                 Err(u) => format!("FAIL {}", u.reason),
             };

@@ -136,5 +136,6 @@ pub fn json_row(rung: &Rung, status: &Status) -> serde_json::Value {
         "class": class,
         "reason": status.reason(),
         "latency_ms": latency,
+        "login": super::list::login_json(rung),
     })
 }

@@ -1,7 +1,7 @@
 //! `agent --usage`: where every token went, and what it cost (DESIGN.md §11).
 //!
 //! Sources: agent's own ledger (`usage.jsonl`: probes, relayed calls), Claude Code's
-//! transcripts and Codex's session files. Each call is counted once:
+//! transcripts, Codex's session files and Gemini CLI's chat records. Each call is counted once:
 //!
 //! - a CLI writes one answer on several lines (Claude Code: one per content block) or
 //!   copies it into a resumed session: calls are kept once per id (`message.id`, else
@@ -14,6 +14,7 @@
 pub mod claude;
 pub mod clock;
 pub mod codex;
+pub mod gemini;
 pub mod reconcile;
 pub mod scan;
 pub mod summary;
@@ -37,6 +38,7 @@ pub struct Sources {
     pub ledger: Option<LedgerStats>,
     pub claude: Option<CliStats>,
     pub codex: Option<CliStats>,
+    pub gemini: Option<CliStats>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -119,6 +121,13 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
             ..CliStats::default()
         });
     }
+    if wanted(Source::Gemini) {
+        let read = gemini::read(&gemini::roots(), &mut transcripts);
+        sources.gemini = Some(CliStats {
+            read,
+            ..CliStats::default()
+        });
+    }
     let mut scanned = scan::Scan::default();
     if wanted(Source::Agent) {
         let path = crate::state::ledger::Ledger::new(&crate::paths::state_dir())
@@ -156,6 +165,7 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
     for (call, run) in transcripts.calls.iter().zip(&relayed) {
         let stats = match call.cli {
             "claude" => sources.claude.as_mut(),
+            "gemini" => sources.gemini.as_mut(),
             _ => sources.codex.as_mut(),
         };
         let Some(day) = clock.day(&call.time) else {

@@ -241,7 +241,11 @@ fn sources_line(sources: &Sources) -> String {
         }
         parts.push(part);
     }
-    for (name, stats) in [("Claude Code", &sources.claude), ("Codex", &sources.codex)] {
+    for (name, stats) in [
+        ("Claude Code", &sources.claude),
+        ("Codex", &sources.codex),
+        ("Gemini CLI", &sources.gemini),
+    ] {
         let Some(stats) = stats else { continue };
         let mut part = format!("{name} {}", plural(stats.calls, "call"));
         let mut extra = Vec::new();
@@ -498,6 +502,7 @@ struct SourcesOut {
     agent: Option<LedgerOut>,
     claude: Option<CliOut>,
     codex: Option<CliOut>,
+    gemini: Option<CliOut>,
 }
 
 fn sources_json(sources: &Sources) -> SourcesOut {
@@ -519,6 +524,7 @@ fn sources_json(sources: &Sources) -> SourcesOut {
         }),
         claude: cli(&sources.claude),
         codex: cli(&sources.codex),
+        gemini: cli(&sources.gemini),
     }
 }
 

@@ -12,7 +12,7 @@ use crate::state::ledger::Tokens;
 /// One call as a CLI recorded it.
 #[derive(Debug, Clone)]
 pub struct Call {
-    /// `claude` or `codex`: the CLI (and the "backend" it is grouped under).
+    /// `claude`, `codex` or `gemini`: the CLI (and the "backend" it is grouped under).
     pub cli: &'static str,
     /// RFC 3339.
     pub time: String,

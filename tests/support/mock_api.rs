@@ -835,6 +835,14 @@ fn record_and_choose(
         (seq, ruled, known_models)
     };
     shared.changed.notify_all();
+    // The real API refuses a subscription (OAuth) token from anything but Claude Code,
+    // whatever else is configured: no rule can make such a call succeed.
+    if route == Route::Anthropic && refuses_subscription_token(request) {
+        return (
+            seq,
+            Reply::anthropic_error(400, "invalid_request_error", OAUTH_REFUSAL),
+        );
+    }
     let reply = ruled.unwrap_or_else(|| match route {
         Route::Warmup => Reply::status(200),
         Route::Unknown => Reply::status(404).json(json!({
@@ -867,6 +875,23 @@ fn record_and_choose(
         _ => Reply::ok(),
     });
     (seq, reply)
+}
+
+/// What the real API answers a prompt sent with a Claude subscription token by anything
+/// but Claude Code.
+pub const OAUTH_REFUSAL: &str = "This credential is only authorized for use with Claude Code and cannot be used for other API requests.";
+
+/// A prompt carrying a subscription token (`sk-ant-oat…`) from a client that is not Claude
+/// Code (whose `User-Agent` is `claude-cli/VERSION …`).
+fn refuses_subscription_token(request: &Request) -> bool {
+    let is_claude_code = request
+        .header("user-agent")
+        .is_some_and(|agent| agent.starts_with("claude-cli/"));
+    request
+        .credential
+        .as_deref()
+        .is_some_and(|c| c.starts_with("sk-ant-oat"))
+        && !is_claude_code
 }
 
 /// How to frame the answer to one request.

@@ -1,0 +1,191 @@
+//! A rung whose credential is a subscription login (DESIGN §12): never probed with a
+//! prompt — the vendors reserve these logins for their own CLIs, and the real API refuses
+//! a subscription token from anything else — so it runs unprobed, guarded by the fast-fail
+//! net, and is judged by its windows when a CLI has reported them. Unknown is not dead.
+//!
+//! What is kept of a login is what `login::` reads: whether it is there, its plan and its
+//! access token's expiry; never a token.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use jiff::Timestamp;
+use serde_json::json;
+
+use crate::backend::{Credential, Endpoint, OwnLogin};
+use crate::state::window::Window;
+
+/// A login a rung runs on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoginRung {
+    /// The CLI whose login it is: `claude`, `codex`, `gemini`, `agy`.
+    pub cli: &'static str,
+    /// The key its windows are kept under (`login::key`): never a token.
+    pub key: String,
+    /// Where it was found: `store`, `env:VAR`, `account:NAME`.
+    pub origin: String,
+    pub plan: Option<String>,
+    pub expires_at: Option<Timestamp>,
+}
+
+/// What a CLI's own login store holds, as the launch floor reads it (`login::`).
+#[derive(Debug, Clone)]
+pub enum Store {
+    /// A subscription login.
+    Login(LoginRung),
+    /// A key the CLI keeps in its store (`codex login --api-key`): a key, not a login.
+    Key(Credential),
+    /// Nothing agent can see.
+    Empty,
+}
+
+/// What a rung's endpoint says about a login: `Ok(Some)` a login to run unprobed,
+/// `Ok(None)` not a login, `Err(store)` the CLI falls back to its own store and the store
+/// holds no login (the caller decides what that means).
+pub fn of_endpoint(
+    endpoint: &Endpoint,
+    account: Option<&str>,
+    read_store: &dyn Fn(OwnLogin) -> Store,
+) -> Result<Option<LoginRung>, Store> {
+    if let Some(credential) = &endpoint.credential {
+        if !credential.is_subscription_login() {
+            return Ok(None);
+        }
+        // A subscription token given in a variable or an account: its plan and expiry are
+        // not known (a `setup-token` token lasts a year).
+        let identity = match account {
+            Some(name) => format!("account:{name}"),
+            None => credential.source.clone(),
+        };
+        return Ok(Some(LoginRung {
+            cli: "claude",
+            key: format!("claude:{identity}"),
+            origin: identity,
+            plan: None,
+            expires_at: None,
+        }));
+    }
+    let Some(own) = endpoint.own_login else {
+        return Ok(None);
+    };
+    match read_store(own) {
+        Store::Login(login) => Ok(Some(login)),
+        other => Err(other),
+    }
+}
+
+impl LoginRung {
+    /// `login (max)`, `login (claude, from env:CLAUDE_CODE_OAUTH_TOKEN)`.
+    pub fn name(&self) -> String {
+        let mut parts = vec![self.plan.clone().unwrap_or_else(|| self.cli.into())];
+        if self.origin != "store" {
+            parts.push(format!("from {}", self.origin));
+        }
+        format!("login ({})", parts.join(", "))
+    }
+
+    /// The windows known for this login at `now`, from the shared store.
+    pub fn windows(&self, state_dir: &Path, now: Timestamp) -> Vec<Window> {
+        crate::state::windows::Windows::new(state_dir).known(&self.key, now)
+    }
+
+    /// What `--status` says of it: `login (max); window unknown`, or its windows.
+    pub fn describe(&self, windows: &[Window], now: Timestamp) -> String {
+        let mut text = self.name();
+        if let Some(at) = self.expires_at {
+            let _ = write!(text, ", token expires {}", date(at));
+        }
+        if windows.is_empty() {
+            text.push_str("; window unknown");
+        } else {
+            let shown: Vec<String> = windows.iter().map(|w| describe_window(w, now)).collect();
+            let _ = write!(text, "; {}", shown.join(", "));
+        }
+        text.push_str(": not probed (a subscription login takes no prompt from agent); the fast-fail net guards the launch");
+        text
+    }
+
+    /// The login as `--list --json` and `--doctor --json` show it: never a token.
+    pub fn json(&self, windows: &[Window], now: Timestamp) -> serde_json::Value {
+        json!({
+            "cli": self.cli,
+            "key": self.key,
+            "origin": self.origin,
+            "plan": self.plan,
+            "token_expires": self.expires_at.map(date),
+            "windows": windows.iter().map(|w| json!({
+                "window": w.scope.describe(),
+                "used_percent": w.used_percent,
+                "resets_at": w.resets_at.to_string(),
+                "source": w.source,
+                "age_seconds": now.duration_since(w.observed_at).as_secs().max(0),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// `5-hour 42% (resets Thu 15:00, statusline, 3 min ago)`.
+pub fn describe_window(window: &Window, now: Timestamp) -> String {
+    let source = serde_json::to_value(window.source)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    format!(
+        "{} {:.0}% (resets {}, {source}, {} ago)",
+        window.scope.describe(),
+        window.used_percent,
+        local(window.resets_at, "%a %H:%M"),
+        age(now.duration_since(window.observed_at).as_secs().max(0)),
+    )
+}
+
+/// A date in the local zone, `2026-09-14`.
+pub fn date(at: Timestamp) -> String {
+    local(at, "%Y-%m-%d")
+}
+
+fn local(at: Timestamp, format: &str) -> String {
+    at.to_zoned_datetime(jiff::tz::TimeZone::system())
+        .strftime(format)
+        .to_string()
+}
+
+fn age(seconds: i64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3600 => format!("{} min", s / 60),
+        s if s < 86_400 => format!("{} h", s / 3600),
+        s => format!("{} d", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::window::{Scope, Source};
+
+    #[test]
+    fn a_login_with_no_window_says_window_unknown_and_never_a_token() {
+        let login = LoginRung {
+            cli: "claude",
+            key: "claude:/h/.claude".into(),
+            origin: "store".into(),
+            plan: Some("max".into()),
+            expires_at: None,
+        };
+        let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
+        let text = login.describe(&[], now);
+        assert!(text.starts_with("login (max); window unknown"), "{text}");
+        let window = Window::new(
+            Scope::FiveHour,
+            42.0,
+            "2026-09-14T15:00:00Z".parse().unwrap(),
+            Source::Statusline,
+            "2026-09-14T11:57:00Z".parse().unwrap(),
+        )
+        .unwrap();
+        let text = login.describe(&[window], now);
+        assert!(text.contains("5-hour 42% (resets "), "{text}");
+        assert!(text.contains("statusline, 3 min ago"), "{text}");
+    }
+}
