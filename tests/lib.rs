@@ -13,6 +13,7 @@ mod endpoints;
 mod launching;
 mod layers;
 mod mock_selftest;
+mod parking;
 mod relay;
 mod relay_hostile;
 mod secrets;

@@ -34,6 +34,8 @@ pub struct Config {
     pub probe_cache: Duration,
     pub hedge: Duration,
     pub quota_cooldown: Duration,
+    /// A subscription login whose window is this full (percent) is parked before the wall.
+    pub park_at_percent: f64,
     pub backends: BTreeMap<String, Backend>,
     pub rungs: Vec<RungDef>,
     /// False when the user's file replaced the table with its own `[[rungs]]`.
@@ -71,6 +73,11 @@ pub struct Backend {
     pub probe: ProbeDef,
     /// How its accounts take turns, when it has any.
     pub rotation: accounts::Rotation,
+    /// `park_at_percent` for this backend's logins; `None`: the top-level one.
+    pub park_at_percent: Option<f64>,
+    /// Paid overage ("extra usage", credits) counts as available: a full subscription
+    /// window does not park the login while its credits last.
+    pub extra_usage: bool,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -150,6 +157,7 @@ struct FileConfig {
     probe_cache_seconds: Option<Spanned<f64>>,
     hedge_ms: Option<Spanned<f64>>,
     quota_minutes: Option<Spanned<f64>>,
+    park_at_percent: Option<Spanned<f64>>,
     #[serde(default)]
     backends: BTreeMap<String, Spanned<BackendFile>>,
     rungs: Option<Vec<RungFile>>,
@@ -192,6 +200,8 @@ struct BackendFile {
     env_remove: Option<Vec<String>>,
     probe: Option<ProbeFile>,
     rotation: Option<accounts::Rotation>,
+    park_at_percent: Option<Spanned<f64>>,
+    extra_usage: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -224,6 +234,10 @@ const HEDGE: Bounds = Bounds::up_to(bounds::HOUR);
 const QUOTA_COOLDOWN: Bounds = Bounds::up_to(bounds::YEAR);
 const BREAKER_WINDOW: Bounds = Bounds::positive(bounds::YEAR);
 const BREAKER_BACKOFF: Bounds = Bounds::up_to(bounds::YEAR);
+/// Park a login at 95 % of a window: close enough to the wall that little of the plan is
+/// left unused, far enough that a long turn started at 94 % rarely runs into it (the
+/// peers settled between 90 and 98).
+pub const DEFAULT_PARK_AT_PERCENT: f64 = 95.0;
 /// Breaker counts (0 turns the consecutive-failure rule off).
 const BREAKER_COUNT_MAX: u64 = 1_000_000;
 /// Daily budget caps (0 = unlimited).
@@ -241,6 +255,7 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         probe_cache: Duration::from_secs(300),
         hedge: Duration::from_millis(400),
         quota_cooldown: Duration::from_secs(60 * 60),
+        park_at_percent: DEFAULT_PARK_AT_PERCENT,
         backends: BTreeMap::new(),
         rungs: Vec::new(),
         rungs_are_builtin: true,
@@ -370,6 +385,9 @@ fn merge(
     if let Some(d) = duration(&file.hedge_ms, "hedge_ms", Unit::Millis, HEDGE)? {
         config.hedge = d;
     }
+    if let Some(percent) = percent(file.park_at_percent.as_ref(), source, "park_at_percent")? {
+        config.park_at_percent = percent;
+    }
     if let Some(budget) = file.budget {
         if let Some(calls) = count(&budget.calls, "budget.calls", BUDGET_COUNT_MAX)? {
             config.budget.calls = calls;
@@ -464,6 +482,8 @@ fn merge(
                     env_remove: Vec::new(),
                     probe: ProbeDef::default(),
                     rotation: accounts::Rotation::default(),
+                    park_at_percent: None,
+                    extra_usage: false,
                     builtin,
                 }
             }
@@ -585,6 +605,16 @@ fn overlay(
     if let Some(rotation) = over.rotation {
         backend.rotation = rotation;
     }
+    if let Some(percent) = percent(
+        over.park_at_percent.as_ref(),
+        source,
+        &format!("{key}.park_at_percent"),
+    )? {
+        backend.park_at_percent = Some(percent);
+    }
+    if let Some(extra) = over.extra_usage {
+        backend.extra_usage = extra;
+    }
     if let Some(probe) = over.probe {
         let def = &mut backend.probe;
         if let Some(kind) = probe.kind {
@@ -597,6 +627,20 @@ fn overlay(
         def.argv = probe.argv.or(def.argv.take());
     }
     Ok(backend)
+}
+
+/// A percentage setting, checked: a number from 0 to 100.
+fn percent(
+    value: Option<&Spanned<f64>>,
+    source: &Source,
+    key: &str,
+) -> anyhow::Result<Option<f64>> {
+    value
+        .map(|spanned| {
+            bounds::amount(*spanned.get_ref(), 100.0)
+                .map_err(|why| source.error(spanned.span().start, key, &why))
+        })
+        .transpose()
 }
 
 /// `AGENT_PROBE_TIMEOUT` and `AGENT_FASTFAIL_SECONDS` win over the file.
@@ -626,6 +670,11 @@ fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
 }
 
 impl Config {
+    /// The percent at which `backend`'s logins are parked before the wall.
+    pub fn park_at_percent(&self, backend: &Backend) -> f64 {
+        backend.park_at_percent.unwrap_or(self.park_at_percent)
+    }
+
     /// The cooldown and breaker rules, for the health store.
     pub fn policy(&self) -> limits::Policy {
         limits::Policy {
@@ -685,6 +734,35 @@ mod tests {
         assert_eq!(gemini.probe.kind, ProbeKind::Gemini);
         assert_eq!(gemini.probe.url.as_deref(), Some("http://x"));
         assert!(config.rungs_are_builtin);
+    }
+
+    #[test]
+    fn park_at_percent_is_a_percentage_top_level_and_per_backend() {
+        let config = load(None).unwrap();
+        assert!((config.park_at_percent - DEFAULT_PARK_AT_PERCENT).abs() < f64::EPSILON);
+        assert!(!config.backends["claude"].extra_usage);
+        let config = load_text(
+            "park_at_percent = 90\n[backends.codex]\npark_at_percent = 98.5\nextra_usage = true\n",
+        )
+        .unwrap();
+        assert!((config.park_at_percent(&config.backends["claude"]) - 90.0).abs() < f64::EPSILON);
+        assert!((config.park_at_percent(&config.backends["codex"]) - 98.5).abs() < f64::EPSILON);
+        assert!(config.backends["codex"].extra_usage);
+        for bad in ["101", "-1", "nan", "inf"] {
+            let err = load_text(&format!("park_at_percent = {bad}\n")).unwrap_err();
+            let text = format!("{err:#}");
+            assert!(
+                text.contains("config.toml:1: park_at_percent: must be a number from 0 to 100"),
+                "{text}"
+            );
+            let err =
+                load_text(&format!("[backends.claude]\npark_at_percent = {bad}\n")).unwrap_err();
+            let text = format!("{err:#}");
+            assert!(
+                text.contains("config.toml:2: backends.claude.park_at_percent"),
+                "{text}"
+            );
+        }
     }
 
     #[test]
