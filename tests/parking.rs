@@ -181,6 +181,14 @@ fn a_short_rate_limit_of_the_service_parks_nothing() {
     );
 }
 
+/// The runs of fake `name` that were launches (not `codex app-server` asked for windows).
+fn launches(sb: &Sandbox, name: &str) -> usize {
+    sb.calls(name)
+        .iter()
+        .filter(|call| call.argv.first().map(String::as_str) != Some("app-server"))
+        .count()
+}
+
 /// Codex logged in with ChatGPT (no provider of its own, no key), then Gemini CLI.
 fn codex_on_chatgpt(sb: &Sandbox) {
     sb.write_file(".codex/config.toml", "model = \"gpt-test-codex\"\n");
@@ -204,7 +212,8 @@ fn a_full_window_in_a_fast_failed_codex_runs_rollout_parks_the_codex_rung() {
     let dir = w.sb.home().join(".codex/sessions").join(day);
     w.sb.fake_cli("codex")
         .script(&format!(
-            r#"mkdir -p '{dir}'
+            r#"[ "$1" = app-server ] && exit 0
+mkdir -p '{dir}'
 now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
 cwd=$(pwd -P)
 f='{dir}/rollout-2026-01-01T00-00-00-run.jsonl'
@@ -219,14 +228,14 @@ exit 1"#,
 
     let first = w.sb.run(&["-p", "hi"]);
     assert_eq!(first.code, Some(0), "{first:?}");
-    assert_eq!(w.sb.calls("codex").len(), 1);
+    assert_eq!(launches(&w.sb, "codex"), 1);
     assert_eq!(w.sb.calls("gemini").len(), 1);
     let windows = std::fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap();
     assert!(windows.contains(&codex_login(&w.sb)), "{windows}");
 
     let second = w.sb.run(&["-p", "hi"]);
 
-    assert_eq!(w.sb.calls("codex").len(), 1, "{}", second.stderr);
+    assert_eq!(launches(&w.sb, "codex"), 1, "{}", second.stderr);
     assert_eq!(w.sb.calls("gemini").len(), 2);
     assert!(
         second
@@ -349,4 +358,89 @@ fn a_bad_park_at_percent_is_a_usage_error_naming_the_key() {
         run.stderr
     );
     assert!(w.sb.calls("claude").is_empty());
+}
+
+/// A fake `codex` whose `app-server` answers the read as the real 0.171.0 did (the
+/// recorded exchange), with its reset moved to `resets_at`; `stdin.jsonl` in the calls
+/// directory keeps what agent sent it.
+fn codex_app_server_answering(sb: &Sandbox, resets_at: Timestamp) {
+    let fixture = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/codex-app-server/rate-limits-read-0.171.0.stdout.jsonl"
+    ))
+    .unwrap()
+    .replace("1789900000", &resets_at.as_second().to_string());
+    let answer = sb.tmp_dir().join("app-server.stdout.jsonl");
+    std::fs::write(&answer, fixture).unwrap();
+    let sent = sb.calls_dir().join("codex-stdin.jsonl");
+    sb.fake_cli("codex")
+        .script(&format!(
+            "if [ \"$1\" = app-server ]; then\n  read a; read b; read c\n  printf '%s\\n%s\\n%s\\n' \"$a\" \"$b\" \"$c\" > '{sent}'\n  cat '{answer}'\n  sleep 30\nfi\necho codex answered",
+            sent = sent.display(),
+            answer = answer.display(),
+        ))
+        .install();
+}
+
+#[test]
+fn a_codex_login_its_app_server_reports_exhausted_is_parked_until_the_reset() {
+    let w = world();
+    codex_on_chatgpt(&w.sb);
+    codex_app_server_answering(&w.sb, in_hours(50));
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(launches(&w.sb, "codex"), 0, "{}", run.stderr);
+    assert_eq!(w.sb.calls("gemini").len(), 1);
+    assert!(
+        run.stderr
+            .contains("Codex (gpt-test-codex) unavailable — weekly limit, resets "),
+        "{}",
+        run.stderr
+    );
+    let sent = std::fs::read_to_string(w.sb.calls_dir().join("codex-stdin.jsonl")).unwrap();
+    let methods: Vec<String> = sent
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["method"].to_string())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "\"initialize\"",
+            "\"initialized\"",
+            "\"account/rateLimits/read\""
+        ]
+    );
+
+    // What it said is fresh: the next launch does not ask again, and stays parked.
+    let again = w.sb.run(&["-p", "hi"]);
+    assert_eq!(w.sb.calls("codex").len(), 1, "{}", again.stderr);
+    assert_eq!(w.sb.calls("gemini").len(), 2);
+}
+
+#[test]
+fn an_app_server_that_never_answers_costs_one_bounded_wait_and_the_login_runs() {
+    let w = world();
+    codex_on_chatgpt(&w.sb);
+    w.sb.write_config(&format!(
+        "probe_timeout_seconds = 1\n{}",
+        std::fs::read_to_string(w.sb.config_path()).unwrap()
+    ));
+    w.sb.fake_cli("codex")
+        .script("if [ \"$1\" = app-server ]; then sleep 30; fi\necho codex answered")
+        .install();
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, "codex answered\n", "unknown is not dead");
+    // Not asked again on the next launch: a silent CLI is not waited for every time.
+    w.sb.run(&["-p", "hi"]);
+    let asked =
+        w.sb.calls("codex")
+            .iter()
+            .filter(|call| call.argv.first().map(String::as_str) == Some("app-server"))
+            .count();
+    assert_eq!(asked, 1);
 }

@@ -36,6 +36,9 @@ pub struct Config {
     pub quota_cooldown: Duration,
     /// A subscription login whose window is this full (percent) is parked before the wall.
     pub park_at_percent: f64,
+    /// How long `codex app-server` may take to say its login's windows (`--status`,
+    /// `--check-fallback`; a launch waits at most `probe_timeout` too).
+    pub app_server_timeout: Duration,
     pub backends: BTreeMap<String, Backend>,
     pub rungs: Vec<RungDef>,
     /// False when the user's file replaced the table with its own `[[rungs]]`.
@@ -158,6 +161,7 @@ struct FileConfig {
     hedge_ms: Option<Spanned<f64>>,
     quota_minutes: Option<Spanned<f64>>,
     park_at_percent: Option<Spanned<f64>>,
+    app_server_seconds: Option<Spanned<f64>>,
     #[serde(default)]
     backends: BTreeMap<String, Spanned<BackendFile>>,
     rungs: Option<Vec<RungFile>>,
@@ -230,6 +234,9 @@ pub const FASTFAIL: Bounds = Bounds::up_to(bounds::YEAR);
 /// A probe is on the launch path: longer than an hour is a hang.
 pub const PROBE_TIMEOUT: Bounds = Bounds::positive(bounds::HOUR);
 const PROBE_CACHE: Bounds = Bounds::up_to(bounds::YEAR);
+/// Asking a CLI about its login is on the launch and report paths: more than a few
+/// minutes is a hang.
+const APP_SERVER_TIMEOUT: Bounds = Bounds::positive(bounds::HOUR);
 const HEDGE: Bounds = Bounds::up_to(bounds::HOUR);
 const QUOTA_COOLDOWN: Bounds = Bounds::up_to(bounds::YEAR);
 const BREAKER_WINDOW: Bounds = Bounds::positive(bounds::YEAR);
@@ -256,6 +263,7 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         hedge: Duration::from_millis(400),
         quota_cooldown: Duration::from_secs(60 * 60),
         park_at_percent: DEFAULT_PARK_AT_PERCENT,
+        app_server_timeout: Duration::from_secs(20),
         backends: BTreeMap::new(),
         rungs: Vec::new(),
         rungs_are_builtin: true,
@@ -384,6 +392,13 @@ fn merge(
     }
     if let Some(d) = duration(&file.hedge_ms, "hedge_ms", Unit::Millis, HEDGE)? {
         config.hedge = d;
+    }
+    if let Some(d) = seconds(
+        &file.app_server_seconds,
+        "app_server_seconds",
+        APP_SERVER_TIMEOUT,
+    )? {
+        config.app_server_timeout = d;
     }
     if let Some(percent) = percent(file.park_at_percent.as_ref(), source, "park_at_percent")? {
         config.park_at_percent = percent;

@@ -311,6 +311,25 @@ impl<'a> Cascade<'a> {
     fn parked(&mut self, index: usize) -> Option<Status> {
         let now = jiff::Timestamp::now();
         let rung = self.rung(index).clone();
+        if let Ok(ready) = &rung.state {
+            // Asking the CLI stands in for the probe a subscription login never gets: only
+            // where a probe would be due (nothing trusted or cooling), bounded like one.
+            let due = matches!(
+                self.health.verdict(
+                    &ready.plan.target,
+                    self.config.probe_cache,
+                    health::now_ms()
+                ),
+                Verdict::Unknown
+            );
+            if due {
+                let timeout = self
+                    .config
+                    .probe_timeout
+                    .min(self.config.app_server_timeout);
+                self.parking.ask_codex(self.config, &rung, timeout, now);
+            }
+        }
         let Decision::Park { reason, .. } = self.parking.check(self.config, &rung, now) else {
             return None;
         };

@@ -3,6 +3,7 @@
 
 pub mod cascade;
 pub mod child;
+pub mod codex_limits;
 pub mod dry_run;
 pub mod fastfail;
 pub mod parking;
