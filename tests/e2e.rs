@@ -601,3 +601,135 @@ fn the_real_claude_code_runs_a_prompt_through_the_relay() {
     assert_eq!(relayed[0]["error_kind"], "ok", "{ledger}");
     assert!(!ledger.contains(RELAY_TOKEN) && !ledger.contains(UPSTREAM_KEY));
 }
+
+/// A subscription token for Claude Code (any value works against the mock).
+const OAUTH_TOKEN: &str = "sk-ant-oat01-e2e-0123456789abcdef";
+
+/// The real `claude -p` on a subscription login whose 5-hour window the mock reports
+/// used up (429 with the unified rate-limit headers) writes its transcript row
+/// (`You've hit your session limit · resets …`) and exits 1; agent records that window,
+/// so the next `agent -p hi` makes no call with that login, runs the next rung and names
+/// the window and its reset. Once the reset has passed the login is used again.
+#[test]
+fn a_session_limit_the_real_claude_code_hit_parks_its_login_until_the_reset() {
+    let w = e2e();
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", OAUTH_TOKEN);
+    w.sb.env("TZ", "UTC");
+    w.sb.fake_cli("spare-cli")
+        .stdout("the spare rung answered\n")
+        .install();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+
+[backends.spare]
+command = "spare-cli"
+probe = {{ kind = "none" }}
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+run_model = "opus"
+
+[[rungs]]
+backend = "spare"
+"#
+    ));
+    // Claude Code shows the reset to the minute: a reset on a whole minute at least a few
+    // seconds ahead is read back exactly.
+    let now = jiff::Timestamp::now().as_second();
+    let reset = (now + 5 + 59) / 60 * 60;
+    let refused = Reply::anthropic_error(
+        429,
+        "rate_limit_error",
+        "This request would exceed your account's rate limit. Please try again later.",
+    )
+    .header("retry-after", "3600")
+    .header("anthropic-ratelimit-unified-status", "rejected")
+    .header("anthropic-ratelimit-unified-reset", &reset.to_string())
+    .header(
+        "anthropic-ratelimit-unified-representative-claim",
+        "five_hour",
+    )
+    .header("anthropic-ratelimit-unified-5h-status", "rejected")
+    .header("anthropic-ratelimit-unified-5h-utilization", "1.0")
+    .header("anthropic-ratelimit-unified-5h-reset", &reset.to_string())
+    .header("anthropic-ratelimit-unified-7d-utilization", "0.5")
+    .header(
+        "anthropic-ratelimit-unified-7d-reset",
+        &(reset + 3 * 86_400).to_string(),
+    )
+    .header("anthropic-ratelimit-unified-overage-status", "rejected")
+    .header(
+        "anthropic-ratelimit-unified-overage-disabled-reason",
+        "org_level_disabled",
+    );
+    w.api
+        .on(Rule::path_contains("/v1/messages?beta=true").reply(refused));
+
+    let first = w.run(&["-p", "hi"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert!(
+        first.stdout.contains("the spare rung answered"),
+        "{first:?}"
+    );
+    assert!(
+        !w.claude_code_calls().is_empty(),
+        "Claude Code never called the API"
+    );
+    let transcripts = support::sandbox::files_under(&w.sb.home().join(".claude/projects"));
+    assert!(
+        transcripts
+            .iter()
+            .any(|(_, text)| text.contains("\"isApiErrorMessage\":true")
+                && text.contains("You've hit your session limit")),
+        "no limit row in {transcripts:?}"
+    );
+    let with_login = || {
+        w.api
+            .requests()
+            .iter()
+            .filter(|r| format!("{:?}", r.headers).contains(OAUTH_TOKEN))
+            .count()
+    };
+    let before = with_login();
+
+    let second = w.run(&["-p", "hi"]);
+
+    assert_eq!(second.code, Some(0), "{second:?}");
+    assert_eq!(
+        with_login(),
+        before,
+        "a call was made with the parked login"
+    );
+    assert!(second.stdout.contains("the spare rung answered"));
+    // Claude Code shows the minute of the reset without its seconds: agent takes the end
+    // of that minute, so the login is never tried before its reset.
+    let reset_words = jiff::Timestamp::from_second(reset + 60)
+        .unwrap()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .strftime("%a %H:%M")
+        .to_string();
+    let notice =
+        format!("Claude Code ({CLAUDE_MODEL}) unavailable — 5-hour limit, resets {reset_words}");
+    assert!(
+        second.stderr.contains(&notice),
+        "{notice:?}: {}",
+        second.stderr
+    );
+
+    // After the reset the login is used again, with no manual step.
+    while jiff::Timestamp::now().as_second() <= reset + 60 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    w.api.clear_rules();
+    w.api
+        .on(Rule::path_contains("/v1/messages")
+            .reply(Reply::ok_text("Hello again from Claude Code")));
+    let third = w.run(&["-p", "hi"]);
+    assert_eq!(third.code, Some(0), "{third:?}");
+    assert!(
+        third.stdout.contains("Hello again from Claude Code"),
+        "{third:?}"
+    );
+}
