@@ -271,7 +271,7 @@ fn an_opus_weekly_window_parks_the_opus_rungs_and_not_the_sonnet_rungs() {
     assert_eq!(w.api.posts_for_model("claude-opus-5"), 0);
     assert!(
         run.stderr
-            .contains("Claude Code (claude-opus-5) unavailable — weekly opus limit, resets "),
+            .contains("Claude Code (claude-opus-5) unavailable — weekly Opus limit, resets "),
         "{}",
         run.stderr
     );
@@ -443,4 +443,29 @@ fn an_app_server_that_never_answers_costs_one_bounded_wait_and_the_login_runs() 
             .filter(|call| call.argv.first().map(String::as_str) == Some("app-server"))
             .count();
     assert_eq!(asked, 1);
+}
+
+#[test]
+fn a_token_given_in_the_environment_is_a_login_of_its_own_and_a_key_is_none() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    write_windows(
+        &w.sb,
+        "claude:env:CLAUDE_CODE_OAUTH_TOKEN",
+        &[(five_hour(), 100.0, in_hours(2))],
+    );
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-parking-test");
+
+    let run = w.sb.run(&["-p", "hi"]);
+    assert!(w.sb.calls("claude").is_empty(), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("5-hour limit, resets "),
+        "{}",
+        run.stderr
+    );
+
+    // With an API key Claude Code runs on the key: the login's windows say nothing of it.
+    w.sb.env("ANTHROPIC_API_KEY", "sk-ant-api-parking-test");
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(w.sb.calls("claude").len(), 1, "{}", run.stderr);
 }

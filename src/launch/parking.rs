@@ -168,16 +168,36 @@ pub fn decide(over: &[Window], all: &[Window], model: Option<&str>, policy: Poli
 /// resets 15:00".
 pub fn describe(window: &Window, park_at_percent: f64) -> String {
     let when = reset_words(window.resets_at);
+    let name = scope_words(&window.scope);
     match window.scope {
         Scope::Credits => format!("out of usage credits, resets {when}"),
-        _ if window.is_full() => format!("{} limit, resets {when}", window.scope.describe()),
+        _ if window.is_full() => format!("{name} limit, resets {when}"),
         _ => format!(
-            "{} limit at {:.0} % (parked from {} %), resets {when}",
-            window.scope.describe(),
+            "{name} limit at {:.0} % (parked from {} %), resets {when}",
             window.used_percent.floor(),
             park_at_percent
         ),
     }
+}
+
+/// "weekly Opus": the scope's words with the model family capitalized as people write it
+/// (the CLIs' records keep it in lowercase).
+fn scope_words(scope: &Scope) -> String {
+    let words = scope.describe();
+    let Some(family) = scope.family() else {
+        return words;
+    };
+    let capitalized: String = family
+        .split(' ')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    words.replace(family, &capitalized)
 }
 
 /// The reset in local time: `Thu 09:00`.
@@ -433,7 +453,7 @@ mod tests {
         else {
             unreachable!()
         };
-        assert!(reason.starts_with("weekly opus limit, resets "), "{reason}");
+        assert!(reason.starts_with("weekly Opus limit, resets "), "{reason}");
     }
 
     #[test]
