@@ -469,3 +469,39 @@ fn a_token_given_in_the_environment_is_a_login_of_its_own_and_a_key_is_none() {
     let run = w.sb.run(&["-p", "hi"]);
     assert_eq!(w.sb.calls("claude").len(), 1, "{}", run.stderr);
 }
+
+#[test]
+fn an_oauth_accounts_full_window_parks_that_account_and_the_next_one_runs() {
+    let w = world();
+    w.sb.env("TOKEN_A", "sk-ant-oat01-account-a-parking");
+    w.sb.env("TOKEN_B", "sk-ant-oat01-account-b-parking");
+    w.sb.env_remove("AGENT_PROXY_URL");
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n\n\
+         [[accounts]]\nname = \"a\"\nbackend = \"claude\"\nkind = \"oauth\"\nsecret_env = \"TOKEN_A\"\npriority = 1\n\n\
+         [[accounts]]\nname = \"b\"\nbackend = \"claude\"\nkind = \"oauth\"\nsecret_env = \"TOKEN_B\"\npriority = 2\n",
+    );
+    write_windows(
+        &w.sb,
+        "claude:account:a",
+        &[(json!({"kind": "weekly"}), 100.0, in_hours(20))],
+    );
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let calls = w.sb.calls("claude");
+    assert_eq!(calls.len(), 1, "{}", run.stderr);
+    let token = calls[0]
+        .env
+        .iter()
+        .find(|(k, _)| *k == "CLAUDE_CODE_OAUTH_TOKEN")
+        .map(|(_, v)| v.as_str());
+    assert_eq!(token, Some("sk-ant-oat01-account-b-parking"));
+    assert!(
+        run.stderr
+            .contains("account a) unavailable — weekly limit, resets "),
+        "{}",
+        run.stderr
+    );
+}
