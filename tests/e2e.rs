@@ -733,3 +733,121 @@ backend = "spare"
         "{third:?}"
     );
 }
+
+/// Base64url without padding, for the fixture login's JWTs.
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// The real `codex app-server`, logged in with a fixture ChatGPT login and pointed at the
+/// mock's backend, reports the 5-hour window used up: agent asks it where a probe would
+/// be due, parks the codex rung with no run, and names the window and its reset.
+#[test]
+fn a_chatgpt_login_the_real_codex_app_server_reports_exhausted_is_parked() {
+    let w = e2e();
+    let url = w.api.url();
+    let reset = jiff::Timestamp::now().as_second() + 3 * 3600;
+    let jwt = |claims: Value| {
+        format!(
+            "{}.{}.sig",
+            base64url(br#"{"alg":"none","typ":"JWT"}"#),
+            base64url(claims.to_string().as_bytes())
+        )
+    };
+    let auth = serde_json::json!({"chatgpt_account_id": "acct-e2e", "chatgpt_plan_type": "plus"});
+    w.sb.write_file(
+        ".codex/auth.json",
+        &serde_json::json!({
+            "auth_mode": "chatgpt",
+            "OPENAI_API_KEY": null,
+            "tokens": {
+                "id_token": jwt(serde_json::json!({"exp": reset + 86_400, "https://api.openai.com/auth": auth})),
+                "access_token": jwt(serde_json::json!({"exp": reset + 86_400, "https://api.openai.com/auth": auth})),
+                "refresh_token": "rt-e2e",
+                "account_id": "acct-e2e",
+            },
+            "last_refresh": jiff::Timestamp::now().to_string(),
+        })
+        .to_string(),
+    );
+    w.sb.write_file(
+        ".codex/config.toml",
+        &format!(
+            "model = \"{CODEX_MODEL}\"\nchatgpt_base_url = \"{url}/backend-api/\"\ncheck_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n[features]\nplugins = false\nremote_plugin = false\napps = false\n"
+        ),
+    );
+    w.api.on(
+        Rule::path_contains("/wham/usage").reply(Reply::status(200).json(serde_json::json!({
+            "plan_type": "plus",
+            "rate_limit": {
+                "allowed": false,
+                "limit_reached": true,
+                "primary_window": {"used_percent": 100, "limit_window_seconds": 18_000,
+                                   "reset_after_seconds": 3 * 3600, "reset_at": reset},
+                "secondary_window": {"used_percent": 55, "limit_window_seconds": 604_800,
+                                     "reset_after_seconds": 4 * 86_400, "reset_at": reset + 86_400},
+            },
+        }))),
+    );
+    w.sb.fake_cli("spare-cli")
+        .stdout("the spare rung answered\n")
+        .install();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+probe_timeout_seconds = 60
+
+[backends.codex]
+probe = {{ kind = "none" }}
+
+[backends.spare]
+command = "spare-cli"
+probe = {{ kind = "none" }}
+
+[[rungs]]
+backend = "codex"
+
+[[rungs]]
+backend = "spare"
+"#
+    ));
+
+    let run = w.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("the spare rung answered"), "{run:?}");
+    assert!(
+        w.api
+            .requests()
+            .iter()
+            .any(|r| r.path.contains("/wham/usage")),
+        "codex app-server never asked its backend: {:?}",
+        w.api
+            .requests()
+            .iter()
+            .map(|r| r.path.clone())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        w.posts_to("/v1/responses").is_empty()
+            && w.posts_to("/backend-api/codex/responses").is_empty(),
+        "codex ran on the parked login"
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "Codex ({CODEX_MODEL}) unavailable — 5-hour limit, resets "
+        )),
+        "{}",
+        run.stderr
+    );
+}

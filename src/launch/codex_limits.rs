@@ -1,7 +1,8 @@
 //! Asking Codex itself for its login's windows: `codex app-server`, JSON-RPC
 //! `account/rateLimits/read` (research §2.2a). No prompt and no token leave agent: Codex
-//! answers from its own login. The real server takes 10–20 s and makes calls of its own,
-//! so it is asked with a bound, and only where a probe would otherwise be due (see
+//! answers from its own login. The server starts Codex and calls Codex's own backend
+//! (0.171.0 answered in under a second against a local mock; 10–20 s has been seen), so
+//! it is asked with a bound, and only where a probe would otherwise be due (see
 //! `parking::Parking::ask_codex`).
 
 use std::io::{BufRead as _, BufReader, Write as _};
