@@ -601,3 +601,253 @@ fn the_real_claude_code_runs_a_prompt_through_the_relay() {
     assert_eq!(relayed[0]["error_kind"], "ok", "{ledger}");
     assert!(!ledger.contains(RELAY_TOKEN) && !ledger.contains(UPSTREAM_KEY));
 }
+
+/// A subscription token for Claude Code (any value works against the mock).
+const OAUTH_TOKEN: &str = "sk-ant-oat01-e2e-0123456789abcdef";
+
+/// The real `claude -p` on a subscription login whose 5-hour window the mock reports
+/// used up (429 with the unified rate-limit headers) writes its transcript row
+/// (`You've hit your session limit · resets …`) and exits 1; agent records that window,
+/// so the next `agent -p hi` makes no call with that login, runs the next rung and names
+/// the window and its reset. Once the reset has passed the login is used again.
+#[test]
+fn a_session_limit_the_real_claude_code_hit_parks_its_login_until_the_reset() {
+    let w = e2e();
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", OAUTH_TOKEN);
+    w.sb.env("TZ", "UTC");
+    w.sb.fake_cli("spare-cli")
+        .stdout("the spare rung answered\n")
+        .install();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+
+[backends.spare]
+command = "spare-cli"
+probe = {{ kind = "none" }}
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+run_model = "opus"
+
+[[rungs]]
+backend = "spare"
+"#
+    ));
+    // Claude Code shows the reset to the minute: a reset on a whole minute at least a few
+    // seconds ahead is read back exactly.
+    let now = jiff::Timestamp::now().as_second();
+    let reset = (now + 5 + 59) / 60 * 60;
+    let refused = Reply::anthropic_error(
+        429,
+        "rate_limit_error",
+        "This request would exceed your account's rate limit. Please try again later.",
+    )
+    .header("retry-after", "3600")
+    .header("anthropic-ratelimit-unified-status", "rejected")
+    .header("anthropic-ratelimit-unified-reset", &reset.to_string())
+    .header(
+        "anthropic-ratelimit-unified-representative-claim",
+        "five_hour",
+    )
+    .header("anthropic-ratelimit-unified-5h-status", "rejected")
+    .header("anthropic-ratelimit-unified-5h-utilization", "1.0")
+    .header("anthropic-ratelimit-unified-5h-reset", &reset.to_string())
+    .header("anthropic-ratelimit-unified-7d-utilization", "0.5")
+    .header(
+        "anthropic-ratelimit-unified-7d-reset",
+        &(reset + 3 * 86_400).to_string(),
+    )
+    .header("anthropic-ratelimit-unified-overage-status", "rejected")
+    .header(
+        "anthropic-ratelimit-unified-overage-disabled-reason",
+        "org_level_disabled",
+    );
+    w.api
+        .on(Rule::path_contains("/v1/messages?beta=true").reply(refused));
+
+    let first = w.run(&["-p", "hi"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert!(
+        first.stdout.contains("the spare rung answered"),
+        "{first:?}"
+    );
+    assert!(
+        !w.claude_code_calls().is_empty(),
+        "Claude Code never called the API"
+    );
+    let transcripts = support::sandbox::files_under(&w.sb.home().join(".claude/projects"));
+    assert!(
+        transcripts
+            .iter()
+            .any(|(_, text)| text.contains("\"isApiErrorMessage\":true")
+                && text.contains("You've hit your session limit")),
+        "no limit row in {transcripts:?}"
+    );
+    let with_login = || {
+        w.api
+            .requests()
+            .iter()
+            .filter(|r| format!("{:?}", r.headers).contains(OAUTH_TOKEN))
+            .count()
+    };
+    let before = with_login();
+
+    let second = w.run(&["-p", "hi"]);
+
+    assert_eq!(second.code, Some(0), "{second:?}");
+    assert_eq!(
+        with_login(),
+        before,
+        "a call was made with the parked login"
+    );
+    assert!(second.stdout.contains("the spare rung answered"));
+    // Claude Code shows the minute of the reset without its seconds: agent takes the end
+    // of that minute, so the login is never tried before its reset.
+    let reset_words = jiff::Timestamp::from_second(reset + 60)
+        .unwrap()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .strftime("%a %H:%M")
+        .to_string();
+    let notice =
+        format!("Claude Code ({CLAUDE_MODEL}) unavailable — 5-hour limit, resets {reset_words}");
+    assert!(
+        second.stderr.contains(&notice),
+        "{notice:?}: {}",
+        second.stderr
+    );
+
+    // After the reset the login is used again, with no manual step.
+    while jiff::Timestamp::now().as_second() <= reset + 60 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    w.api.clear_rules();
+    w.api
+        .on(Rule::path_contains("/v1/messages")
+            .reply(Reply::ok_text("Hello again from Claude Code")));
+    let third = w.run(&["-p", "hi"]);
+    assert_eq!(third.code, Some(0), "{third:?}");
+    assert!(
+        third.stdout.contains("Hello again from Claude Code"),
+        "{third:?}"
+    );
+}
+
+/// Base64url without padding, for the fixture login's JWTs.
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// The real `codex app-server`, logged in with a fixture ChatGPT login and pointed at the
+/// mock's backend, reports the 5-hour window used up: agent asks it where a probe would
+/// be due, parks the codex rung with no run, and names the window and its reset.
+#[test]
+fn a_chatgpt_login_the_real_codex_app_server_reports_exhausted_is_parked() {
+    let w = e2e();
+    let url = w.api.url();
+    let reset = jiff::Timestamp::now().as_second() + 3 * 3600;
+    let jwt = |claims: Value| {
+        format!(
+            "{}.{}.sig",
+            base64url(br#"{"alg":"none","typ":"JWT"}"#),
+            base64url(claims.to_string().as_bytes())
+        )
+    };
+    let auth = serde_json::json!({"chatgpt_account_id": "acct-e2e", "chatgpt_plan_type": "plus"});
+    w.sb.write_file(
+        ".codex/auth.json",
+        &serde_json::json!({
+            "auth_mode": "chatgpt",
+            "OPENAI_API_KEY": null,
+            "tokens": {
+                "id_token": jwt(serde_json::json!({"exp": reset + 86_400, "https://api.openai.com/auth": auth})),
+                "access_token": jwt(serde_json::json!({"exp": reset + 86_400, "https://api.openai.com/auth": auth})),
+                "refresh_token": "rt-e2e",
+                "account_id": "acct-e2e",
+            },
+            "last_refresh": jiff::Timestamp::now().to_string(),
+        })
+        .to_string(),
+    );
+    w.sb.write_file(
+        ".codex/config.toml",
+        &format!(
+            "model = \"{CODEX_MODEL}\"\nchatgpt_base_url = \"{url}/backend-api/\"\ncheck_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n[features]\nplugins = false\nremote_plugin = false\napps = false\n"
+        ),
+    );
+    w.api.on(
+        Rule::path_contains("/wham/usage").reply(Reply::status(200).json(serde_json::json!({
+            "plan_type": "plus",
+            "rate_limit": {
+                "allowed": false,
+                "limit_reached": true,
+                "primary_window": {"used_percent": 100, "limit_window_seconds": 18_000,
+                                   "reset_after_seconds": 3 * 3600, "reset_at": reset},
+                "secondary_window": {"used_percent": 55, "limit_window_seconds": 604_800,
+                                     "reset_after_seconds": 4 * 86_400, "reset_at": reset + 86_400},
+            },
+        }))),
+    );
+    w.sb.fake_cli("spare-cli")
+        .stdout("the spare rung answered\n")
+        .install();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+probe_timeout_seconds = 60
+
+[backends.codex]
+probe = {{ kind = "none" }}
+
+[backends.spare]
+command = "spare-cli"
+probe = {{ kind = "none" }}
+
+[[rungs]]
+backend = "codex"
+
+[[rungs]]
+backend = "spare"
+"#
+    ));
+
+    let run = w.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("the spare rung answered"), "{run:?}");
+    assert!(
+        w.api
+            .requests()
+            .iter()
+            .any(|r| r.path.contains("/wham/usage")),
+        "codex app-server never asked its backend: {:?}",
+        w.api
+            .requests()
+            .iter()
+            .map(|r| r.path.clone())
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        w.posts_to("/v1/responses").is_empty()
+            && w.posts_to("/backend-api/codex/responses").is_empty(),
+        "codex ran on the parked login"
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "Codex ({CODEX_MODEL}) unavailable — 5-hour limit, resets "
+        )),
+        "{}",
+        run.stderr
+    );
+}

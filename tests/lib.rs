@@ -14,6 +14,7 @@ mod launching;
 mod layers;
 mod logins;
 mod mock_selftest;
+mod parking;
 mod relay;
 mod relay_hostile;
 mod secrets;

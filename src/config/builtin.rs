@@ -95,6 +95,8 @@ fn backend(name: &str, label: &str, command: &str, vendor: &str) -> Backend {
         env_remove: Vec::new(),
         probe: ProbeDef::default(),
         rotation: Rotation::default(),
+        park_at_percent: None,
+        extra_usage: false,
         builtin: true,
     }
 }

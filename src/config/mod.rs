@@ -33,6 +33,11 @@ pub struct Config {
     pub probe_cache: Duration,
     pub hedge: Duration,
     pub quota_cooldown: Duration,
+    /// A subscription login whose window is this full (percent) is parked before the wall.
+    pub park_at_percent: f64,
+    /// How long `codex app-server` may take to say its login's windows (`--status`,
+    /// `--check-fallback`; a launch waits at most `probe_timeout` too).
+    pub app_server_timeout: Duration,
     pub backends: BTreeMap<String, Backend>,
     pub rungs: Vec<RungDef>,
     /// False when the user's file replaced the table with its own `[[rungs]]`.
@@ -70,6 +75,11 @@ pub struct Backend {
     pub probe: ProbeDef,
     /// How its accounts take turns, when it has any.
     pub rotation: accounts::Rotation,
+    /// `park_at_percent` for this backend's logins; `None`: the top-level one.
+    pub park_at_percent: Option<f64>,
+    /// Paid overage ("extra usage", credits) counts as available: a full subscription
+    /// window does not park the login while its credits last.
+    pub extra_usage: bool,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -149,6 +159,8 @@ struct FileConfig {
     probe_cache_seconds: Option<Spanned<f64>>,
     hedge_ms: Option<Spanned<f64>>,
     quota_minutes: Option<Spanned<f64>>,
+    park_at_percent: Option<Spanned<f64>>,
+    app_server_seconds: Option<Spanned<f64>>,
     #[serde(default)]
     backends: BTreeMap<String, Spanned<BackendFile>>,
     rungs: Option<Vec<RungFile>>,
@@ -191,6 +203,8 @@ struct BackendFile {
     env_remove: Option<Vec<String>>,
     probe: Option<ProbeFile>,
     rotation: Option<accounts::Rotation>,
+    park_at_percent: Option<Spanned<f64>>,
+    extra_usage: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -219,10 +233,17 @@ pub const FASTFAIL: Bounds = Bounds::up_to(bounds::YEAR);
 /// A probe is on the launch path: longer than an hour is a hang.
 pub const PROBE_TIMEOUT: Bounds = Bounds::positive(bounds::HOUR);
 const PROBE_CACHE: Bounds = Bounds::up_to(bounds::YEAR);
+/// Asking a CLI about its login is on the launch and report paths: more than a few
+/// minutes is a hang.
+const APP_SERVER_TIMEOUT: Bounds = Bounds::positive(bounds::HOUR);
 const HEDGE: Bounds = Bounds::up_to(bounds::HOUR);
 const QUOTA_COOLDOWN: Bounds = Bounds::up_to(bounds::YEAR);
 const BREAKER_WINDOW: Bounds = Bounds::positive(bounds::YEAR);
 const BREAKER_BACKOFF: Bounds = Bounds::up_to(bounds::YEAR);
+/// Park a login at 95 % of a window: close enough to the wall that little of the plan is
+/// left unused, far enough that a long turn started at 94 % rarely runs into it (the
+/// peers settled between 90 and 98).
+pub const DEFAULT_PARK_AT_PERCENT: f64 = 95.0;
 /// Breaker counts (0 turns the consecutive-failure rule off).
 const BREAKER_COUNT_MAX: u64 = 1_000_000;
 /// Daily budget caps (0 = unlimited).
@@ -273,6 +294,8 @@ fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config 
         probe_cache: Duration::from_secs(300),
         hedge: Duration::from_millis(400),
         quota_cooldown: Duration::from_secs(60 * 60),
+        park_at_percent: DEFAULT_PARK_AT_PERCENT,
+        app_server_timeout: Duration::from_secs(20),
         backends,
         rungs,
         rungs_are_builtin: true,
@@ -381,6 +404,16 @@ fn merge(
     if let Some(d) = duration(&file.hedge_ms, "hedge_ms", Unit::Millis, HEDGE)? {
         config.hedge = d;
     }
+    if let Some(d) = seconds(
+        &file.app_server_seconds,
+        "app_server_seconds",
+        APP_SERVER_TIMEOUT,
+    )? {
+        config.app_server_timeout = d;
+    }
+    if let Some(percent) = percent(file.park_at_percent.as_ref(), source, "park_at_percent")? {
+        config.park_at_percent = percent;
+    }
     if let Some(budget) = file.budget {
         if let Some(calls) = count(&budget.calls, "budget.calls", BUDGET_COUNT_MAX)? {
             config.budget.calls = calls;
@@ -475,6 +508,8 @@ fn merge(
                     env_remove: Vec::new(),
                     probe: ProbeDef::default(),
                     rotation: accounts::Rotation::default(),
+                    park_at_percent: None,
+                    extra_usage: false,
                     builtin,
                 }
             }
@@ -596,6 +631,16 @@ fn overlay(
     if let Some(rotation) = over.rotation {
         backend.rotation = rotation;
     }
+    if let Some(percent) = percent(
+        over.park_at_percent.as_ref(),
+        source,
+        &format!("{key}.park_at_percent"),
+    )? {
+        backend.park_at_percent = Some(percent);
+    }
+    if let Some(extra) = over.extra_usage {
+        backend.extra_usage = extra;
+    }
     if let Some(probe) = over.probe {
         let def = &mut backend.probe;
         if let Some(kind) = probe.kind {
@@ -608,6 +653,20 @@ fn overlay(
         def.argv = probe.argv.or(def.argv.take());
     }
     Ok(backend)
+}
+
+/// A percentage setting, checked: a number from 0 to 100.
+fn percent(
+    value: Option<&Spanned<f64>>,
+    source: &Source,
+    key: &str,
+) -> anyhow::Result<Option<f64>> {
+    value
+        .map(|spanned| {
+            bounds::amount(*spanned.get_ref(), 100.0)
+                .map_err(|why| source.error(spanned.span().start, key, &why))
+        })
+        .transpose()
 }
 
 /// `AGENT_PROBE_TIMEOUT` and `AGENT_FASTFAIL_SECONDS` win over the file.
@@ -637,6 +696,11 @@ fn apply_env_overrides(config: &mut Config) -> anyhow::Result<()> {
 }
 
 impl Config {
+    /// The percent at which `backend`'s logins are parked before the wall.
+    pub fn park_at_percent(&self, backend: &Backend) -> f64 {
+        backend.park_at_percent.unwrap_or(self.park_at_percent)
+    }
+
     /// The cooldown and breaker rules, for the health store.
     pub fn policy(&self) -> limits::Policy {
         limits::Policy {
@@ -696,6 +760,35 @@ mod tests {
         assert_eq!(gemini.probe.kind, ProbeKind::Gemini);
         assert_eq!(gemini.probe.url.as_deref(), Some("http://x"));
         assert!(config.rungs_are_builtin);
+    }
+
+    #[test]
+    fn park_at_percent_is_a_percentage_top_level_and_per_backend() {
+        let config = load(None).unwrap();
+        assert!((config.park_at_percent - DEFAULT_PARK_AT_PERCENT).abs() < f64::EPSILON);
+        assert!(!config.backends["claude"].extra_usage);
+        let config = load_text(
+            "park_at_percent = 90\n[backends.codex]\npark_at_percent = 98.5\nextra_usage = true\n",
+        )
+        .unwrap();
+        assert!((config.park_at_percent(&config.backends["claude"]) - 90.0).abs() < f64::EPSILON);
+        assert!((config.park_at_percent(&config.backends["codex"]) - 98.5).abs() < f64::EPSILON);
+        assert!(config.backends["codex"].extra_usage);
+        for bad in ["101", "-1", "nan", "inf"] {
+            let err = load_text(&format!("park_at_percent = {bad}\n")).unwrap_err();
+            let text = format!("{err:#}");
+            assert!(
+                text.contains("config.toml:1: park_at_percent: must be a number from 0 to 100"),
+                "{text}"
+            );
+            let err =
+                load_text(&format!("[backends.claude]\npark_at_percent = {bad}\n")).unwrap_err();
+            let text = format!("{err:#}");
+            assert!(
+                text.contains("config.toml:2: backends.claude.park_at_percent"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

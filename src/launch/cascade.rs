@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::error_class::ErrorClass;
+use crate::launch::parking::{Decision, Parking};
 use crate::launch::rung::{self, Rung};
 use crate::probe::{Call, Outcome};
 use crate::state::health::{self, HealthFile, Store, Verdict};
@@ -96,6 +97,7 @@ pub struct Cascade<'a> {
     store: Store,
     meter: Meter,
     health: HealthFile,
+    parking: Parking,
     rungs: Vec<Option<Rung<'a>>>,
     /// Probes this process started, by target: a target shared by two rungs is called once.
     probes: HashMap<String, Probe>,
@@ -106,12 +108,14 @@ pub struct Cascade<'a> {
 impl<'a> Cascade<'a> {
     pub fn new(config: &'a Config, store: Store, meter: Meter) -> Cascade<'a> {
         let health = store.load();
+        let parking = Parking::new(store.state_dir());
         let (tx, rx) = mpsc::channel();
         Cascade {
             config,
             store,
             meter,
             health,
+            parking,
             rungs: vec![None; config.rungs.len()],
             probes: HashMap::new(),
             tx,
@@ -121,6 +125,10 @@ impl<'a> Cascade<'a> {
 
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    pub fn parking(&self) -> &Parking {
+        &self.parking
     }
 
     /// The resolved rung at `index` (0-based), resolving it on first use.
@@ -246,6 +254,9 @@ impl<'a> Cascade<'a> {
             }
             Ok(ready) => ready,
         };
+        if let Some(parked) = self.parked(index) {
+            return Slot::Known(parked);
+        }
         let target = &ready.plan.target;
         match self.probes.get(target) {
             Some(Probe::Done(outcome)) => return Slot::Known(status_of(outcome)),
@@ -293,6 +304,70 @@ impl<'a> Cascade<'a> {
             }
             Verdict::Unknown => Slot::NeedsProbe,
         }
+    }
+
+    /// Rung `index` parked by its login's windows (no call is made), unless no rung below
+    /// it could run: the last rung that could run is never parked.
+    fn parked(&mut self, index: usize) -> Option<Status> {
+        let now = jiff::Timestamp::now();
+        let rung = self.rung(index).clone();
+        if let Ok(ready) = &rung.state {
+            // Asking the CLI stands in for the probe a subscription login never gets: only
+            // where a probe would be due (nothing trusted or cooling), bounded like one.
+            let due = matches!(
+                self.health.verdict(
+                    &ready.plan.target,
+                    self.config.probe_cache,
+                    health::now_ms()
+                ),
+                Verdict::Unknown
+            );
+            if due {
+                let timeout = self
+                    .config
+                    .probe_timeout
+                    .min(self.config.app_server_timeout);
+                self.parking.ask_codex(self.config, &rung, timeout, now);
+            }
+        }
+        let Decision::Park { reason, .. } = self.parking.check(self.config, &rung, now) else {
+            return None;
+        };
+        let label = rung.label();
+        if !(index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now)) {
+            crate::term::debug(&format!(
+                "rung {}: {label}: {reason}, but no rung below could run: not parked",
+                index + 1
+            ));
+            return None;
+        }
+        crate::term::debug(&format!("rung {}: {label}: parked, {reason}", index + 1));
+        Some(Status::Failed {
+            class: ErrorClass::Quota,
+            reason,
+            skip: false,
+        })
+    }
+
+    /// Whether rung `index` could run, as far as is known without a call: ready, not
+    /// parked, not cooling down.
+    fn could_run(&mut self, index: usize, now: jiff::Timestamp) -> bool {
+        let rung = self.rung(index).clone();
+        let Ok(ready) = &rung.state else {
+            return false;
+        };
+        if let Some(Probe::Done(outcome)) = self.probes.get(&ready.plan.target) {
+            return status_of(outcome).is_good();
+        }
+        let cooling = matches!(
+            self.health.verdict(
+                &ready.plan.target,
+                self.config.probe_cache,
+                health::now_ms()
+            ),
+            Verdict::Cooling { .. }
+        );
+        !cooling && self.parking.check(self.config, &rung, now) == Decision::Go
     }
 
     /// Starts the probe of rung `index` on its own thread. False when its target is already

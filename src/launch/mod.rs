@@ -4,9 +4,11 @@
 pub mod agy_usage;
 pub mod cascade;
 pub mod child;
+pub mod codex_limits;
 pub mod dry_run;
 pub mod fastfail;
 pub mod own_login;
+pub mod parking;
 pub mod rung;
 pub mod survey;
 
@@ -97,6 +99,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             &ready.env,
             &ready.env_remove,
         );
+        let run_start = jiff::Timestamp::now();
         let (ended, elapsed) = child::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
@@ -113,6 +116,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                     rung.label()
                 ));
                 cascade.store().distrust(&ready.plan.target, &reason);
+                learn_windows(config, &cascade, &rung, run_start);
                 events::record(
                     &state_dir,
                     events::Kind::Fastfail,
@@ -124,6 +128,36 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                 start = winner + 1;
             }
         }
+    }
+}
+
+/// After a fast failure: what that run's own record says of its login's windows is
+/// recorded, so the next launch parks the login until the reset instead of running it
+/// into the same wall (a short rate limit of the service names no window: nothing).
+fn learn_windows(
+    config: &Config,
+    cascade: &Cascade,
+    rung: &rung::Rung,
+    run_start: jiff::Timestamp,
+) {
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
+    let now = jiff::Timestamp::now();
+    let learned = cascade
+        .parking()
+        .learn_from_run(config, rung, &cwd, run_start, now);
+    let park_at = config.park_at_percent(rung.backend);
+    if let Some(full) = learned
+        .iter()
+        .filter(|w| w.is_full())
+        .max_by_key(|w| w.resets_at)
+    {
+        term::notice(&format!(
+            "{}: {} — parked until then",
+            rung.label(),
+            parking::describe(full, park_at)
+        ));
     }
 }
 

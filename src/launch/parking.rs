@@ -1,0 +1,511 @@
+//! Parking a subscription login's rungs by its usage windows (DESIGN §12 "Decisions"): a
+//! rung whose login has a window used up — or past `park_at_percent` — is skipped with no
+//! call until the window resets, and the notice names the window and the reset. Windows
+//! come from `windows.json` (every source records there); after a fast failure this file
+//! also reads *that run's* own record and records what it names, so the next launch parks
+//! the login instead of running it again into the same wall.
+//!
+//! Which login a rung runs on is decided from the environment its CLI will get:
+//! - Claude Code with `ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN` (a key, or a proxy's
+//!   token) runs on no login; with an `oauth` account on `account:NAME`; with
+//!   `CLAUDE_CODE_OAUTH_TOKEN` on `env:CLAUDE_CODE_OAUTH_TOKEN`; else on its own login,
+//!   named by its configuration directory.
+//! - Codex runs on its ChatGPT login (named by its home) when its `auth.json` says so and
+//!   no custom provider or account is in the way.
+//!
+//! Hysteresis: a login parked before the wall stays parked until its percent drops below
+//! `park_at_percent − 5` (or the window resets), so a figure wobbling around the mark does
+//! not flip the choice from one launch to the next. Which windows are parked is kept in
+//! `parked.json`, shared like every health fact.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::backend::ChildEnv;
+use crate::backend::cli_settings::{Family, codex_config};
+use crate::config::Config;
+use crate::config::accounts::Kind;
+use crate::launch::rung::Rung;
+use crate::login::{self, Cli};
+use crate::state::json_file::JsonFile;
+use crate::state::window::{Scope, Source, Window, rfc3339};
+use crate::state::windows::Windows;
+
+/// Windows seen this recently are fresh: the CLI is not asked again.
+pub const FRESH: SignedDuration = SignedDuration::from_mins(5);
+
+/// How far below `park_at_percent` a parked window must fall to be released.
+pub const HYSTERESIS_PERCENT: f64 = 5.0;
+
+/// The subscription login a rung runs on, and where its CLI keeps its records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RungLogin {
+    /// The key its windows are kept under (`login::key`).
+    pub key: String,
+    pub records: Records,
+}
+
+/// Where a CLI writes the record of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Records {
+    /// Claude Code's configuration directory (transcripts under `projects/`).
+    ClaudeCode { config_dir: PathBuf },
+    /// Codex's home (rollouts under `sessions/`).
+    Codex { home: PathBuf },
+}
+
+/// The login `rung` runs on, when it runs on a subscription login.
+pub fn login_of(config: &Config, rung: &Rung) -> Option<RungLogin> {
+    let ready = rung.state.as_ref().ok()?;
+    let child = ChildEnv {
+        set: &ready.env,
+        removed: &ready.env_remove,
+    };
+    let account = rung
+        .account
+        .as_ref()
+        .and_then(|name| config.accounts.iter().find(|a| &a.name == name));
+    match Family::of_backend(&rung.backend.name, &rung.backend.command) {
+        Family::Claude => {
+            let config_dir = child
+                .get("CLAUDE_CONFIG_DIR")
+                .map(PathBuf::from)
+                .or_else(|| crate::paths::home().map(|home| home.join(".claude")))?;
+            let identity = match account {
+                Some(account) if account.kind == Kind::Oauth => {
+                    format!("account:{}", account.name)
+                }
+                Some(_) => return None,
+                None if child.get("ANTHROPIC_API_KEY").is_some()
+                    || child.get("ANTHROPIC_AUTH_TOKEN").is_some() =>
+                {
+                    return None;
+                }
+                None if child.get(login::claude::OAUTH_TOKEN_VAR).is_some() => {
+                    format!("env:{}", login::claude::OAUTH_TOKEN_VAR)
+                }
+                None => config_dir.to_string_lossy().into_owned(),
+            };
+            Some(RungLogin {
+                key: login::key(Cli::Claude, &identity),
+                records: Records::ClaudeCode { config_dir },
+            })
+        }
+        Family::Codex => {
+            if account.is_some() || codex_config().is_some_and(|c| c.custom_provider().is_some()) {
+                return None;
+            }
+            let home = child
+                .get("CODEX_HOME")
+                .map(PathBuf::from)
+                .or_else(|| crate::paths::home().map(|home| home.join(".codex")))?;
+            match login::codex::read_auth_file(&home.join("auth.json"))? {
+                login::codex::Auth::ChatGpt(_) => Some(RungLogin {
+                    key: login::key(Cli::Codex, &home.to_string_lossy()),
+                    records: Records::Codex { home },
+                }),
+                _ => None,
+            }
+        }
+        Family::Gemini | Family::Other => None,
+    }
+}
+
+/// What the windows say of one rung.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Go,
+    /// Skip it with no call until `window.resets_at`.
+    Park {
+        window: Window,
+        reason: String,
+    },
+}
+
+/// The rules a backend's rungs are parked by.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    pub park_at_percent: f64,
+    pub extra_usage: bool,
+}
+
+/// Whether a rung running `model` (`None`: the CLI's own default, unknown here) on a login
+/// whose windows over the mark are `over` (see [`Parking::over`]) is parked. A window of
+/// one model family parks only that family's rungs; with an unknown model it parks none
+/// (unknown is not dead: the fast-fail net still guards the run).
+pub fn decide(over: &[Window], all: &[Window], model: Option<&str>, policy: Policy) -> Decision {
+    let credits_spent = all.iter().any(|w| w.scope == Scope::Credits && w.is_full());
+    let parks = |w: &&Window| {
+        let applies = match w.scope.family() {
+            None => true,
+            Some(_) => model.is_some_and(|model| w.scope.applies_to_model(model)),
+        };
+        if !applies {
+            return false;
+        }
+        // A row the CLI wrote when it was refused is the wall itself, whatever was paid.
+        let refused = w.source == Source::Transcript && w.is_full();
+        match w.scope {
+            Scope::Credits => refused,
+            _ if policy.extra_usage && !refused => w.is_full() && credits_spent,
+            _ => true,
+        }
+    };
+    // The window that ends last keeps the login out longest: name that one.
+    match over.iter().filter(parks).max_by_key(|w| w.resets_at) {
+        Some(window) => Decision::Park {
+            window: window.clone(),
+            reason: describe(window, policy.park_at_percent),
+        },
+        None => Decision::Go,
+    }
+}
+
+/// "weekly Opus limit, resets Thu 09:00"; "5-hour limit at 96 % (parked from 95 %),
+/// resets 15:00".
+pub fn describe(window: &Window, park_at_percent: f64) -> String {
+    let when = reset_words(window.resets_at);
+    let name = scope_words(&window.scope);
+    match window.scope {
+        Scope::Credits => format!("out of usage credits, resets {when}"),
+        _ if window.is_full() => format!("{name} limit, resets {when}"),
+        _ => format!(
+            "{name} limit at {:.0} % (parked from {} %), resets {when}",
+            window.used_percent.floor(),
+            park_at_percent
+        ),
+    }
+}
+
+/// "weekly Opus": the scope's words with the model family capitalized as people write it
+/// (the CLIs' records keep it in lowercase).
+fn scope_words(scope: &Scope) -> String {
+    let words = scope.describe();
+    let Some(family) = scope.family() else {
+        return words;
+    };
+    let capitalized: String = family
+        .split(' ')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    words.replace(family, &capitalized)
+}
+
+/// The reset in local time: `Thu 09:00`.
+fn reset_words(at: Timestamp) -> String {
+    at.to_zoned_datetime(jiff::tz::TimeZone::system())
+        .strftime("%a %H:%M")
+        .to_string()
+}
+
+/// The windows of each login parked before the wall, for hysteresis.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ParkedFile {
+    #[serde(default)]
+    pub logins: BTreeMap<String, Vec<ParkedWindow>>,
+    /// When each login's CLI was last asked for its windows, so that a CLI which does not
+    /// answer is not asked again on every launch.
+    #[serde(default)]
+    pub asked: BTreeMap<String, AskedAt>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AskedAt {
+    #[serde(with = "rfc3339")]
+    pub at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParkedWindow {
+    pub scope: Scope,
+    #[serde(with = "rfc3339")]
+    pub resets_at: Timestamp,
+}
+
+/// The windows store and the parked memory, read for one launch.
+#[derive(Debug, Clone)]
+pub struct Parking {
+    windows: Windows,
+    parked: JsonFile<ParkedFile>,
+}
+
+impl Parking {
+    pub fn new(state_dir: &Path) -> Parking {
+        Parking {
+            windows: Windows::new(state_dir),
+            parked: JsonFile::new(state_dir, "parked.json")
+                .rebuilt_by("parked again at the next launch past the mark"),
+        }
+    }
+
+    pub fn windows(&self) -> &Windows {
+        &self.windows
+    }
+
+    /// What the windows say of `rung` at `now`.
+    pub fn check(&self, config: &Config, rung: &Rung, now: Timestamp) -> Decision {
+        let Some(login) = login_of(config, rung) else {
+            return Decision::Go;
+        };
+        let all = self.windows.known(&login.key, now);
+        if all.is_empty() {
+            return Decision::Go;
+        }
+        let policy = Policy {
+            park_at_percent: config.park_at_percent(rung.backend),
+            extra_usage: rung.backend.extra_usage,
+        };
+        let over = self.over(&login.key, &all, policy.park_at_percent, now);
+        let model = rung.run_model.as_deref().or(rung.probe_model.as_deref());
+        decide(&over, &all, model, policy)
+    }
+
+    /// The windows of `login` at or past the mark: `park_at_percent`, or for a window
+    /// parked before, `park_at_percent − 5`. Remembers the change, if any.
+    pub fn over(&self, login: &str, all: &[Window], park_at: f64, now: Timestamp) -> Vec<Window> {
+        let remembered: Vec<ParkedWindow> = self
+            .parked
+            .load()
+            .logins
+            .remove(login)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.resets_at > now)
+            .collect();
+        let over: Vec<Window> = all
+            .iter()
+            .filter(|w| {
+                let was_parked = remembered
+                    .iter()
+                    .any(|p| p.scope == w.scope && p.resets_at == w.resets_at);
+                let mark = if was_parked {
+                    park_at - HYSTERESIS_PERCENT
+                } else {
+                    park_at
+                };
+                w.is_full() || w.used_percent >= mark
+            })
+            .cloned()
+            .collect();
+        let now_parked: Vec<ParkedWindow> = over
+            .iter()
+            .map(|w| ParkedWindow {
+                scope: w.scope.clone(),
+                resets_at: w.resets_at,
+            })
+            .collect();
+        if now_parked != remembered {
+            let result = self.parked.update(|file| {
+                file.logins.insert(login.to_string(), now_parked);
+                for parked in file.logins.values_mut() {
+                    parked.retain(|p| p.resets_at > now);
+                }
+                file.logins.retain(|_, parked| !parked.is_empty());
+            });
+            if let Err(err) = result {
+                crate::term::debug(&format!("parked.json not updated: {err:#}"));
+            }
+        }
+        over
+    }
+
+    /// For a Codex rung on a ChatGPT login with no fresh windows known, and not asked
+    /// within [`FRESH`]: asks `codex app-server` (bounded by `timeout`) and records what it
+    /// says. The caller asks only where a probe would be due. Returns the windows learnt.
+    pub fn ask_codex(
+        &self,
+        config: &Config,
+        rung: &Rung,
+        timeout: std::time::Duration,
+        now: Timestamp,
+    ) -> Vec<Window> {
+        let (Some(login), Ok(ready)) = (login_of(config, rung), &rung.state) else {
+            return Vec::new();
+        };
+        if !matches!(login.records, Records::Codex { .. }) {
+            return Vec::new();
+        }
+        let recent = |at: Timestamp| now.duration_since(at) < FRESH;
+        if self
+            .windows
+            .known(&login.key, now)
+            .iter()
+            .any(|w| recent(w.observed_at))
+        {
+            return Vec::new();
+        }
+        let asked = self.parked.load().asked.remove(&login.key);
+        if asked.is_some_and(|asked| recent(asked.at)) {
+            return Vec::new();
+        }
+        if let Err(err) = self.parked.update(|file| {
+            file.asked.retain(|_, asked| recent(asked.at));
+            file.asked.insert(login.key.clone(), AskedAt { at: now });
+        }) {
+            crate::term::debug(&format!("parked.json not updated: {err:#}"));
+        }
+        crate::term::debug(&format!(
+            "{}: asking codex app-server for its windows (at most {} s)",
+            rung.label(),
+            timeout.as_secs()
+        ));
+        let reply = super::codex_limits::ask(&ready.binary, &ready.env, &ready.env_remove, timeout);
+        let windows = match reply {
+            Some(login::codex_app_server::Reply::Limits(limits)) => limits.windows,
+            other => {
+                crate::term::debug(&format!("codex app-server: no windows ({other:?})"));
+                return Vec::new();
+            }
+        };
+        if let Err(err) = self.windows.record(&login.key, &windows, now) {
+            crate::term::debug(&format!("windows.json not updated: {err:#}"));
+        }
+        windows
+    }
+
+    /// After `rung` failed fast: read the record that run left (never an older one) and
+    /// record the windows it names. Returns those windows (empty when it named none, or
+    /// only a short rate limit of the service, which is not a window).
+    pub fn learn_from_run(
+        &self,
+        config: &Config,
+        rung: &Rung,
+        cwd: &Path,
+        start: Timestamp,
+        now: Timestamp,
+    ) -> Vec<Window> {
+        let Some(login) = login_of(config, rung) else {
+            return Vec::new();
+        };
+        let found = match &login.records {
+            Records::ClaudeCode { config_dir } => {
+                let dir = login::claude_transcript::project_dir_for(config_dir, cwd);
+                match login::claude_transcript::find_run_limit(&dir, start).map(|row| row.limit) {
+                    Some(login::claude_transcript::Limit::Window(window)) => vec![window],
+                    _ => Vec::new(),
+                }
+            }
+            Records::Codex { home } => {
+                login::codex_rollout::find_run(&home.join("sessions"), cwd, start)
+                    .map(|run| run.windows)
+                    .unwrap_or_default()
+            }
+        };
+        if !found.is_empty()
+            && let Err(err) = self.windows.record(&login.key, &found, now)
+        {
+            crate::term::debug(&format!("windows.json not updated: {err:#}"));
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(scope: Scope, percent: f64, source: Source) -> Window {
+        let now = Timestamp::now();
+        Window::new(
+            scope,
+            percent,
+            now + jiff::SignedDuration::from_hours(3),
+            source,
+            now,
+        )
+        .unwrap()
+    }
+
+    const POLICY: Policy = Policy {
+        park_at_percent: 95.0,
+        extra_usage: false,
+    };
+
+    #[test]
+    fn a_family_window_parks_only_that_familys_models_and_never_an_unknown_model() {
+        let opus = window(
+            Scope::ModelWeekly {
+                family: "opus".into(),
+            },
+            100.0,
+            Source::Transcript,
+        );
+        let over = [opus.clone()];
+        assert!(matches!(
+            decide(&over, &over, Some("claude-opus-5"), POLICY),
+            Decision::Park { .. }
+        ));
+        assert_eq!(
+            decide(&over, &over, Some("claude-sonnet-5"), POLICY),
+            Decision::Go
+        );
+        assert_eq!(decide(&over, &over, None, POLICY), Decision::Go);
+        let Decision::Park { reason, .. } = decide(&over, &over, Some("claude-opus-5"), POLICY)
+        else {
+            unreachable!()
+        };
+        assert!(reason.starts_with("weekly Opus limit, resets "), "{reason}");
+    }
+
+    #[test]
+    fn extra_usage_runs_past_the_subscription_wall_until_the_credits_are_spent() {
+        let paid = Policy {
+            extra_usage: true,
+            ..POLICY
+        };
+        let five = window(Scope::FiveHour, 100.0, Source::Statusline);
+        let over = [five.clone()];
+        assert_eq!(decide(&over, &over, Some("m"), paid), Decision::Go);
+        assert!(matches!(
+            decide(&over, &over, Some("m"), POLICY),
+            Decision::Park { .. }
+        ));
+        let credits = window(Scope::Credits, 100.0, Source::UsageEndpoint);
+        let all = [five.clone(), credits];
+        assert!(matches!(
+            decide(&over, &all, Some("m"), paid),
+            Decision::Park { .. }
+        ));
+        // The CLI's own refusal is the wall, paid or not.
+        let refused = [window(Scope::FiveHour, 100.0, Source::Transcript)];
+        assert!(matches!(
+            decide(&refused, &refused, Some("m"), paid),
+            Decision::Park { .. }
+        ));
+    }
+
+    #[test]
+    fn the_mark_has_hysteresis_and_a_reset_forgets_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let parking = Parking::new(dir.path());
+        let now = Timestamp::now();
+        let resets = now + jiff::SignedDuration::from_hours(2);
+        let at = |percent| {
+            vec![Window::new(Scope::FiveHour, percent, resets, Source::Statusline, now).unwrap()]
+        };
+        let key = "claude:/x";
+        assert!(parking.over(key, &at(94.0), 95.0, now).is_empty());
+        assert_eq!(parking.over(key, &at(96.0), 95.0, now).len(), 1);
+        // Parked: it stays parked down to 90 %.
+        assert_eq!(parking.over(key, &at(92.0), 95.0, now).len(), 1);
+        assert_eq!(parking.over(key, &at(90.0), 95.0, now).len(), 1);
+        assert!(parking.over(key, &at(89.0), 95.0, now).is_empty());
+        // Released: it parks again only at the mark.
+        assert!(parking.over(key, &at(92.0), 95.0, now).is_empty());
+        assert_eq!(parking.over(key, &at(95.0), 95.0, now).len(), 1);
+        // A new window (after the reset) starts unparked.
+        let next = now + jiff::SignedDuration::from_hours(7);
+        let fresh =
+            vec![Window::new(Scope::FiveHour, 92.0, next, Source::Statusline, now).unwrap()];
+        assert!(parking.over(key, &fresh, 95.0, now).is_empty());
+    }
+}
