@@ -54,6 +54,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
         }
     };
+    if cli.statusline {
+        // Claude Code runs it on every refresh: no configuration, no state check, no failure.
+        return Ok(report::statusline::run());
+    }
     term::init(cli.quiet, cli.color);
     if cli.generate_man.is_some() || cli.generate_completions.is_some() {
         if let Some(dir) = &cli.generate_man {
@@ -69,6 +73,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
         // (exit 2, with the fix). A launch goes on without the state instead, unprobed —
         // the launcher says so — and the doctor reports it as a problem.
         refuse_untrusted_state_dir()?;
+    }
+    if cli.install_statusline {
+        return report::statusline_install::install(cli.dry_run);
+    }
+    if cli.uninstall_statusline {
+        return report::statusline_install::uninstall(cli.dry_run);
     }
     if cli.doctor {
         // The doctor reports a broken configuration instead of stopping at it.

@@ -17,6 +17,10 @@ pub enum Ended {
     Signal(i32),
 }
 
+/// The variable that tells the launched CLI which rung agent chose ("Claude Code
+/// (claude-opus-5)"): `agent --statusline`, run by Claude Code, shows it.
+pub const RUNG_VAR: &str = "AGENT_RUNG";
+
 /// The command to run: the rung's argv prefix, then the user's arguments untouched.
 pub fn command(
     argv: &[String],

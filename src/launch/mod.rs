@@ -89,12 +89,13 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         let Ok(ready) = &rung.state else {
             unreachable!("a winner is always ready")
         };
-        let command = child::command(
+        let mut command = child::command(
             &rung.command_prefix(),
             options.args,
             &ready.env,
             &ready.env_remove,
         );
+        command.env(child::RUNG_VAR, rung.label());
         let (ended, elapsed) = child::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
