@@ -157,6 +157,45 @@ fn a_token_login_is_keyed_by_its_variable_and_never_printed() {
 }
 
 #[test]
+fn a_token_login_agent_launched_is_named_to_the_statusline_which_claude_code_hides_it_from() {
+    let w = world();
+    let token = "sk-ant-oat01-SECRET-launched-token-0123456789";
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
+    let run = w.sb.run(&["--use", "claude", "-p", "hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let calls = w.sb.calls("claude");
+    let env = &calls.last().expect("claude ran").env;
+    assert_eq!(
+        env.get("AGENT_CLAUDE_LOGIN").map(String::as_str),
+        Some("env:CLAUDE_CODE_OAUTH_TOKEN"),
+        "{env:?}"
+    );
+
+    // Claude Code runs the statusline without the token: the name agent gave keys it.
+    w.sb.env_remove("CLAUDE_CODE_OAUTH_TOKEN");
+    let (five, week) = resets();
+    for (told, key) in [
+        (
+            "env:CLAUDE_CODE_OAUTH_TOKEN",
+            "claude:env:CLAUDE_CODE_OAUTH_TOKEN",
+        ),
+        ("account:work", "claude:account:work"),
+    ] {
+        w.sb.env("AGENT_CLAUDE_LOGIN", told);
+        statusline(&w.sb, &feed(five, week));
+        assert!(windows_json(&w.sb)["logins"][key].is_array(), "{key}");
+    }
+    // A value that is not a login's name (a token pasted there) is never a key.
+    w.sb.env("AGENT_CLAUDE_LOGIN", token);
+    statusline(&w.sb, &feed(five, week));
+    for (path, text) in w.sb.state_files() {
+        assert!(!text.contains(token), "token in {}", path.display());
+    }
+    let config_dir = format!("claude:{}", w.sb.home().join(".claude").display());
+    assert!(windows_json(&w.sb)["logins"][&config_dir].is_array());
+}
+
+#[test]
 fn the_line_says_the_fallback_verdict_and_the_rung_agent_launched() {
     let w = world();
     // The rung: agent tells the CLI it launches.

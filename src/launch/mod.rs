@@ -95,7 +95,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             &ready.env,
             &ready.env_remove,
         );
-        command.env(child::RUNG_VAR, rung.label());
+        child::tell_the_statusline(&mut command, &rung.label(), rung.account.as_deref());
         let (ended, elapsed) = child::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
@@ -206,6 +206,11 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
             options.json,
         );
     }
-    let command = child::command(&argv, options.args, &env, &backend.env_remove);
+    let mut command = child::command(&argv, options.args, &env, &backend.env_remove);
+    let label = match &run_model {
+        Some(model) => format!("{} ({model})", backend.label),
+        None => backend.label.clone(),
+    };
+    child::tell_the_statusline(&mut command, &label, None);
     Err(child::exec(command))
 }

@@ -50,16 +50,38 @@ pub fn run() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The key this Claude Code's login is known by: the token in its environment when one is
-/// given (it wins over the stored login), else its configuration directory.
+/// The key this Claude Code's login is known by: the token's login when agent launched it
+/// on one (Claude Code hides the token from this command, so agent tells it by name), a
+/// token in the environment when one is seen, else its configuration directory.
 pub fn login_key() -> String {
-    let identity = match std::env::var(login::claude::OAUTH_TOKEN_VAR) {
-        Ok(token) if !token.is_empty() => format!("env:{}", login::claude::OAUTH_TOKEN_VAR),
+    let told = std::env::var(crate::launch::child::CLAUDE_LOGIN_VAR)
+        .ok()
+        .filter(|login| is_login_name(login));
+    let identity = match (told, std::env::var(login::claude::OAUTH_TOKEN_VAR)) {
+        (Some(login), _) => login,
+        (None, Ok(token)) if !token.is_empty() => {
+            format!("env:{}", login::claude::OAUTH_TOKEN_VAR)
+        }
         _ => login::claude::config_dir()
             .map(|dir| dir.display().to_string())
             .unwrap_or_default(),
     };
     login::key(Cli::Claude, &identity)
+}
+
+/// `account:NAME` or `env:CLAUDE_CODE_OAUTH_TOKEN`: anything else in the variable (a
+/// token pasted there by mistake) is not used as a key.
+fn is_login_name(login: &str) -> bool {
+    match login.strip_prefix("account:") {
+        Some(name) => {
+            !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'))
+        }
+        None => login == format!("env:{}", login::claude::OAUTH_TOKEN_VAR),
+    }
 }
 
 /// What the line is made of.
