@@ -46,7 +46,14 @@ use std::process::ExitCode;
 
 /// Parses the command line and does what it asks.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = match cli::parse(std::env::args_os().skip(1).collect()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args.len() == 1 && args[0] == "--statusline" {
+        // Claude Code runs it on every refresh of its screen: not even the command line's
+        // parser is built (it is most of the cost), no configuration is read, and it never
+        // fails.
+        return Ok(report::statusline::run());
+    }
+    let cli = match cli::parse(args) {
         Ok(cli) => cli,
         Err(err) => {
             // --help and --version land here too, with exit code 0.
@@ -55,7 +62,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
     };
     if cli.statusline {
-        // Claude Code runs it on every refresh: no configuration, no state check, no failure.
         return Ok(report::statusline::run());
     }
     term::init(cli.quiet, cli.color);

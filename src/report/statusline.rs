@@ -32,8 +32,12 @@ pub fn run() -> ExitCode {
     if let Some(feed) = &feed
         && !feed.windows.is_empty()
     {
-        // A state directory agent may not use costs the record, never the line.
-        let _ = Windows::new(&state_dir).record(&login_key(), &feed.windows, now);
+        let windows = Windows::new(&state_dir);
+        let key = login_key();
+        if !already_known(&feed.windows, &windows.known(&key, now), now) {
+            // A state directory agent may not use costs the record, never the line.
+            let _ = windows.record(&key, &feed.windows, now);
+        }
     }
     let facts = Facts {
         feed: feed.as_ref(),
@@ -82,6 +86,24 @@ fn is_login_name(login: &str) -> bool {
         }
         None => login == format!("env:{}", login::claude::OAUTH_TOKEN_VAR),
     }
+}
+
+/// How long a recorded window that says the same as the feed stands without a rewrite:
+/// Claude Code refreshes its line every few seconds, and a write (lock, copy, rename) is
+/// most of what a refresh would cost.
+const SAME_WINDOW_FRESH_FOR: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
+
+/// Whether every window of the feed is already recorded with the same figures, observed
+/// less than [`SAME_WINDOW_FRESH_FOR`] ago.
+fn already_known(fresh: &[Window], known: &[Window], now: Timestamp) -> bool {
+    fresh.iter().all(|window| {
+        known.iter().any(|k| {
+            k.scope == window.scope
+                && k.resets_at == window.resets_at
+                && (k.used_percent - window.used_percent).abs() < f64::EPSILON
+                && now.duration_since(k.observed_at) < SAME_WINDOW_FRESH_FOR
+        })
+    })
 }
 
 /// What the line is made of.
@@ -175,6 +197,40 @@ mod tests {
             line,
             "Opus[2J 4.8 · 5h 42% ↺14:00 · 7d 81% ↺Fri 09:00 · fallbacks OK · via Claude Code (claude-opus-5)"
         );
+    }
+
+    #[test]
+    fn only_a_window_with_news_is_written_again() {
+        let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
+        let reset: Timestamp = "2026-09-14T15:00:00Z".parse().unwrap();
+        let window = |used: f64, seen: Timestamp| {
+            Window::new(
+                Scope::FiveHour,
+                used,
+                reset,
+                login::Source::Statusline,
+                seen,
+            )
+            .unwrap()
+        };
+        let seen = now - jiff::SignedDuration::from_secs(10);
+        assert!(already_known(
+            &[window(42.0, now)],
+            &[window(42.0, seen)],
+            now
+        ));
+        assert!(!already_known(
+            &[window(43.0, now)],
+            &[window(42.0, seen)],
+            now
+        ));
+        let long_ago = now - jiff::SignedDuration::from_secs(61);
+        assert!(!already_known(
+            &[window(42.0, now)],
+            &[window(42.0, long_ago)],
+            now
+        ));
+        assert!(!already_known(&[window(42.0, now)], &[], now));
     }
 
     #[test]
