@@ -310,3 +310,34 @@ fn settings_that_are_not_json_are_left_alone() {
     assert!(run.stderr.contains("not a JSON object"), "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
 }
+
+#[test]
+fn a_previous_command_that_runs_agent_again_starts_no_chain() {
+    let w = world();
+    // A previous statusLine that wraps agent's own (so it does not look like agent's).
+    let wrapped = format!("sh -c '{} --statusline'", env!("CARGO_BIN_EXE_agent"));
+    let settings = w.sb.write_file(
+        ".claude/settings.json",
+        &serde_json::json!({"statusLine": {"type": "command", "command": wrapped}}).to_string(),
+    );
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let (five, week) = resets();
+    let (code, stdout, stderr) = statusline(&w.sb, &feed(five, week));
+    assert_eq!(code, Some(0), "{stderr}");
+    // agent's line, then the wrapped agent's own line once: it runs no previous of its own.
+    assert_eq!(stdout.matches(" │ ").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("5h 42%").count(), 2, "{stdout}");
+
+    // Installed again from another path: agent's own is never kept as the previous one, and
+    // the one the first install replaced is still what comes back.
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let moved = text.replace(env!("CARGO_BIN_EXE_agent"), "/opt/old/agent");
+    std::fs::write(&settings, &moved).unwrap();
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run = w.sb.run(&["--uninstall-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(back["statusLine"]["command"], wrapped);
+}

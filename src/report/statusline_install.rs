@@ -27,6 +27,9 @@ const PREVIOUS_TIMEOUT: Duration = Duration::from_secs(2);
 const INPUT_VAR: &str = "AGENT_STATUSLINE_INPUT";
 /// The largest input handed on (a variable's limit is 128 KiB on Linux).
 const INPUT_LIMIT: usize = 100_000;
+/// Set for the previous command: an agent statusline run by another (a previous command that
+/// wraps agent's own) never runs one in turn, which would start a chain without end.
+const NESTED_VAR: &str = "AGENT_STATUSLINE_NESTED";
 
 /// `statusline.json`: per settings file, what agent installed and what it replaced.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -75,10 +78,17 @@ pub fn install(dry_run: bool) -> anyhow::Result<ExitCode> {
     let key = path.display().to_string();
     let text = read_settings(&path)?;
     let current = member(&text, "statusLine").map(|span| text[span.value].to_string());
-    if records.settings.contains_key(&key) && current.as_deref() == Some(ours.as_str()) {
+    let earlier = records.settings.get(&key).cloned();
+    if earlier.is_some() && current.as_deref() == Some(ours.as_str()) {
         println!("agent's statusline is already in {}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
+    // agent's own from an earlier install (another path) is not "previous": it would run
+    // agent beside itself. What that install replaced stays the one to put back.
+    let current = match current {
+        Some(value) if is_agents(&value) => earlier.and_then(|record| record.previous),
+        other => other,
+    };
     let updated = with_member(&text, "statusLine", Some(&ours));
     if dry_run {
         println!("would write {}:\n{updated}", path.display());
@@ -151,6 +161,9 @@ pub fn previous_output(state_dir: &Path, input: &str) -> Option<String> {
         .load()
         .settings
         .remove(&path.display().to_string())?;
+    if std::env::var_os(NESTED_VAR).is_some() {
+        return None;
+    }
     let previous: Value = serde_json::from_str(record.previous.as_deref()?).ok()?;
     let command = previous.get("command")?.as_str()?;
     // `child::output_within` closes stdin, so the input goes through a variable that a
@@ -168,12 +181,21 @@ pub fn previous_output(state_dir: &Path, input: &str) -> Option<String> {
             ])
             .arg("sh")
             .arg(command)
-            .env(INPUT_VAR, input),
+            .env(INPUT_VAR, input)
+            .env(NESTED_VAR, "1"),
         PREVIOUS_TIMEOUT,
         crate::child::Group::Own,
     )
     .ok()??;
     Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Whether a `statusLine` value (JSON text) runs an agent statusline.
+fn is_agents(value: &str) -> bool {
+    serde_json::from_str::<Value>(value)
+        .ok()
+        .and_then(|v| v.get("command")?.as_str().map(str::to_string))
+        .is_some_and(|command| command.trim_end().ends_with(" --statusline"))
 }
 
 /// The settings text: `{}` when there is no file yet; an error when it is not a JSON object
