@@ -341,3 +341,24 @@ fn a_previous_command_that_runs_agent_again_starts_no_chain() {
     let back: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(back["statusLine"]["command"], wrapped);
 }
+
+#[test]
+fn a_dry_run_changes_nothing_and_shows_no_other_setting() {
+    let w = world();
+    let key = "sk-ant-api03-SECRET-in-settings-env-0123456789";
+    let original = format!("{{\"env\": {{\"ANTHROPIC_API_KEY\": \"{key}\"}}}}\n");
+    let settings = w.sb.write_file(".claude/settings.json", &original);
+    let run = w.sb.run(&["--install-statusline", "--dry-run"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("would set statusLine"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains(key) && !run.stderr.contains(key));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    let entries = std::fs::read_dir(settings.parent().unwrap())
+        .unwrap()
+        .count();
+    assert_eq!(entries, 1, "no copy made, nothing written");
+}

@@ -91,11 +91,18 @@ pub fn install(dry_run: bool) -> anyhow::Result<ExitCode> {
     };
     let updated = with_member(&text, "statusLine", Some(&ours));
     if dry_run {
-        println!("would write {}:\n{updated}", path.display());
+        // The statusLine alone: the rest of the settings may hold keys (`env`).
+        println!(
+            "would set statusLine in {} to {}, keeping {} beside it",
+            path.display(),
+            crate::redact::redact(&ours),
+            crate::redact::redact(current.as_deref().unwrap_or("none"))
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let backup = backup_path(&path);
-    if path.exists() {
+    let backed_up = path.exists();
+    if backed_up {
         state_file::write_atomic(&backup, text.as_bytes(), Durability::Synced)?;
     }
     records.settings.insert(
@@ -109,7 +116,7 @@ pub fn install(dry_run: bool) -> anyhow::Result<ExitCode> {
     store.save(&records)?;
     state_file::write_atomic(&path, updated.as_bytes(), Durability::Synced)?;
     println!("agent's statusline is in {}", path.display());
-    if path.exists() && backup.exists() {
+    if backed_up {
         println!("copy of the previous settings: {}", backup.display());
     }
     if current.is_some() {
@@ -135,12 +142,16 @@ pub fn uninstall(dry_run: bool) -> anyhow::Result<ExitCode> {
         bail!(
             "the statusLine in {} is no longer agent's: left as it is (the one agent replaced was {})",
             path.display(),
-            record.previous.as_deref().unwrap_or("none")
+            crate::redact::redact(record.previous.as_deref().unwrap_or("none"))
         );
     }
     let restored = with_member(&text, "statusLine", record.previous.as_deref());
     if dry_run {
-        println!("would write {}:\n{restored}", path.display());
+        println!(
+            "would set statusLine in {} back to {}",
+            path.display(),
+            crate::redact::redact(record.previous.as_deref().unwrap_or("none"))
+        );
         return Ok(ExitCode::SUCCESS);
     }
     state_file::write_atomic(&path, restored.as_bytes(), Durability::Synced)?;
