@@ -23,7 +23,7 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-h -V --use --dry-run --list --status --check-fallback --budget --relay --usage --accounts --doctor --install-watchdog --uninstall-watchdog --config --json --color --quiet --generate-man --generate-completions --help --version"
+            opts="-h -V --use --dry-run --list --status --check-fallback --budget --relay --usage --accounts --doctor --install-watchdog --uninstall-watchdog --statusline --install-statusline --uninstall-statusline --config --json --color --quiet --generate-man --generate-completions --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -46,7 +46,14 @@ use std::process::ExitCode;
 
 /// Parses the command line and does what it asks.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = match cli::parse(std::env::args_os().skip(1).collect()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args.len() == 1 && args[0] == "--statusline" {
+        // Claude Code runs it on every refresh of its screen: not even the command line's
+        // parser is built (it is most of the cost), no configuration is read, and it never
+        // fails.
+        return Ok(report::statusline::run());
+    }
+    let cli = match cli::parse(args) {
         Ok(cli) => cli,
         Err(err) => {
             // --help and --version land here too, with exit code 0.
@@ -54,6 +61,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
         }
     };
+    if cli.statusline {
+        return Ok(report::statusline::run());
+    }
     term::init(cli.quiet, cli.color);
     if cli.generate_man.is_some() || cli.generate_completions.is_some() {
         if let Some(dir) = &cli.generate_man {
@@ -69,6 +79,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
         // (exit 2, with the fix). A launch goes on without the state instead, unprobed —
         // the launcher says so — and the doctor reports it as a problem.
         refuse_untrusted_state_dir()?;
+    }
+    if cli.install_statusline {
+        return report::statusline_install::install(cli.dry_run);
+    }
+    if cli.uninstall_statusline {
+        return report::statusline_install::uninstall(cli.dry_run);
     }
     if cli.doctor {
         // The doctor reports a broken configuration instead of stopping at it.

@@ -851,3 +851,217 @@ backend = "spare"
         run.stderr
     );
 }
+/// The real Claude Code, interactive under `tmux`, with `agent --statusline` installed as
+/// its statusLine (`agent --install-statusline`): the mock answers with the
+/// `anthropic-ratelimit-unified-*` headers a subscription login gets, Claude Code turns
+/// them into `rate_limits` on the statusline's stdin, agent records the 5-hour window it was
+/// sent, and the line on Claude Code's screen shows its percent and reset.
+#[test]
+fn the_real_interactive_claude_code_shows_and_feeds_agents_statusline() {
+    const OAUTH_TOKEN: &str = "sk-ant-oat01-e2e-statusline-0123456789abcdef";
+    let w = e2e();
+    // A subscription token, as `claude setup-token` gives: the unified windows are a
+    // subscription's.
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", OAUTH_TOKEN);
+    w.sb.env("TZ", "UTC");
+    let now = jiff::Timestamp::now().as_second();
+    // Whole minutes, so the line's `HH:MM` is exact.
+    let five_reset = (now / 60 + 150) * 60;
+    let week_reset = (now / 60 + 4 * 24 * 60) * 60;
+    let mut reply = Reply::ok_text("Hello from the mock, interactive");
+    for (name, value) in [
+        ("anthropic-ratelimit-unified-status", "allowed".to_string()),
+        (
+            "anthropic-ratelimit-unified-5h-status",
+            "allowed".to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-5h-utilization",
+            "0.37".to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-5h-reset",
+            five_reset.to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-7d-status",
+            "allowed".to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-7d-utilization",
+            "0.64".to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-7d-reset",
+            week_reset.to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-representative-claim",
+            "five_hour".to_string(),
+        ),
+        ("anthropic-ratelimit-unified-reset", five_reset.to_string()),
+        (
+            "anthropic-ratelimit-unified-fallback-percentage",
+            "0.5".to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-overage-status",
+            "rejected".to_string(),
+        ),
+    ] {
+        reply = reply.header(name, &value);
+    }
+    w.api.on(Rule::path_contains("/v1/messages").reply(reply));
+
+    // No first-run screens: onboarding done, the working directory trusted.
+    let project = w.sb.set_cwd("project");
+    w.sb.write_file(
+        ".claude.json",
+        &serde_json::json!({
+            "hasCompletedOnboarding": true,
+            "theme": "dark",
+            "projects": { project.display().to_string(): {
+                "hasTrustDialogAccepted": true,
+                "hasCompletedProjectOnboarding": true,
+            }},
+        })
+        .to_string(),
+    );
+    let install = w.run(&["--install-statusline"]);
+    assert_eq!(install.code, Some(0), "{install:?}");
+
+    // Launched by agent, which tells the statusline the rung and the token's login by name
+    // (Claude Code hides the token itself from its statusLine command).
+    let agent = env!("CARGO_BIN_EXE_agent");
+    let session = Tmux::start(&w.sb, &project, &[agent, "--use", "claude:sonnet"]);
+    let line = format!("5h 37% ↺{}", hh_mm_utc(five_reset));
+    // Claude Code's prompt is ready when it shows its input box; then type the prompt.
+    session.wait_for(|screen| screen.contains('❯'), 60);
+    session.send_line("say hi");
+    let screen = session.wait_for(|screen| screen.contains(&line), 90);
+    eprintln!("--- Claude Code's screen\n{screen}---");
+    assert!(
+        screen.contains("Sonnet") || screen.contains("claude-sonnet-5"),
+        "{screen}"
+    );
+    assert!(screen.contains("7d 64% ↺"), "{screen}");
+    assert!(
+        screen.contains("via Claude Code (claude-sonnet-5)"),
+        "{screen}"
+    );
+    drop(session);
+
+    let windows: Value = serde_json::from_str(
+        &fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap_or_default(),
+    )
+    .unwrap_or(Value::Null);
+    let recorded = windows["logins"]["claude:env:CLAUDE_CODE_OAUTH_TOKEN"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no windows recorded: {windows}"));
+    let five_hour = recorded
+        .iter()
+        .find(|w| w["scope"]["kind"] == "five_hour")
+        .unwrap_or_else(|| panic!("{windows}"));
+    assert_eq!(five_hour["source"], "statusline");
+    assert!(
+        (five_hour["used_percent"].as_f64().unwrap() - 37.0).abs() < 0.01,
+        "{windows}"
+    );
+    let reset: jiff::Timestamp = five_hour["resets_at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(reset.as_second(), five_reset, "{windows}");
+    assert!(
+        !fs::read_to_string(w.sb.state_dir().join("windows.json"))
+            .unwrap()
+            .contains(OAUTH_TOKEN)
+    );
+}
+
+fn hh_mm_utc(epoch: i64) -> String {
+    let at = jiff::Timestamp::from_second(epoch).unwrap();
+    jiff::tz::TimeZone::UTC
+        .to_datetime(at)
+        .strftime("%H:%M")
+        .to_string()
+}
+
+/// A tmux server of the test's own (its own socket), running one program in a 160×40
+/// window with the sandbox's environment; killed on drop.
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    fn start(sb: &Sandbox, cwd: &Path, argv: &[&str]) -> Tmux {
+        let socket = sb.tmp_dir().join("tmux.sock");
+        let template = sb.command(&[]);
+        let mut cmd = std::process::Command::new("tmux");
+        cmd.env_clear();
+        for (key, value) in template.get_envs() {
+            if let Some(value) = value {
+                cmd.env(key, value);
+            }
+        }
+        cmd.env("TERM", "xterm-256color")
+            .arg("-S")
+            .arg(&socket)
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "160",
+                "-y",
+                "40",
+                "-c",
+            ])
+            .arg(cwd)
+            .args(argv);
+        let status = cmd.status().expect("tmux runs (apt-get install tmux)");
+        assert!(status.success(), "tmux new-session failed");
+        Tmux { socket }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let output = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "0"])
+    }
+
+    fn send_line(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "0", "-l", text]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        self.tmux(&["send-keys", "-t", "0", "Enter"]);
+    }
+
+    /// The screen once `ready` holds; panics with the last screen after `seconds`.
+    fn wait_for(&self, ready: impl Fn(&str) -> bool, seconds: u64) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the screen never showed what was awaited:\n{screen}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(250));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.tmux(&["kill-server"]);
+    }
+}

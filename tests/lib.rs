@@ -20,5 +20,6 @@ mod relay_hostile;
 mod secrets;
 mod service_files;
 mod state;
+mod statusline;
 mod usage;
 mod watchdog;

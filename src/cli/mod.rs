@@ -34,6 +34,7 @@ Examples:
   agent --accounts add work --backend claude --kind api_key < key.txt
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
   agent --relay init             make the relay token; then `agent --relay serve`
+  agent --install-statusline     show windows and fallbacks in Claude Code's status line
 
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
 configuration error; 69 no rung available; 75 refused by the budget.
@@ -135,6 +136,21 @@ pub struct Cli {
     #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
     pub uninstall_watchdog: Option<Vec<String>>,
 
+    /// Claude Code's `statusLine` command: reads its JSON on stdin, records the login's
+    /// usage windows (no network call) and prints one line — model, windows with their
+    /// resets, the last --check-fallback verdict, the rung agent launched
+    #[arg(long)]
+    pub statusline: bool,
+
+    /// Make `agent --statusline` Claude Code's statusLine (settings.json backed up first; an
+    /// existing statusLine command is kept and shown beside agent's)
+    #[arg(long)]
+    pub install_statusline: bool,
+
+    /// Put back the statusLine agent replaced, exactly as it was
+    #[arg(long)]
+    pub uninstall_statusline: bool,
+
     /// Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -179,6 +195,8 @@ impl Cli {
             || self.usage.is_some()
             || self.accounts.is_some()
             || self.doctor
+            || self.install_statusline
+            || self.uninstall_statusline
     }
 }
 

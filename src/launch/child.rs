@@ -17,6 +17,39 @@ pub enum Ended {
     Signal(i32),
 }
 
+/// The variable that tells the launched CLI which rung agent chose ("Claude Code
+/// (claude-opus-5)"): `agent --statusline`, run by Claude Code, shows it.
+pub const RUNG_VAR: &str = "AGENT_RUNG";
+
+/// The variable that tells `agent --statusline` which login a token-run Claude Code uses
+/// (`account:NAME`, `env:CLAUDE_CODE_OAUTH_TOKEN`): Claude Code removes the token itself
+/// from its statusLine command's environment (2.1.197), so the command cannot see it.
+pub const CLAUDE_LOGIN_VAR: &str = "AGENT_CLAUDE_LOGIN";
+
+/// Tells the launched CLI its rung and, for Claude Code run on a token, the token's login
+/// (its name, never its value), for `agent --statusline`.
+pub fn tell_the_statusline(command: &mut Command, rung_label: &str, account: Option<&str>) {
+    command.env(RUNG_VAR, rung_label);
+    let program = command.get_program().to_string_lossy().into_owned();
+    if crate::backend::cli_settings::Family::of(&program)
+        != crate::backend::cli_settings::Family::Claude
+    {
+        return;
+    }
+    let token_var = crate::login::claude::OAUTH_TOKEN_VAR;
+    let given = command
+        .get_envs()
+        .find(|(name, _)| *name == token_var)
+        .map(|(_, value)| value.is_some_and(|v| !v.is_empty()));
+    let carries_token =
+        given.unwrap_or_else(|| std::env::var_os(token_var).is_some_and(|v| !v.is_empty()));
+    match (carries_token, account) {
+        (true, Some(account)) => command.env(CLAUDE_LOGIN_VAR, format!("account:{account}")),
+        (true, None) => command.env(CLAUDE_LOGIN_VAR, format!("env:{token_var}")),
+        (false, _) => command.env_remove(CLAUDE_LOGIN_VAR),
+    };
+}
+
 /// The command to run: the rung's argv prefix, then the user's arguments untouched.
 pub fn command(
     argv: &[String],

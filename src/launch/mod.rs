@@ -93,13 +93,14 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         let Ok(ready) = &rung.state else {
             unreachable!("a winner is always ready")
         };
-        let command = child::command(
+        let mut command = child::command(
             &rung.command_prefix(),
             options.args,
             &ready.env,
             &ready.env_remove,
         );
         let run_start = jiff::Timestamp::now();
+        child::tell_the_statusline(&mut command, &rung.label(), rung.account.as_deref());
         let (ended, elapsed) = child::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
@@ -241,6 +242,11 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
             options.json,
         );
     }
-    let command = child::command(&argv, options.args, &env, &backend.env_remove);
+    let mut command = child::command(&argv, options.args, &env, &backend.env_remove);
+    let label = match &run_model {
+        Some(model) => format!("{} ({model})", backend.label),
+        None => backend.label.clone(),
+    };
+    child::tell_the_statusline(&mut command, &label, None);
     Err(child::exec(command))
 }

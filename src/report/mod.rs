@@ -6,6 +6,8 @@ pub mod check_fallback;
 pub mod doctor;
 pub mod list;
 pub mod status;
+pub mod statusline;
+pub mod statusline_install;
 pub mod watchdog;
 
 pub use crate::term::{emit, emit_json};

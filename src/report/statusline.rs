@@ -1,0 +1,249 @@
+//! `agent --statusline`: Claude Code's `statusLine` command (DESIGN §12). Claude Code pipes
+//! its status JSON on stdin after each turn; agent records the login's windows from it at
+//! zero cost — no call, no token, no network — and prints one short line: the model, the
+//! windows with their resets, the last `--check-fallback` verdict and the rung agent
+//! launched. It runs on every refresh of Claude Code's screen, so it reads no configuration
+//! and never fails loudly: whatever goes wrong, a minimal line and exit 0.
+
+use std::io::Read as _;
+use std::process::ExitCode;
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+use crate::login::claude_statusline::{self, Feed};
+use crate::login::{self, Cli, Scope, Window};
+use crate::state::windows::Windows;
+
+use super::statusline_install;
+
+/// The most of stdin read: Claude Code's JSON is a few kilobytes.
+const STDIN_LIMIT: u64 = 1 << 20;
+
+/// Reads Claude Code's JSON on stdin, records the windows, prints the line. Always exit 0.
+pub fn run() -> ExitCode {
+    let mut input = String::new();
+    let _ = std::io::stdin()
+        .take(STDIN_LIMIT)
+        .read_to_string(&mut input);
+    let now = Timestamp::now();
+    let state_dir = crate::paths::state_dir();
+    let feed = claude_statusline::parse(&input, now);
+    if let Some(feed) = &feed
+        && !feed.windows.is_empty()
+    {
+        let windows = Windows::new(&state_dir);
+        let key = login_key();
+        if !already_known(&feed.windows, &windows.known(&key, now), now) {
+            // A state directory agent may not use costs the record, never the line.
+            let _ = windows.record(&key, &feed.windows, now);
+        }
+    }
+    let facts = Facts {
+        feed: feed.as_ref(),
+        fallbacks: crate::watch::alerts::last_state(&state_dir).state,
+        rung: std::env::var(crate::launch::child::RUNG_VAR).ok(),
+        zone: TimeZone::system(),
+        now,
+    };
+    let mut line = render(&facts);
+    if let Some(theirs) = statusline_install::previous_output(&state_dir, &input) {
+        line = beside(&line, &theirs);
+    }
+    println!("{line}");
+    ExitCode::SUCCESS
+}
+
+/// The key this Claude Code's login is known by: the token's login when agent launched it
+/// on one (Claude Code hides the token from this command, so agent tells it by name), a
+/// token in the environment when one is seen, else its configuration directory.
+pub fn login_key() -> String {
+    let told = std::env::var(crate::launch::child::CLAUDE_LOGIN_VAR)
+        .ok()
+        .filter(|login| is_login_name(login));
+    let identity = match (told, std::env::var(login::claude::OAUTH_TOKEN_VAR)) {
+        (Some(login), _) => login,
+        (None, Ok(token)) if !token.is_empty() => {
+            format!("env:{}", login::claude::OAUTH_TOKEN_VAR)
+        }
+        _ => login::claude::config_dir()
+            .map(|dir| dir.display().to_string())
+            .unwrap_or_default(),
+    };
+    login::key(Cli::Claude, &identity)
+}
+
+/// `account:NAME` or `env:CLAUDE_CODE_OAUTH_TOKEN`: anything else in the variable (a
+/// token pasted there by mistake) is not used as a key.
+fn is_login_name(login: &str) -> bool {
+    match login.strip_prefix("account:") {
+        Some(name) => {
+            !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'))
+        }
+        None => login == format!("env:{}", login::claude::OAUTH_TOKEN_VAR),
+    }
+}
+
+/// How long a recorded window that says the same as the feed stands without a rewrite:
+/// Claude Code refreshes its line every few seconds, and a write (lock, copy, rename) is
+/// most of what a refresh would cost.
+const SAME_WINDOW_FRESH_FOR: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
+
+/// Whether every window of the feed is already recorded with the same figures, observed
+/// less than [`SAME_WINDOW_FRESH_FOR`] ago.
+fn already_known(fresh: &[Window], known: &[Window], now: Timestamp) -> bool {
+    fresh.iter().all(|window| {
+        known.iter().any(|k| {
+            k.scope == window.scope
+                && k.resets_at == window.resets_at
+                && (k.used_percent - window.used_percent).abs() < f64::EPSILON
+                && now.duration_since(k.observed_at) < SAME_WINDOW_FRESH_FOR
+        })
+    })
+}
+
+/// What the line is made of.
+pub struct Facts<'a> {
+    pub feed: Option<&'a Feed>,
+    /// The last `--check-fallback` verdict (`OK`, `DEGRADED`, `DOWN`), if one ran.
+    pub fallbacks: Option<String>,
+    /// The rung agent launched this session on (`AGENT_RUNG`), if it did.
+    pub rung: Option<String>,
+    pub zone: TimeZone,
+    pub now: Timestamp,
+}
+
+/// `Opus 4.8 · 5h 42% ↺15:00 · 7d 81% ↺Thu 09:00 · fallbacks OK · rung Claude Code (…)`.
+pub fn render(facts: &Facts) -> String {
+    let mut parts = Vec::new();
+    let model = facts
+        .feed
+        .and_then(|feed| feed.model_name.as_deref().or(feed.model.as_deref()));
+    parts.push(printable(model.unwrap_or("Claude")));
+    if let Some(feed) = facts.feed {
+        for window in &feed.windows {
+            parts.push(window_text(window, &facts.zone, facts.now));
+        }
+    }
+    if let Some(verdict) = &facts.fallbacks {
+        parts.push(format!("fallbacks {}", printable(verdict)));
+    }
+    if let Some(rung) = facts.rung.as_deref().filter(|rung| !rung.is_empty()) {
+        parts.push(format!("via {}", printable(rung)));
+    }
+    parts.join(" · ")
+}
+
+/// `5h 42% ↺15:00`: the reset in local time, with the day when it is not today.
+fn window_text(window: &Window, zone: &TimeZone, now: Timestamp) -> String {
+    let name = match &window.scope {
+        Scope::FiveHour => "5h".to_string(),
+        Scope::Weekly => "7d".to_string(),
+        other => other.describe(),
+    };
+    let reset = zone.to_datetime(window.resets_at);
+    let today = zone.to_datetime(now).date();
+    let at = if reset.date() == today {
+        reset.strftime("%H:%M").to_string()
+    } else {
+        reset.strftime("%a %H:%M").to_string()
+    };
+    format!("{name} {:.0}% ↺{at}", window.used_percent)
+}
+
+/// Claude Code's text with its control characters dropped: a model name from stdin is
+/// not trusted to move the cursor.
+fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
+}
+
+/// agent's line with the previous statusLine command's output beside it (its first line;
+/// any further lines follow, as Claude Code shows several).
+fn beside(ours: &str, theirs: &str) -> String {
+    let theirs = theirs.trim_end_matches(['\n', '\r']);
+    if theirs.trim().is_empty() {
+        return ours.to_string();
+    }
+    format!("{ours} │ {theirs}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(feed: Option<&Feed>) -> Facts<'_> {
+        Facts {
+            feed,
+            fallbacks: Some("OK".into()),
+            rung: Some("Claude Code (claude-opus-5)".into()),
+            zone: TimeZone::UTC,
+            now: "2026-09-14T12:00:00Z".parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn the_line_names_model_windows_resets_fallbacks_and_rung() {
+        let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
+        let json = r#"{"model":{"id":"claude-opus-4-8","display_name":"Opus\u001b[2J 4.8"},
+          "rate_limits":{"five_hour":{"used_percentage":42.4,"resets_at":1789394400},
+                         "seven_day":{"used_percentage":81,"resets_at":1789722000}}}"#;
+        let feed = claude_statusline::parse(json, now).unwrap();
+        let line = render(&facts(Some(&feed)));
+        assert_eq!(
+            line,
+            "Opus[2J 4.8 · 5h 42% ↺14:00 · 7d 81% ↺Fri 09:00 · fallbacks OK · via Claude Code (claude-opus-5)"
+        );
+    }
+
+    #[test]
+    fn only_a_window_with_news_is_written_again() {
+        let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
+        let reset: Timestamp = "2026-09-14T15:00:00Z".parse().unwrap();
+        let window = |used: f64, seen: Timestamp| {
+            Window::new(
+                Scope::FiveHour,
+                used,
+                reset,
+                login::Source::Statusline,
+                seen,
+            )
+            .unwrap()
+        };
+        let seen = now - jiff::SignedDuration::from_secs(10);
+        assert!(already_known(
+            &[window(42.0, now)],
+            &[window(42.0, seen)],
+            now
+        ));
+        assert!(!already_known(
+            &[window(43.0, now)],
+            &[window(42.0, seen)],
+            now
+        ));
+        let long_ago = now - jiff::SignedDuration::from_secs(61);
+        assert!(!already_known(
+            &[window(42.0, now)],
+            &[window(42.0, long_ago)],
+            now
+        ));
+        assert!(!already_known(&[window(42.0, now)], &[], now));
+    }
+
+    #[test]
+    fn no_feed_still_gives_a_line() {
+        let mut facts = facts(None);
+        facts.fallbacks = None;
+        facts.rung = None;
+        assert_eq!(render(&facts), "Claude");
+    }
+
+    #[test]
+    fn the_previous_output_stands_beside() {
+        assert_eq!(beside("a", "b\n"), "a │ b");
+        assert_eq!(beside("a", "  \n"), "a");
+    }
+}

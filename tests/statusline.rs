@@ -1,0 +1,364 @@
+//! `agent --statusline` (Claude Code's statusLine command) and its install: the line, the
+//! windows it records, and never a network call.
+
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::support::Sandbox;
+use crate::world::world;
+
+/// The reset instants as epoch seconds: two hours and three days ahead.
+fn resets() -> (i64, i64) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        .cast_signed();
+    // Whole minutes, so the line's `HH:MM` is exact.
+    let five = (now / 60 + 120) * 60;
+    let week = (now / 60 + 3 * 24 * 60) * 60;
+    (five, week)
+}
+
+fn feed(five: i64, week: i64) -> String {
+    format!(
+        r#"{{"session_id":"abc123","cwd":"/tmp","model":{{"id":"claude-opus-4-8","display_name":"Opus 4.8"}},
+           "version":"2.1.197","rate_limits":{{"five_hour":{{"used_percentage":42.0,"resets_at":{five}}},
+           "seven_day":{{"used_percentage":81.4,"resets_at":{week}}}}}}}"#
+    )
+}
+
+/// Runs `agent --statusline` with `input` on stdin, in UTC.
+fn statusline(sb: &Sandbox, input: &str) -> (Option<i32>, String, String) {
+    let mut cmd = sb.command(&["--statusline"]);
+    cmd.env("TZ", "UTC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("agent starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn hh_mm(epoch: i64) -> String {
+    let at = jiff::Timestamp::from_second(epoch).unwrap();
+    jiff::tz::TimeZone::UTC
+        .to_datetime(at)
+        .strftime("%H:%M")
+        .to_string()
+}
+
+fn windows_json(sb: &Sandbox) -> Value {
+    let text = std::fs::read_to_string(sb.state_dir().join("windows.json")).unwrap_or_default();
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+#[test]
+fn the_line_shows_model_windows_and_resets_and_records_them_with_no_call() {
+    let w = world();
+    let (five, week) = resets();
+    let (code, stdout, stderr) = statusline(&w.sb, &feed(five, week));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "one line: {stdout:?}");
+    assert!(stdout.starts_with("Opus 4.8 · "), "{stdout}");
+    assert!(
+        stdout.contains(&format!("5h 42% ↺{}", hh_mm(five))),
+        "{stdout}"
+    );
+    assert!(stdout.contains("7d 81% ↺"), "{stdout}");
+    assert!(stdout.contains(&hh_mm(week)), "{stdout}");
+
+    // Another process (this test) reads what agent recorded, under this login's key.
+    let key = format!("claude:{}", w.sb.home().join(".claude").display());
+    let windows = windows_json(&w.sb);
+    let recorded = windows["logins"][&key].as_array().unwrap_or_else(|| {
+        panic!("no windows under {key}: {windows}");
+    });
+    assert_eq!(recorded.len(), 2, "{windows}");
+    for window in recorded {
+        assert_eq!(window["source"], "statusline", "{window}");
+    }
+    let five_hour = recorded
+        .iter()
+        .find(|w| w["scope"]["kind"] == "five_hour")
+        .unwrap_or_else(|| panic!("{windows}"));
+    assert_eq!(five_hour["used_percent"], 42.0);
+    let reset: jiff::Timestamp = five_hour["resets_at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(reset.as_second(), five);
+
+    // A second login (another config dir) is kept beside the first.
+    w.sb.env(
+        "CLAUDE_CONFIG_DIR",
+        w.sb.root().join("work-claude").display().to_string(),
+    );
+    let (code, _, _) = statusline(&w.sb, &feed(five, week));
+    assert_eq!(code, Some(0));
+    let windows = windows_json(&w.sb);
+    assert!(windows["logins"][&key].is_array(), "{windows}");
+    let work = format!("claude:{}", w.sb.root().join("work-claude").display());
+    assert!(windows["logins"][&work].is_array(), "{windows}");
+
+    assert_eq!(
+        w.api.requests().len(),
+        0,
+        "the statusline never calls the network"
+    );
+}
+
+#[test]
+fn bad_input_gives_a_minimal_line_and_exit_0() {
+    let w = world();
+    for input in [
+        "",
+        "not json",
+        "[1,2]",
+        "{\"rate_limits\": 7}",
+        "\u{0}\u{1}\u{ff}",
+    ] {
+        let (code, stdout, stderr) = statusline(&w.sb, input);
+        assert_eq!(code, Some(0), "{input:?}: {stderr}");
+        assert_eq!(stdout, "Claude\n", "{input:?}");
+        assert_eq!(stderr, "", "{input:?}");
+    }
+    assert!(!w.sb.state_dir().join("windows.json").exists());
+    assert_eq!(w.api.requests().len(), 0);
+}
+
+#[test]
+fn a_token_login_is_keyed_by_its_variable_and_never_printed() {
+    let w = world();
+    let token = "sk-ant-oat01-SECRET-statusline-token-0123456789";
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
+    let (five, week) = resets();
+    let (code, stdout, stderr) = statusline(&w.sb, &feed(five, week));
+    assert_eq!(code, Some(0));
+    let windows = windows_json(&w.sb);
+    assert!(
+        windows["logins"]["claude:env:CLAUDE_CODE_OAUTH_TOKEN"].is_array(),
+        "{windows}"
+    );
+    for (path, text) in w.sb.state_files() {
+        assert!(!text.contains(token), "token in {}", path.display());
+    }
+    assert!(!stdout.contains(token) && !stderr.contains(token));
+}
+
+#[test]
+fn a_token_login_agent_launched_is_named_to_the_statusline_which_claude_code_hides_it_from() {
+    let w = world();
+    let token = "sk-ant-oat01-SECRET-launched-token-0123456789";
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
+    let run = w.sb.run(&["--use", "claude", "-p", "hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let calls = w.sb.calls("claude");
+    let env = &calls.last().expect("claude ran").env;
+    assert_eq!(
+        env.get("AGENT_CLAUDE_LOGIN").map(String::as_str),
+        Some("env:CLAUDE_CODE_OAUTH_TOKEN"),
+        "{env:?}"
+    );
+
+    // Claude Code runs the statusline without the token: the name agent gave keys it.
+    w.sb.env_remove("CLAUDE_CODE_OAUTH_TOKEN");
+    let (five, week) = resets();
+    for (told, key) in [
+        (
+            "env:CLAUDE_CODE_OAUTH_TOKEN",
+            "claude:env:CLAUDE_CODE_OAUTH_TOKEN",
+        ),
+        ("account:work", "claude:account:work"),
+    ] {
+        w.sb.env("AGENT_CLAUDE_LOGIN", told);
+        statusline(&w.sb, &feed(five, week));
+        assert!(windows_json(&w.sb)["logins"][key].is_array(), "{key}");
+    }
+    // A value that is not a login's name (a token pasted there) is never a key.
+    w.sb.env("AGENT_CLAUDE_LOGIN", token);
+    statusline(&w.sb, &feed(five, week));
+    for (path, text) in w.sb.state_files() {
+        assert!(!text.contains(token), "token in {}", path.display());
+    }
+    let config_dir = format!("claude:{}", w.sb.home().join(".claude").display());
+    assert!(windows_json(&w.sb)["logins"][&config_dir].is_array());
+}
+
+#[test]
+fn the_line_says_the_fallback_verdict_and_the_rung_agent_launched() {
+    let w = world();
+    // The rung: agent tells the CLI it launches.
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let calls = w.sb.calls("claude");
+    let rung = calls
+        .last()
+        .and_then(|call| call.env.get("AGENT_RUNG"))
+        .unwrap_or_else(|| panic!("AGENT_RUNG not given to the CLI: {calls:?}"))
+        .clone();
+    assert!(rung.starts_with("Claude Code"), "{rung}");
+    // The verdict: the last --check-fallback, from watchdog.json.
+    w.sb.run(&["--check-fallback"]);
+    let requests = w.api.requests().len();
+    w.sb.env("AGENT_RUNG", &rung);
+    let (five, week) = resets();
+    let (code, stdout, _) = statusline(&w.sb, &feed(five, week));
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains(&format!("via {rung}")), "{stdout}");
+    let state: Value = serde_json::from_str(
+        &std::fs::read_to_string(w.sb.state_dir().join("watchdog.json")).unwrap(),
+    )
+    .unwrap();
+    let recorded = state["state"].as_str().unwrap();
+    assert!(
+        stdout.contains(&format!("fallbacks {recorded}")),
+        "{stdout}"
+    );
+    assert_eq!(
+        w.api.requests().len(),
+        requests,
+        "the statusline made a call"
+    );
+}
+
+const SETTINGS: &str = "{\n  \"zeta\": {\"keep\": [1, 2]},\n  \"statusLine\": {\"type\": \"command\", \"command\": \"grep -o 'session_id[^,]*'\"},\n  \"alpha\": \"last\"\n}\n";
+
+#[test]
+fn install_keeps_the_previous_command_beside_agents_and_uninstall_restores_it() {
+    let w = world();
+    let settings = w.sb.write_file(".claude/settings.json", SETTINGS);
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let parsed: Value = serde_json::from_str(&installed).unwrap();
+    let command = parsed["statusLine"]["command"].as_str().unwrap();
+    assert!(command.ends_with(" --statusline"), "{installed}");
+    assert_eq!(parsed["zeta"], serde_json::json!({"keep": [1, 2]}));
+    assert_eq!(parsed["alpha"], "last");
+    assert!(
+        installed.find("zeta") < installed.find("alpha"),
+        "key order kept: {installed}"
+    );
+
+    // The copy made first: the old bytes, 0600.
+    let backups: Vec<_> = std::fs::read_dir(settings.parent().unwrap())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains("agent-backup"))
+        .collect();
+    assert_eq!(backups.len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(backups[0].path()).unwrap(),
+        SETTINGS
+    );
+    let mode = backups[0].metadata().unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    // The previous command runs on the same stdin; its output stands beside agent's.
+    let (five, week) = resets();
+    let (code, stdout, stderr) = statusline(&w.sb, &feed(five, week));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("Opus 4.8 · 5h 42%"), "{stdout}");
+    assert!(
+        stdout.contains(" │ session_id\":\"abc123\""),
+        "the previous command's output: {stdout}"
+    );
+
+    // Installing twice changes nothing.
+    let again = w.sb.run(&["--install-statusline"]);
+    assert_eq!(again.code, Some(0), "{again:?}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), installed);
+
+    let run = w.sb.run(&["--uninstall-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
+    assert_eq!(w.api.requests().len(), 0);
+}
+
+#[test]
+fn install_without_settings_then_uninstall_leaves_an_empty_object() {
+    let w = world();
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let settings = w.sb.home().join(".claude/settings.json");
+    let parsed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert!(parsed["statusLine"]["command"].is_string());
+    let run = w.sb.run(&["--uninstall-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let parsed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(parsed, serde_json::json!({}));
+}
+
+#[test]
+fn settings_that_are_not_json_are_left_alone() {
+    let w = world();
+    let settings = w.sb.write_file(".claude/settings.json", "{ not json");
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("not a JSON object"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
+}
+
+#[test]
+fn a_previous_command_that_runs_agent_again_starts_no_chain() {
+    let w = world();
+    // A previous statusLine that wraps agent's own (so it does not look like agent's).
+    let wrapped = format!("sh -c '{} --statusline'", env!("CARGO_BIN_EXE_agent"));
+    let settings = w.sb.write_file(
+        ".claude/settings.json",
+        &serde_json::json!({"statusLine": {"type": "command", "command": wrapped}}).to_string(),
+    );
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let (five, week) = resets();
+    let (code, stdout, stderr) = statusline(&w.sb, &feed(five, week));
+    assert_eq!(code, Some(0), "{stderr}");
+    // agent's line, then the wrapped agent's own line once: it runs no previous of its own.
+    assert_eq!(stdout.matches(" │ ").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("5h 42%").count(), 2, "{stdout}");
+
+    // Installed again from another path: agent's own is never kept as the previous one, and
+    // the one the first install replaced is still what comes back.
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let moved = text.replace(env!("CARGO_BIN_EXE_agent"), "/opt/old/agent");
+    std::fs::write(&settings, &moved).unwrap();
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run = w.sb.run(&["--uninstall-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(back["statusLine"]["command"], wrapped);
+}
+
+#[test]
+fn a_dry_run_changes_nothing_and_shows_no_other_setting() {
+    let w = world();
+    let key = "sk-ant-api03-SECRET-in-settings-env-0123456789";
+    let original = format!("{{\"env\": {{\"ANTHROPIC_API_KEY\": \"{key}\"}}}}\n");
+    let settings = w.sb.write_file(".claude/settings.json", &original);
+    let run = w.sb.run(&["--install-statusline", "--dry-run"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("would set statusLine"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains(key) && !run.stderr.contains(key));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    let entries = std::fs::read_dir(settings.parent().unwrap())
+        .unwrap()
+        .count();
+    assert_eq!(entries, 1, "no copy made, nothing written");
+}
