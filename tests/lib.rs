@@ -12,6 +12,7 @@ mod command_line;
 mod endpoints;
 mod launching;
 mod layers;
+mod login_usage;
 mod logins;
 mod mock_selftest;
 mod parking;

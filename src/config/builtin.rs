@@ -97,6 +97,7 @@ fn backend(name: &str, label: &str, command: &str, vendor: &str) -> Backend {
         rotation: Rotation::default(),
         park_at_percent: None,
         extra_usage: false,
+        login_usage: false,
         builtin: true,
     }
 }

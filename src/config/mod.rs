@@ -80,6 +80,9 @@ pub struct Backend {
     /// Paid overage ("extra usage", credits) counts as available: a full subscription
     /// window does not park the login while its credits last.
     pub extra_usage: bool,
+    /// Ask Anthropic's undocumented `/api/oauth/usage` for this backend's Claude login's
+    /// windows (opt-in: the vendor reserves the login for Claude Code).
+    pub login_usage: bool,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -205,6 +208,7 @@ struct BackendFile {
     rotation: Option<accounts::Rotation>,
     park_at_percent: Option<Spanned<f64>>,
     extra_usage: Option<bool>,
+    login_usage: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -510,6 +514,7 @@ fn merge(
                     rotation: accounts::Rotation::default(),
                     park_at_percent: None,
                     extra_usage: false,
+                    login_usage: false,
                     builtin,
                 }
             }
@@ -640,6 +645,9 @@ fn overlay(
     }
     if let Some(extra) = over.extra_usage {
         backend.extra_usage = extra;
+    }
+    if let Some(login_usage) = over.login_usage {
+        backend.login_usage = login_usage;
     }
     if let Some(probe) = over.probe {
         let def = &mut backend.probe;
@@ -774,6 +782,9 @@ mod tests {
         assert!((config.park_at_percent(&config.backends["claude"]) - 90.0).abs() < f64::EPSILON);
         assert!((config.park_at_percent(&config.backends["codex"]) - 98.5).abs() < f64::EPSILON);
         assert!(config.backends["codex"].extra_usage);
+        assert!(!config.backends["claude"].login_usage);
+        let on = load_text("[backends.claude]\nlogin_usage = true\n").unwrap();
+        assert!(on.backends["claude"].login_usage);
         for bad in ["101", "-1", "nan", "inf"] {
             let err = load_text(&format!("park_at_percent = {bad}\n")).unwrap_err();
             let text = format!("{err:#}");

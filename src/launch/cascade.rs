@@ -328,6 +328,7 @@ impl<'a> Cascade<'a> {
                     .probe_timeout
                     .min(self.config.app_server_timeout);
                 self.parking.ask_codex(self.config, &rung, timeout, now);
+                crate::launch::login_usage::ask(self.config, &rung, self.store.state_dir(), now);
             }
         }
         let Decision::Park { reason, .. } = self.parking.check(self.config, &rung, now) else {

@@ -154,6 +154,46 @@ pub fn login_from_env_token(token: Option<&str>) -> Option<Login> {
     })
 }
 
+/// Claude Code treats its token as expired this long before `expiresAt` (`Ute()`).
+const EXPIRY_MARGIN: jiff::SignedDuration = jiff::SignedDuration::from_mins(5);
+
+/// The access token of Claude Code's own login in `config_dir` (on macOS its Keychain item
+/// first), for ONE purpose only: the opt-in read of the login's windows from
+/// `/api/oauth/usage` (`launch::login_usage`, `login_usage = true`). It is registered for
+/// redaction before it is returned; the caller sends it in that one request and drops it,
+/// never stores or prints it. `None` when there is no token, or it has no expiry, or it has
+/// expired or will within Claude Code's own 5-minute margin: an expired token is never
+/// used, and never refreshed (refreshing could rotate Claude Code's refresh token and log
+/// it out, research §1.1).
+pub fn access_token_for_usage(config_dir: &Path, now: jiff::Timestamp) -> Option<String> {
+    let store = usage_store(config_dir)?;
+    let oauth = store.get("claudeAiOauth")?;
+    let token = oauth.get("accessToken").and_then(Value::as_str)?.trim();
+    forget_token(Some(token));
+    let expires_at = oauth
+        .get("expiresAt")
+        .and_then(Value::as_f64)
+        .filter(|ms| *ms > 0.0)
+        .and_then(window::from_epoch_millis)?;
+    (!token.is_empty() && now + EXPIRY_MARGIN < expires_at).then(|| token.to_string())
+}
+
+#[cfg(target_os = "macos")]
+fn usage_store(config_dir: &Path) -> Option<Value> {
+    let keychain = super::keychain::read(&keychain_service_from_env(), None).and_then(|text| {
+        let text = text.trim().to_string();
+        serde_json::from_str(&text)
+            .ok()
+            .or_else(|| serde_json::from_slice(&decode_hex(&text)?).ok())
+    });
+    keychain.or_else(|| records::read_json(&config_dir.join(".credentials.json")))
+}
+
+#[cfg(not(target_os = "macos"))]
+fn usage_store(config_dir: &Path) -> Option<Value> {
+    records::read_json(&config_dir.join(".credentials.json"))
+}
+
 fn decode_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
@@ -250,6 +290,27 @@ mod tests {
         );
         assert_eq!(login_from_env_token(Some("  ")), None);
         assert_eq!(login_from_env_token(None), None);
+    }
+
+    #[test]
+    fn the_usage_token_is_given_only_while_it_has_not_expired() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".credentials.json");
+        let expires = jiff::Timestamp::from_second(1_789_400_000).unwrap();
+        assert_eq!(access_token_for_usage(dir.path(), expires), None);
+        std::fs::write(&path, store()).unwrap();
+        let before = expires - jiff::SignedDuration::from_mins(6);
+        assert_eq!(
+            access_token_for_usage(dir.path(), before).as_deref(),
+            Some(ACCESS)
+        );
+        // Inside Claude Code's 5-minute margin, and after: never.
+        let near = expires - jiff::SignedDuration::from_mins(4);
+        assert_eq!(access_token_for_usage(dir.path(), near), None);
+        assert_eq!(access_token_for_usage(dir.path(), expires), None);
+        let dead = r#"{"claudeAiOauth":{"accessToken":"","refreshToken":"","expiresAt":0}}"#;
+        std::fs::write(&path, dead).unwrap();
+        assert_eq!(access_token_for_usage(dir.path(), before), None);
     }
 
     #[test]

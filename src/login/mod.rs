@@ -25,6 +25,7 @@
 
 pub mod agy;
 pub mod claude;
+pub mod claude_oauth_usage;
 pub mod claude_statusline;
 pub mod claude_transcript;
 pub mod codex;

@@ -24,6 +24,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .map(|(i, def)| rung::resolve(config, i + 1, def))
         .collect();
     let state_dir = crate::paths::state_dir();
+    // A login rung is never probed: with `login_usage` on, its windows are asked instead.
+    for rung in &rungs {
+        crate::launch::login_usage::ask(config, rung, &state_dir, jiff::Timestamp::now());
+    }
     let store = Store::new(&state_dir);
     let meter = crate::state::meter::Meter::new(&state_dir, config.budget);
     let names: Vec<String> = rungs.iter().map(Rung::short_name).collect();

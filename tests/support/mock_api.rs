@@ -22,6 +22,7 @@
 //! | `POST [/v1]/responses` | `OpenAI` Responses | body `model` | `Authorization: Bearer` |
 //! | `GET [/v1]/models`, `GET /v1beta/models` | model list (OpenAI/Anthropic, Gemini) | — | as above |
 //! | `POST /v1beta/models/{m}:generateContent`, `:streamGenerateContent` | Gemini | path | `x-goog-api-key`, `?key=` |
+//! | `GET /api/oauth/usage` | Claude login's windows (research §1.2): 401 without `Authorization: Bearer sk-ant-oat…` and `anthropic-beta: oauth-2025-04-20`, whatever the rules say; else by default 200 with [`oauth_usage_body`] at 12 % / 30 % | — | `Authorization: Bearer` |
 //! | `HEAD /`, `GET /` | warm-up: 200, empty | — | — |
 //!
 //! Anything else answers 404 unless a rule matches it.
@@ -670,6 +671,8 @@ enum Route {
     Models,
     /// Gemini's own model list, `{"models": [{"name": "models/…"}]}`.
     GeminiModels,
+    /// Anthropic's undocumented `GET /api/oauth/usage`.
+    OAuthUsage,
     Gemini {
         stream: bool,
     },
@@ -685,6 +688,7 @@ fn route(method: &str, path: &str) -> Route {
         "/v1/responses" | "/responses" if post => Route::OpenAiResponses,
         "/v1/models" | "/models" if method == "GET" => Route::Models,
         "/v1beta/models" if method == "GET" => Route::GeminiModels,
+        "/api/oauth/usage" if method == "GET" => Route::OAuthUsage,
         _ if post && gemini_model(path).is_some() => Route::Gemini {
             stream: path.ends_with(":streamGenerateContent"),
         },
@@ -843,8 +847,15 @@ fn record_and_choose(
             Reply::anthropic_error(400, "invalid_request_error", OAUTH_REFUSAL),
         );
     }
+    if route == Route::OAuthUsage && !is_oauth_usage_caller(request) {
+        return (
+            seq,
+            Reply::anthropic_error(401, "authentication_error", "OAuth token required"),
+        );
+    }
     let reply = ruled.unwrap_or_else(|| match route {
         Route::Warmup => Reply::status(200),
+        Route::OAuthUsage => Reply::status(200).json(oauth_usage_body(12.0, 30.0)),
         Route::Unknown => Reply::status(404).json(json!({
             "error": { "message": format!("mock API: no route for {} {target}", request.method) }
         })),
@@ -892,6 +903,41 @@ fn refuses_subscription_token(request: &Request) -> bool {
         .as_deref()
         .is_some_and(|c| c.starts_with("sk-ant-oat"))
         && !is_claude_code
+}
+
+/// Whether a `/api/oauth/usage` call carries what the real endpoint demands: a
+/// subscription bearer token and the OAuth beta header (without either: 401).
+fn is_oauth_usage_caller(request: &Request) -> bool {
+    let bearer = request
+        .header("authorization")
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|token| token.starts_with("sk-ant-oat"));
+    let beta = request
+        .header("anthropic-beta")
+        .is_some_and(|v| v.split(',').any(|b| b.trim() == "oauth-2025-04-20"));
+    bearer && beta
+}
+
+/// The real endpoint's answer (research §1.2) with a five-hour window `five_hour` % used
+/// (resetting in 3 hours) and a weekly one `seven_day` % used (in 3 days).
+pub fn oauth_usage_body(five_hour: f64, seven_day: f64) -> Value {
+    let at = |secs: u64| {
+        let at = jiff::Timestamp::from_second(i64::try_from(unix_now() + secs).unwrap_or(0))
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        at.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    };
+    json!({
+        "five_hour": { "utilization": five_hour, "resets_at": at(3 * 3600) },
+        "seven_day": { "utilization": seven_day, "resets_at": at(3 * 86400) },
+        "seven_day_oauth_apps": null,
+        "seven_day_opus": null,
+        "seven_day_sonnet": null,
+        "extra_usage": { "is_enabled": false, "monthly_limit": null, "used_credits": null, "utilization": null },
+        "limits": [
+            { "kind": "session", "group": "session", "percent": five_hour, "resets_at": at(3 * 3600) },
+            { "kind": "weekly_all", "group": "weekly", "percent": seven_day, "resets_at": at(3 * 86400) }
+        ]
+    })
 }
 
 /// How to frame the answer to one request.
