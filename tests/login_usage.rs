@@ -199,9 +199,18 @@ fn a_429_is_honoured_until_its_retry_after() {
     ));
     let first = sb.run(&["--status"]);
     assert_eq!(usage_calls(&api), 1, "{first:?}");
-    // Past the throttle (its mark moved back), still inside the retry-after: no call.
     let path = sb.state_dir().join("login_usage.json");
     let mut state: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let until: Timestamp = state["refused_until"][claude_login(&sb)]["at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        until > Timestamp::now() + SignedDuration::from_mins(55),
+        "the retry-after was not kept: {state}"
+    );
+    // Past the throttle (its mark moved back), still inside the retry-after: no call.
     let long_ago = (Timestamp::now() - SignedDuration::from_hours(1)).to_string();
     state["asked"][claude_login(&sb)]["at"] = json!(long_ago);
     std::fs::write(&path, state.to_string()).unwrap();

@@ -930,3 +930,45 @@ fn sandbox_files_land_where_agent_looks() {
     assert_eq!(names, ["health.json", "locks/a.lock"]);
     assert_eq!(files[0].1, "{}");
 }
+
+#[test]
+fn the_oauth_usage_route_answers_like_the_real_endpoint() {
+    let api = MockApi::start();
+    let get = |headers: &[(&str, &str)]| {
+        let mut request =
+            client(Duration::from_secs(5)).get(format!("{}/api/oauth/usage", api.url()));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut response = request.call().expect("request to the mock");
+        Got {
+            status: response.status().as_u16(),
+            headers: response.headers().clone(),
+            body: response.body_mut().read_to_string().expect("body"),
+        }
+    };
+    let token = "Bearer sk-ant-oat01-selftest";
+    let beta = ("anthropic-beta", "oauth-2025-04-20");
+    // No bearer, a key instead of a login token, or no beta header: 401, whatever the rules.
+    api.on(Rule::path_contains("/api/oauth/usage").reply(Reply::status(200).body("{}")));
+    assert_eq!(get(&[beta]).status, 401);
+    assert_eq!(
+        get(&[("authorization", "Bearer sk-ant-api03-x"), beta]).status,
+        401
+    );
+    assert_eq!(get(&[("authorization", token)]).status, 401);
+    api.clear_rules();
+    let got = get(&[("authorization", token), beta]);
+    assert_eq!(got.status, 200);
+    let body = got.json();
+    assert!(
+        body["five_hour"]["utilization"].as_f64().is_some(),
+        "{body}"
+    );
+    assert!(body["seven_day"]["resets_at"].as_str().is_some(), "{body}");
+    api.on(Rule::path_contains("/api/oauth/usage").reply(
+        Reply::anthropic_error(429, "rate_limit_error", "Rate limited").header("retry-after", "60"),
+    ));
+    let got = get(&[("authorization", token), beta]);
+    assert_eq!((got.status, got.header("retry-after")), (429, Some("60")));
+}
