@@ -236,3 +236,30 @@ fn an_expired_token_is_never_used() {
     sb.run(&["--status"]);
     assert_eq!(usage_calls(&api), 0);
 }
+
+#[test]
+fn a_token_given_in_claude_code_oauth_token_is_asked_with_that_token_under_its_own_key() {
+    const ENV_TOKEN: &str = "sk-ant-oat01-USAGEfixtureENV-0123456789abcdef";
+    let (sb, api) = logged_in(day(), true);
+    std::fs::remove_file(sb.home().join(".claude/.credentials.json")).unwrap();
+    sb.env("CLAUDE_CODE_OAUTH_TOKEN", ENV_TOKEN);
+    api.on(Rule::path_contains("/api/oauth/usage")
+        .reply(Reply::status(200).json(oauth_usage_body(100.0, 40.0))));
+    let run = sb.run(&["-p", "hi"]);
+    let calls: Vec<_> = api
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/oauth/usage")
+        .collect();
+    assert_eq!(calls.len(), 1, "{run:?}");
+    assert_eq!(calls[0].credential.as_deref(), Some(ENV_TOKEN));
+    assert!(sb.calls("claude").is_empty(), "{run:?}");
+    let windows = std::fs::read_to_string(sb.state_dir().join("windows.json")).unwrap();
+    assert!(
+        windows.contains("claude:env:CLAUDE_CODE_OAUTH_TOKEN"),
+        "{windows}"
+    );
+    for text in [run.stdout, run.stderr, state_text(&sb)] {
+        assert!(!text.contains("USAGEfixture"), "{text}");
+    }
+}
