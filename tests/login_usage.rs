@@ -263,3 +263,22 @@ fn a_token_given_in_claude_code_oauth_token_is_asked_with_that_token_under_its_o
         assert!(!text.contains("USAGEfixture"), "{text}");
     }
 }
+
+#[test]
+fn windows_seen_freshly_elsewhere_are_not_asked_again() {
+    let (sb, api) = logged_in(day(), true);
+    let now = Timestamp::now();
+    let row = json!({
+        "scope": {"kind": "five_hour"}, "used_percent": 10.0,
+        "resets_at": (now + SignedDuration::from_hours(2)).to_string(),
+        "source": "statusline", "observed_at": now.to_string(),
+    });
+    std::fs::write(
+        sb.state_dir().join("windows.json"),
+        json!({"logins": {claude_login(&sb): [row]}}).to_string(),
+    )
+    .unwrap();
+    let run = sb.run(&["--status"]);
+    let launch = sb.run(&["-p", "hi"]);
+    assert_eq!(usage_calls(&api), 0, "{run:?} {launch:?}");
+}
