@@ -72,16 +72,17 @@ pub fn ask(config: &Config, rung: &Rung, state_dir: &Path, now: Timestamp) -> Ve
     {
         return Vec::new();
     }
-    let Some(base) = anthropic_base(config, rung, ready) else {
+    let Some(endpoint) = resolve(config, rung, ready).filter(|e| e.api == Api::Anthropic) else {
         return Vec::new();
     };
-    let Some(token) = access_token(config, rung, ready, config_dir, now) else {
+    let Some(token) = access_token(endpoint.credential, config_dir, now) else {
         crate::term::debug(&format!(
             "{}: no unexpired access token: its windows are not asked (the CLI refreshes it at launch)",
             rung.label()
         ));
         return Vec::new();
     };
+    let base = endpoint.base;
     let asked = JsonFile::<AskedFile>::new(state_dir, "login_usage.json")
         .rebuilt_by("the logins' windows are asked again after a few minutes");
     // Checked and marked under one lock: two agents starting together make one call.
@@ -133,23 +134,15 @@ pub fn ask(config: &Config, rung: &Rung, state_dir: &Path, now: Timestamp) -> Ve
     found
 }
 
-/// The Anthropic base the rung's CLI will call, from the one resolver.
-fn anthropic_base(config: &Config, rung: &Rung, ready: &Ready) -> Option<String> {
-    let endpoint = resolve(config, rung, ready)?;
-    (endpoint.api == Api::Anthropic).then_some(endpoint.base)
-}
-
 /// The subscription token the rung's CLI will use: one given in `CLAUDE_CODE_OAUTH_TOKEN`
-/// or by an `oauth` account, else Claude Code's own login's while it has not expired.
+/// or by an `oauth` account (`credential`, from the one resolver), else Claude Code's own
+/// login's while it has not expired. A key or a proxy's token: none.
 fn access_token(
-    config: &Config,
-    rung: &Rung,
-    ready: &Ready,
+    credential: Option<crate::backend::Credential>,
     config_dir: &Path,
     now: Timestamp,
 ) -> Option<String> {
-    let endpoint = resolve(config, rung, ready)?;
-    match endpoint.credential {
+    match credential {
         Some(credential) if credential.is_subscription_login() => {
             crate::redact::register(&credential.value);
             Some(credential.value)
@@ -159,6 +152,7 @@ fn access_token(
     }
 }
 
+/// The API, base and credential the rung's CLI will use (`backend::endpoint::resolve`).
 fn resolve(config: &Config, rung: &Rung, ready: &Ready) -> Option<crate::backend::Endpoint> {
     let account = rung
         .account
