@@ -565,3 +565,142 @@ fn claude_code_is_launched_with_the_run_id_in_its_custom_headers() {
     );
     assert_eq!(call.argv, ["-p", "hi"], "the arguments are untouched");
 }
+
+/// A bar's length in eighths of a cell (`█` is eight, `▏` one … `▉` seven).
+fn bar_eighths(bar: &str) -> usize {
+    bar.chars()
+        .map(|c| match "▏▎▍▌▋▊▉█".chars().position(|p| p == c) {
+            Some(i) => i + 1,
+            None => panic!("{c:?} in the bar {bar:?}"),
+        })
+        .sum()
+}
+
+/// The bar column of each day's line (the last column, after a two-space gap).
+fn day_bars(stdout: &str, days: &[&str]) -> Vec<String> {
+    days.iter()
+        .map(|day| {
+            let line = stdout
+                .lines()
+                .find(|l| l.starts_with(day))
+                .unwrap_or_else(|| panic!("no line for {day}:\n{stdout}"));
+            line.rsplit("  ").next().unwrap_or_default().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn by_day_draws_one_bar_per_day_in_proportion_plain_when_piped() {
+    let sb = Sandbox::new();
+    let tokens = |input: u64| json!({"input": input, "output": 0, "reasoning": 0, "cache_read": 0, "cache_write": 0});
+    write_ledger(
+        &sb,
+        &[
+            json!({"time": "2026-11-27T10:00:00Z", "tokens": tokens(4000)}),
+            json!({"time": "2026-11-28T10:00:00Z", "tokens": tokens(1000)}),
+            json!({"time": "2026-11-28T11:00:00Z", "backend": "codex", "tokens": tokens(2000)}),
+            json!({"time": "2026-11-29T10:00:00Z", "tokens": tokens(10)}),
+            json!({"time": "2026-11-30T10:00:00Z", "tokens": tokens(0)}),
+        ],
+    );
+    let days = ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"];
+    let args = ["--usage", "--by", "day", "--tz-offset-hours", "0"];
+
+    // Piped, with no COLUMNS: the 24-cell default, the largest day full.
+    let run = sb.run(&args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        !run.stdout.contains('\u{1b}'),
+        "no colour when piped:\n{}",
+        run.stdout
+    );
+    let bars = day_bars(&run.stdout, &days);
+    assert_eq!(bars[0], "█".repeat(24), "{}", run.stdout);
+    // 3000 of 4000 → 18 cells; 10 of 4000 → 0.48 eighths, still one; none → no bar.
+    assert_eq!(bars[1], "█".repeat(18), "{}", run.stdout);
+    assert_eq!(bars[2], "▏", "{}", run.stdout);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with(days[3]) && !l.contains('█') && !l.contains('▏')),
+        "{}",
+        run.stdout
+    );
+    for line in run
+        .stdout
+        .lines()
+        .filter(|l| !days.iter().any(|d| l.starts_with(d)))
+    {
+        assert!(
+            !line.contains('█'),
+            "a bar on a line that is not a day: {line}"
+        );
+    }
+
+    // COLUMNS: the bar takes what the table leaves of the terminal.
+    let table = run.stdout.lines().next().unwrap().chars().count();
+    sb.env("COLUMNS", (table + 2 + 40).to_string());
+    let run = sb.run(&args);
+    let bars = day_bars(&run.stdout, &days);
+    assert_eq!(bar_eighths(&bars[0]), 40 * 8, "{}", run.stdout);
+    assert_eq!(bar_eighths(&bars[1]), 40 * 8 * 3 / 4, "{}", run.stdout);
+    // NO_COLOR on a pipe changes nothing.
+    sb.env("NO_COLOR", "1");
+    assert_eq!(sb.run(&args).stdout, run.stdout);
+}
+
+#[test]
+fn by_day_json_is_the_same_document_without_any_bar() {
+    let sb = Sandbox::new();
+    write_ledger(
+        &sb,
+        &[
+            json!({"time": "2026-11-28T10:00:00Z"}),
+            json!({"time": "2026-11-29T10:00:00Z", "backend": "codex"}),
+        ],
+    );
+    let report = usage_json(&sb, &["--by", "day", "--tz-offset-hours", "0"]);
+    let keys = |v: &Value| -> Vec<String> {
+        let mut keys: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    assert_eq!(
+        keys(&report),
+        [
+            "by",
+            "cost_incomplete",
+            "groups",
+            "hints",
+            "plans",
+            "sources",
+            "total",
+            "window"
+        ]
+    );
+    let group_keys = [
+        "cache_efficiency",
+        "cache_hint",
+        "calls",
+        "cost_incomplete",
+        "cost_usd",
+        "cost_usd_known",
+        "errors",
+        "estimated",
+        "key",
+        "tokens",
+        "unpriced_models",
+    ];
+    for group in report["groups"].as_array().unwrap() {
+        assert_eq!(keys(group), group_keys, "{report:#}");
+    }
+    assert_eq!(
+        keys(&report["total"]),
+        group_keys[..8]
+            .iter()
+            .chain(&group_keys[9..])
+            .copied()
+            .collect::<Vec<_>>()
+    );
+    assert!(!report.to_string().contains('█'), "{report:#}");
+}

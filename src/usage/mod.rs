@@ -11,6 +11,7 @@
 //!   `request_id` or `message_id`, or by its CLI session (`session`, from the session header
 //!   the CLI sends), which also ties it to the relay line's run for `--reconcile`.
 
+pub mod bar;
 pub mod claude;
 pub mod clock;
 pub mod codex;

@@ -44,6 +44,8 @@ pub struct Group {
     pub key: String,
     pub counts: Counts,
     pub cost: Cost,
+    /// With `--by day`: the day's tokens per backend (`""` when the calls did not say).
+    pub backends: BTreeMap<String, u64>,
 }
 
 impl Group {
@@ -122,6 +124,7 @@ pub fn build(tally: &Tally, by: By, pricing: &Pricing) -> Summary {
                 key: key.to_string(),
                 counts: sums.counts,
                 cost,
+                backends: BTreeMap::new(),
             };
             total.counts.add(&group.counts);
             total.cost.add(&group.cost);
@@ -130,6 +133,12 @@ pub fn build(tally: &Tally, by: By, pricing: &Pricing) -> Summary {
         .collect();
     if by == By::Day {
         groups.sort_by(|a, b| a.key.cmp(&b.key));
+        for (key, tokens) in &tally.day_backends {
+            let (day, backend) = key.split_once(SEP).unwrap_or((key, ""));
+            if let Ok(at) = groups.binary_search_by(|g| g.key.as_str().cmp(day)) {
+                groups[at].backends.insert(backend.to_string(), *tokens);
+            }
+        }
     } else {
         groups.sort_by(|a, b| {
             b.counts

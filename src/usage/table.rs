@@ -1,16 +1,17 @@
 //! How `--usage` prints: an aligned table with a small bar per row on a terminal, the same
 //! table without bars or colour when piped, and `--json` for scripts.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufWriter, IsTerminal as _, Write as _};
 
-use owo_colors::OwoColorize as _;
+use owo_colors::{AnsiColors, OwoColorize as _};
 use serde::Serialize;
 
 use super::reconcile::{Row, Status, TOLERANCE};
 use super::summary::{CACHE_HINT_BELOW, Cost, Group, Summary};
 use super::tally::{By, Counts};
-use super::{CliStats, Query, Sources};
+use super::{CliStats, Query, Sources, bar};
 use crate::state::ledger::Tokens;
 use crate::term::emit;
 
@@ -20,6 +21,8 @@ pub struct Style {
     /// Bars and digit grouping (a person at a terminal).
     pub tty: bool,
     pub color: bool,
+    /// The terminal's width (`COLUMNS`), which `--by day`'s bar fits into.
+    pub columns: Option<usize>,
 }
 
 impl Style {
@@ -27,13 +30,98 @@ impl Style {
         Style {
             tty: std::io::stdout().is_terminal(),
             color: crate::term::color_stdout(),
+            columns: bar::columns(),
         }
     }
 }
 
+/// Cells of the bar of a `--by model|account|run|backend` row on a terminal.
 const BAR_WIDTH: usize = 12;
-/// One to seven eighths of a bar cell, then a whole one.
-const PARTS: [char; 8] = ['▏', '▎', '▍', '▌', '▋', '▊', '▉', '█'];
+/// The colours of `--by day`'s stacked bar, one per backend, the largest first; backends
+/// past the palette share its last colour as `other`.
+const PALETTE: [AnsiColors; 6] = [
+    AnsiColors::Cyan,
+    AnsiColors::Magenta,
+    AnsiColors::Yellow,
+    AnsiColors::Green,
+    AnsiColors::Blue,
+    AnsiColors::Red,
+];
+
+/// `--by day`'s bar cut by backend: which backend gets which colour, the same on every day.
+struct Stack {
+    /// Backends with a colour of their own, the largest over the whole table first.
+    named: Vec<String>,
+    /// More backends than colours: the rest share the last colour as `other`.
+    other: bool,
+}
+
+impl Stack {
+    fn new(summary: &Summary) -> Stack {
+        let mut sums: BTreeMap<&str, u64> = BTreeMap::new();
+        for group in &summary.groups {
+            for (backend, tokens) in &group.backends {
+                let sum = sums.entry(backend).or_default();
+                *sum = sum.saturating_add(*tokens);
+            }
+        }
+        let mut order: Vec<(&str, u64)> = sums.into_iter().collect();
+        order.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let other = order.len() > PALETTE.len();
+        let kept = if other {
+            PALETTE.len() - 1
+        } else {
+            PALETTE.len()
+        };
+        Stack {
+            named: order
+                .iter()
+                .take(kept)
+                .map(|(name, _)| (*name).to_string())
+                .collect(),
+            other,
+        }
+    }
+
+    /// The day's bar, one coloured segment per backend.
+    fn bar(&self, group: &Group, largest: u64, width: usize) -> String {
+        let mut parts = vec![0u64; self.named.len() + usize::from(self.other)];
+        for (backend, tokens) in &group.backends {
+            let at = self
+                .named
+                .iter()
+                .position(|n| n == backend)
+                .unwrap_or(parts.len() - 1);
+            parts[at] = parts[at].saturating_add(*tokens);
+        }
+        bar::stacked(&parts, largest, width)
+            .iter()
+            .zip(PALETTE)
+            .filter(|(segment, _)| !segment.is_empty())
+            .map(|(segment, colour)| segment.color(colour).to_string())
+            .collect()
+    }
+
+    /// `bar: █ claude  █ codex`, each block in its backend's colour.
+    fn legend(&self) -> String {
+        let names = self
+            .named
+            .iter()
+            .map(|n| {
+                if n.is_empty() {
+                    "(unknown)"
+                } else {
+                    n.as_str()
+                }
+            })
+            .chain(self.other.then_some("other"));
+        let entries: Vec<String> = names
+            .zip(PALETTE)
+            .map(|(name, colour)| format!("{} {name}", "█".color(colour)))
+            .collect();
+        format!("bar: {}", entries.join("  "))
+    }
+}
 
 // ---- the usage report --------------------------------------------------------------------
 
@@ -76,7 +164,11 @@ pub fn usage_text(query: &Query, summary: &Summary, sources: &Sources, style: St
         "cost".into(),
         "cache eff".into(),
     ];
-    if style.tty {
+    // `--by day` always draws its bar column (the picture of the days, piped too); the
+    // other groupings draw a small one on a terminal only.
+    let day_bars = summary.by == By::Day;
+    let row_bars = style.tty && !day_bars;
+    if row_bars {
         header.push(String::new());
     }
     let largest = summary
@@ -88,25 +180,44 @@ pub fn usage_text(query: &Query, summary: &Summary, sources: &Sources, style: St
     let mut rows = vec![header];
     for group in &summary.groups {
         let mut row = cells(&key_text(summary.by, &group.key), group, style);
-        if style.tty {
-            row.push(bar(group.counts.tokens.total(), largest));
+        if row_bars {
+            row.push(bar::total(group.counts.tokens.total(), largest, BAR_WIDTH));
         }
         rows.push(row);
     }
     let mut total = cells("total", &summary.total, style);
-    if style.tty {
+    if row_bars {
         total.push(String::new());
     }
     rows.push(total);
     let last = rows.len() - 1;
-    // The key, and the bar (the last column on a terminal).
-    for (index, line) in align(&rows, &[0, 10]).into_iter().enumerate() {
+    let mut lines = align(&rows, &[0, 10]);
+    let mut legend = None;
+    if day_bars {
+        let width = bar::fit(
+            style.columns,
+            lines.first().map_or(0, |l| l.chars().count()),
+        );
+        let stack = style.color.then(|| Stack::new(summary));
+        for (line, group) in lines[1..last].iter_mut().zip(&summary.groups) {
+            line.push_str("  ");
+            match &stack {
+                Some(stack) => line.push_str(&stack.bar(group, largest, width)),
+                None => line.push_str(&bar::total(group.counts.tokens.total(), largest, width)),
+            }
+        }
+        legend = stack.map(|s| s.legend());
+    }
+    for (index, line) in lines.into_iter().enumerate() {
         let line = if style.color && (index == 0 || index == last) {
             line.bold().to_string()
         } else {
             line
         };
         let _ = writeln!(out, "{}", line.trim_end());
+    }
+    if let Some(legend) = legend {
+        let _ = writeln!(out, "{legend}");
     }
     out.push('\n');
     for note in notes(summary) {
@@ -699,25 +810,6 @@ fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "-".into(), |v| format!("{:.1} %", v * 100.0))
 }
 
-/// A bar of up to [`BAR_WIDTH`] cells, in eighths.
-fn bar(value: u64, largest: u64) -> String {
-    if largest == 0 || value == 0 {
-        return String::new();
-    }
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
-    let eighths = ((value as f64 / largest as f64) * (BAR_WIDTH * 8) as f64).round() as usize;
-    let eighths = eighths.max(1);
-    let mut out = "█".repeat(eighths / 8);
-    if !eighths.is_multiple_of(8) {
-        out.push(PARTS[eighths % 8 - 1]);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -742,6 +834,7 @@ mod tests {
                 known_usd: usd,
                 ..Cost::default()
             },
+            backends: BTreeMap::new(),
         }
     }
 
@@ -770,6 +863,7 @@ mod tests {
             Style {
                 tty: true,
                 color: false,
+                columns: None,
             },
         );
         assert!(tty.contains("3,000,000"), "{tty}");
@@ -788,6 +882,7 @@ mod tests {
             Style {
                 tty: false,
                 color: false,
+                columns: None,
             },
         );
         assert!(piped.contains("3000000"), "{piped}");
@@ -823,11 +918,130 @@ mod tests {
         );
     }
 
+    fn by_day(days: &[(&str, &[(&str, u64)])]) -> Summary {
+        let groups: Vec<Group> = days
+            .iter()
+            .map(|(day, backends)| {
+                let mut g = group(day, 0, 0, 0.0);
+                g.counts.tokens = Tokens {
+                    input: backends.iter().map(|(_, t)| t).sum(),
+                    ..Tokens::default()
+                };
+                g.backends = backends
+                    .iter()
+                    .map(|(b, t)| ((*b).to_string(), *t))
+                    .collect();
+                g
+            })
+            .collect();
+        let mut total = group("", 0, 0, 0.0);
+        total.counts.tokens.input = groups.iter().map(|g| g.counts.tokens.input).sum();
+        Summary {
+            by: By::Day,
+            groups,
+            total,
+            plans: Vec::new(),
+        }
+    }
+
+    fn day_query() -> Query {
+        Query {
+            by: By::Day,
+            since: None,
+            until: None,
+            tz_offset_hours: None,
+            reasoning_in_output: false,
+        }
+    }
+
+    /// The text after the last two-space gap of each day's line.
+    fn day_bars(text: &str, days: usize) -> Vec<String> {
+        text.lines()
+            .skip(1)
+            .take(days)
+            .map(|l| l.rsplit("  ").next().unwrap_or("").to_string())
+            .collect()
+    }
+
     #[test]
-    fn bars_are_proportional_in_eighths() {
-        assert_eq!(bar(100, 100).chars().count(), BAR_WIDTH);
-        assert_eq!(bar(50, 100), "█".repeat(BAR_WIDTH / 2));
-        assert_eq!(bar(1, 1_000_000), "▏");
-        assert_eq!(bar(0, 100), "");
+    fn by_day_draws_a_bar_per_day_piped_too_without_colour() {
+        let summary = by_day(&[
+            ("2026-11-28", &[("claude", 240)]),
+            ("2026-11-29", &[("claude", 100), ("codex", 50)]),
+            ("2026-11-30", &[("codex", 5)]),
+        ]);
+        let piped = usage_text(
+            &day_query(),
+            &summary,
+            &Sources::default(),
+            Style {
+                tty: false,
+                color: false,
+                columns: None,
+            },
+        );
+        // COLUMNS unknown: the default width, the largest day full.
+        let bars = day_bars(&piped, 3);
+        let width = bar::DEFAULT_WIDTH;
+        assert_eq!(
+            bars[0],
+            "█".repeat(width),
+            "the largest day fills the bar:\n{piped}"
+        );
+        assert_eq!(bars[1], bar::total(150, 240, width), "{piped}");
+        assert_eq!(bars[2], bar::total(5, 240, width), "{piped}");
+        assert!(!piped.contains('\u{1b}'), "{piped}");
+        assert!(
+            !piped.contains("bar:"),
+            "no legend without colour:\n{piped}"
+        );
+
+        let coloured = usage_text(
+            &day_query(),
+            &summary,
+            &Sources::default(),
+            Style {
+                tty: true,
+                color: true,
+                columns: None,
+            },
+        );
+        // Stacked: the same bars, cut by backend, each backend in its colour.
+        let plain: String = {
+            let mut out = String::new();
+            let mut escape = false;
+            for c in coloured.chars() {
+                match c {
+                    '\u{1b}' => escape = true,
+                    'm' if escape => escape = false,
+                    _ if escape => {}
+                    _ => out.push(c),
+                }
+            }
+            out
+        };
+        assert_eq!(day_bars(&plain, 3), bars, "{coloured}");
+        let mixed = coloured.lines().nth(2).unwrap();
+        let claude = "█".repeat(bar::total(100, 240, width).chars().count());
+        assert!(
+            mixed.contains(&format!("{}", claude.cyan())),
+            "claude's part in the largest backend's colour: {mixed:?}"
+        );
+        assert!(
+            mixed.contains("\u{1b}[35m"),
+            "codex's part in the next: {mixed:?}"
+        );
+        assert!(coloured.contains("bar: "), "{coloured}");
+        let legend = coloured.lines().find(|l| l.starts_with("bar: ")).unwrap();
+        assert!(
+            legend.find("claude") < legend.find("codex"),
+            "the largest backend first: {legend}"
+        );
+    }
+
+    #[test]
+    fn a_row_bar_on_a_terminal_is_its_share_of_the_largest_row() {
+        assert_eq!(bar::total(100, 100, BAR_WIDTH).chars().count(), BAR_WIDTH);
+        assert_eq!(bar::total(50, 100, BAR_WIDTH), "█".repeat(BAR_WIDTH / 2));
     }
 }

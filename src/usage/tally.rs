@@ -128,6 +128,8 @@ pub struct Tally {
     /// Tokens per `plan SEP month`, over every call of the plan's accounts, whatever the
     /// window: a plan's unit price is its fee ÷ the whole month's tokens.
     pub plan_months: HashMap<Box<str>, u64>,
+    /// With `--by day`: tokens per `day SEP backend`, for the day's stacked bar.
+    pub day_backends: HashMap<Box<str>, u64>,
     /// Model id → its price (looked up once per model).
     prices: HashMap<Box<str>, Option<ModelPrice>>,
     key: String,
@@ -196,6 +198,18 @@ impl Tally {
                 None => sums.unpriced(call.model),
             }
         }
+        if rules.by == By::Day {
+            self.key.clear();
+            self.key.push_str(call.day.as_str());
+            self.key.push(SEP);
+            self.key.push_str(call.backend);
+            match self.day_backends.get_mut(self.key.as_str()) {
+                Some(sum) => *sum = sum.saturating_add(total),
+                None => {
+                    self.day_backends.insert(self.key.as_str().into(), total);
+                }
+            }
+        }
     }
 
     pub fn merge(&mut self, other: Tally) {
@@ -204,6 +218,10 @@ impl Tally {
         }
         for (key, tokens) in other.plan_months {
             let sum = self.plan_months.entry(key).or_default();
+            *sum = sum.saturating_add(tokens);
+        }
+        for (key, tokens) in other.day_backends {
+            let sum = self.day_backends.entry(key).or_default();
             *sum = sum.saturating_add(tokens);
         }
     }
