@@ -167,3 +167,60 @@ fn plan_month_of(tally: &Tally, pricing: &Pricing, plan_month: &str) -> PlanMont
         tokens: tally.plan_months.get(plan_month).copied().unwrap_or(0),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::ledger::Tokens;
+    use crate::usage::clock::Day;
+    use crate::usage::tally::{Rules, View};
+
+    #[test]
+    fn by_day_each_day_knows_its_tokens_per_backend() {
+        let pricing = Pricing::default();
+        let rules = Rules {
+            by: By::Day,
+            since: None,
+            until: None,
+            pricing: &pricing,
+        };
+        let mut first = Tally::default();
+        let mut second = Tally::default();
+        // Two tallies (the scan's parts), merged.
+        for (part, day, backend, input) in [
+            (0, "2026-11-29", "claude", 100),
+            (0, "2026-11-29", "codex", 30),
+            (1, "2026-11-29", "claude", 5),
+            (1, "2026-11-30", "gemini", 7),
+        ] {
+            let tally = if part == 0 { &mut first } else { &mut second };
+            tally.add(
+                &rules,
+                &View {
+                    day: Day::parse(day).unwrap(),
+                    run: "",
+                    backend,
+                    model: "m",
+                    account: "",
+                    tokens: &Tokens {
+                        input,
+                        ..Tokens::default()
+                    },
+                    estimated: false,
+                    error: false,
+                },
+            );
+        }
+        first.merge(second);
+        let summary = build(&first, By::Day, &pricing);
+        let backends: Vec<Vec<(&str, u64)>> = summary
+            .groups
+            .iter()
+            .map(|g| g.backends.iter().map(|(b, t)| (b.as_str(), *t)).collect())
+            .collect();
+        assert_eq!(
+            backends,
+            [vec![("claude", 105), ("codex", 30)], vec![("gemini", 7)]]
+        );
+    }
+}
