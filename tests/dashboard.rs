@@ -446,3 +446,47 @@ fn a_non_loopback_listen_address_without_allow_remote_is_refused() {
     assert!(run.stderr.contains("--allow-remote"), "{}", run.stderr);
     assert!(run.stdout.is_empty(), "it printed a URL: {}", run.stdout);
 }
+
+#[test]
+fn probe_now_needs_the_pages_own_form_token_and_probes_as_status_does() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let dashboard = Dashboard::start(&w.sb);
+    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let post = |body: &str, auth: &str| {
+        raw(
+            &dashboard.addr,
+            &format!(
+                "POST /probe HTTP/1.1\nhost: {}\ncontent-type: application/x-www-form-urlencoded\ncontent-length: {}\nconnection: close\n{auth}",
+                dashboard.addr,
+                body.len()
+            ),
+            body,
+        )
+    };
+    let page = get(&dashboard.addr, "/", &bearer);
+    assert_eq!(page.status, 200, "{page:?}");
+    let form = page
+        .body
+        .split("name=\"form\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a form token in the page")
+        .to_string();
+    assert_eq!(w.api.posts(), 0, "the page probed on its own");
+
+    assert_eq!(post("form=forged", &bearer).status, 403);
+    assert_eq!(post(&format!("form={form}"), "").status, 401);
+    assert_eq!(w.api.posts(), 0, "a refused form probed");
+
+    let answer = post(&format!("form={form}"), &bearer);
+    assert_eq!(answer.status, 303, "{answer:?}");
+    assert_eq!(answer.header("location"), Some("/"));
+    assert!(
+        w.api.posts_for_model(GEMINI_MODEL) >= 1 && w.api.posts_for_model(CODEX_MODEL) >= 1,
+        "probe now did not probe every rung: {:?}",
+        w.api.requests()
+    );
+    // Each form serves once.
+    assert_eq!(post(&format!("form={form}"), &bearer).status, 403);
+}
