@@ -4,7 +4,8 @@
 //! request, message and session ids, probes, failures; 8 models, 5 accounts, 90 days)
 //! into a temporary state directory, then runs the release-built `agent --usage` on it
 //! several times for each report and prints the median and the fastest run. HOME is an
-//! empty directory, so only the ledger is read. `LINES=N` changes the size.
+//! empty directory, so only the ledger is read. `LINES=N` changes the size;
+//! `LEDGER_ONLY=PATH` writes the ledger there and measures nothing.
 
 use std::io::{BufWriter, Write as _};
 use std::process::{Command, Stdio};
@@ -110,6 +111,11 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000_000);
+    if let Some(path) = std::env::var_os("LEDGER_ONLY") {
+        // Only the data, for other benchmarks (scripts/bench-dashboard.sh).
+        ledger(std::path::Path::new(&path), lines);
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let state = dir.path().join("state");

@@ -23,7 +23,7 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-h -V --use --dry-run --list --status --check-fallback --budget --relay --usage --accounts --doctor --install-watchdog --uninstall-watchdog --statusline --install-statusline --uninstall-statusline --config --json --color --quiet --generate-man --generate-completions --help --version"
+            opts="-h -V --use --dry-run --list --status --check-fallback --budget --relay --dashboard --usage --accounts --doctor --install-watchdog --uninstall-watchdog --statusline --install-statusline --uninstall-statusline --config --json --color --quiet --generate-man --generate-completions --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -38,6 +38,10 @@ _agent() {
                     return 0
                     ;;
                 --relay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dashboard)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

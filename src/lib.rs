@@ -6,6 +6,7 @@
 // faces (`report`, `watch`, `relay`, `usage`). A module imports only from below it.
 
 // Leaves.
+pub mod access;
 pub mod bounds;
 pub mod child;
 pub mod error_class;
@@ -35,6 +36,7 @@ pub mod probe;
 // Choice and launch.
 pub mod launch;
 // Faces.
+pub mod dashboard;
 pub mod relay;
 pub mod report;
 pub mod usage;
@@ -112,6 +114,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     if let Some(args) = &cli.budget {
         return report::budget::run(&config, args, cli.json);
+    }
+    if let Some(args) = &cli.dashboard {
+        return dashboard::run(&config, args);
     }
     if let Some(args) = &cli.usage {
         return usage::run(&config, args, cli.json);

@@ -9,6 +9,7 @@ mod budget;
 mod checks;
 mod choosing;
 mod command_line;
+mod dashboard;
 mod endpoints;
 mod launching;
 mod layers;

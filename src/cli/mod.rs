@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 pub mod accounts;
 pub mod budget;
+pub mod dashboard;
 pub mod relay;
 pub mod usage;
 pub mod watchdog;
@@ -30,6 +31,7 @@ Examples:
   agent --budget status          today's calls and tokens against the daily caps
   agent --budget set --calls 500 --tokens 500000
   agent --usage --by day         calls, tokens, cost and cache efficiency per day
+  agent --dashboard              a local page: health, windows, budget, usage (prints its URL)
   agent --doctor                 check config, binaries, credentials, state; change nothing
   agent --accounts add work --backend claude --kind api_key < key.txt
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
@@ -45,6 +47,7 @@ state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
 const MANAGEMENT: &[&str] = &[
     "accounts",
     "budget",
+    "dashboard",
     "install-watchdog",
     "relay",
     "uninstall-watchdog",
@@ -100,6 +103,12 @@ pub struct Cli {
     /// command line
     #[arg(long, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub relay: Option<Vec<String>>,
+
+    /// A local page of health, windows, budget and usage: `[--listen ADDR]
+    /// [--allow-remote]`. Prints a one-time URL that sets the access cookie; the relay's
+    /// token works too. Takes the rest of the command line
+    #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
+    pub dashboard: Option<Vec<String>>,
 
     /// Calls, tokens, cost and cache efficiency from agent's ledger and the CLIs' own
     /// records, each call once: `[--by day|model|account|run|backend] [--since DATE]
@@ -193,6 +202,7 @@ impl Cli {
             || self.check_fallback
             || self.budget.is_some()
             || self.usage.is_some()
+            || self.dashboard.is_some()
             || self.accounts.is_some()
             || self.doctor
             || self.install_statusline

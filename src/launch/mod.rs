@@ -7,6 +7,7 @@ pub mod child;
 pub mod codex_limits;
 pub mod dry_run;
 pub mod fastfail;
+pub mod known;
 pub mod login_usage;
 pub mod own_login;
 pub mod parking;

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs as _};
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -130,23 +130,6 @@ impl Relay {
     }
 }
 
-/// Where to listen, refusing a non-loopback address without `allow_remote`.
-fn listen_address(text: &str, allow_remote: bool) -> anyhow::Result<SocketAddr> {
-    let addrs: Vec<SocketAddr> = text
-        .to_socket_addrs()
-        .map_err(|err| usage(format!("relay.listen = \"{text}\": {err}")))?
-        .collect();
-    let Some(first) = addrs.first().copied() else {
-        return Err(usage(format!("relay.listen = \"{text}\": no address")));
-    };
-    if !allow_remote && !addrs.iter().all(|a| a.ip().is_loopback()) {
-        return Err(usage(format!(
-            "refusing to listen on {text}: it is not a loopback address, and anyone who can reach it could spend your keys with a stolen token. Pass --allow-remote to mean it (or keep 127.0.0.1 and use an ssh -R tunnel)"
-        )));
-    }
-    Ok(first)
-}
-
 /// Runs the relay until SIGTERM or SIGINT.
 pub fn serve(
     config: &Config,
@@ -155,8 +138,8 @@ pub fn serve(
 ) -> anyhow::Result<ExitCode> {
     let relay_config = config.relay.clone();
     let listen = listen.unwrap_or(&relay_config.listen).to_string();
-    let addr = listen_address(&listen, allow_remote)?;
-    let token = Token::load()?;
+    let addr = crate::access::listen_address("relay.listen", &listen, allow_remote)?;
+    let token = Token::load_relay()?;
     let mut bases = BTreeMap::new();
     for upstream in relay_config.upstreams.values() {
         if upstream.kind == Kind::ClaudeCli {
@@ -472,18 +455,4 @@ fn too_large(limit: u64) -> Response {
             limit / (1024 * 1024)
         ),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_loopback_addresses_are_served_without_allow_remote() {
-        assert!(listen_address("127.0.0.1:0", false).is_ok());
-        assert!(listen_address("[::1]:0", false).is_ok());
-        let err = listen_address("0.0.0.0:18790", false).unwrap_err();
-        assert!(format!("{err:#}").contains("--allow-remote"), "{err:#}");
-        assert!(listen_address("0.0.0.0:18790", true).is_ok());
-    }
 }

@@ -36,7 +36,29 @@ fn cap(limit: u64) -> String {
     }
 }
 
+/// What `agent --budget status --json` prints (the dashboard serves this same document).
+pub fn status_document(budget: &Budget) -> serde_json::Value {
+    let (used, limits, source) = budget.status();
+    let exhausted = (limits.calls > 0 && used.calls >= limits.calls)
+        || (limits.tokens > 0 && used.tokens >= limits.tokens);
+    json!({
+        "day": crate::state::budget::today(),
+        "calls": used.calls,
+        "tokens": used.tokens,
+        "limits": {"calls": limits.calls, "tokens": limits.tokens},
+        "limits_from": match source {
+            LimitSource::Config => "config",
+            LimitSource::SetCommand => "set",
+        },
+        "exhausted": exhausted,
+    })
+}
+
 fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
+    if json {
+        emit_json(&status_document(budget))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let (used, limits, source) = budget.status();
     let exhausted = (limits.calls > 0 && used.calls >= limits.calls)
         || (limits.tokens > 0 && used.tokens >= limits.tokens);
@@ -44,17 +66,6 @@ fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
         LimitSource::Config => "config",
         LimitSource::SetCommand => "set",
     };
-    if json {
-        emit_json(&json!({
-            "day": crate::state::budget::today(),
-            "calls": used.calls,
-            "tokens": used.tokens,
-            "limits": {"calls": limits.calls, "tokens": limits.tokens},
-            "limits_from": source,
-            "exhausted": exhausted,
-        }))?;
-        return Ok(ExitCode::SUCCESS);
-    }
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -17,6 +17,12 @@ use crate::launch::survey::{self, Finding};
 use crate::state::health::Store;
 
 pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+    if json {
+        let rows = probe_document(config);
+        super::warn_expiring(config);
+        crate::report::emit_json(&rows)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let rungs: Vec<Rung> = config
         .rungs
         .iter()
@@ -32,7 +38,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let meter = crate::state::meter::Meter::new(&state_dir, config.budget);
     let names: Vec<String> = rungs.iter().map(Rung::short_name).collect();
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-    let live = !json && std::io::stdout().is_terminal();
+    let live = std::io::stdout().is_terminal();
 
     let (tx, rx) = mpsc::channel();
     let mut statuses: Vec<Option<Status>> = vec![None; rungs.len()];
@@ -47,9 +53,6 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             };
             received += 1;
             statuses[index] = Some(status);
-            if json {
-                continue;
-            }
             let mut chunk = String::new();
             if live {
                 chunk.push_str("\r\x1b[2K");
@@ -72,18 +75,75 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     })?;
 
     super::warn_expiring(config);
-    if json {
-        let rows: Vec<_> = rungs
-            .iter()
-            .zip(&statuses)
-            .map(|(rung, status)| {
-                let status = status.as_ref().expect("every rung has a finding");
-                json_row(rung, status)
-            })
-            .collect();
-        crate::report::emit_json(&serde_json::Value::Array(rows))?;
-    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every rung probed for real, as `--status --json` prints it (the dashboard's "probe
+/// now" does exactly this).
+pub fn probe_document(config: &Config) -> serde_json::Value {
+    let rungs: Vec<Rung> = config
+        .rungs
+        .iter()
+        .enumerate()
+        .map(|(i, def)| rung::resolve(config, i + 1, def))
+        .collect();
+    let state_dir = crate::paths::state_dir();
+    // A login rung is never probed: with `login_usage` on, its windows are asked instead.
+    for rung in &rungs {
+        crate::launch::login_usage::ask(config, rung, &state_dir, jiff::Timestamp::now());
+    }
+    let store = Store::new(&state_dir);
+    let meter = crate::state::meter::Meter::new(&state_dir, config.budget);
+    let (tx, rx) = mpsc::channel();
+    let mut statuses: Vec<Option<Status>> = vec![None; rungs.len()];
+    std::thread::scope(|scope| {
+        scope.spawn(|| survey::probe_all(config, &store, &meter, &rungs, &tx));
+        for _ in 0..rungs.len() {
+            let Ok(Finding { index, status }) = rx.recv() else {
+                break;
+            };
+            statuses[index] = Some(status);
+        }
+    });
+    let rows: Vec<_> = rungs
+        .iter()
+        .zip(&statuses)
+        .filter_map(|(rung, status)| Some(json_row(rung, status.as_ref()?)))
+        .collect();
+    serde_json::Value::Array(rows)
+}
+
+/// Every rung as already known — health, windows, the table — with no call made: the
+/// dashboard's `/status.json`. The rows of `--status --json`, with the states a launch
+/// sees (`ok`, `unprobed`, `unknown`, `parked`, `cooling`, `breaker_open`, `skipped`),
+/// until when, the last check's age and latency, and the rung a launch would pick now.
+pub fn known_document(config: &Config) -> serde_json::Value {
+    let now_ms = crate::state::health::now_ms();
+    let rows: Vec<_> = crate::launch::known::rungs(config)
+        .iter()
+        .map(|known| {
+            let rung = &known.rung;
+            let until = known.state.until_ms().and_then(|ms| {
+                jiff::Timestamp::from_millisecond(i64::try_from(ms).ok()?)
+                    .ok()
+                    .map(|t| t.to_string())
+            });
+            json!({
+                "rung": rung.index,
+                "backend": rung.backend.name,
+                "vendor": rung.backend.vendor,
+                "model": rung.probe_model,
+                "state": known.state.as_str(),
+                "reason": known.reason,
+                "until": until,
+                "checked_age_seconds": known.checked_ms.map(|at| now_ms.saturating_sub(at) / 1000),
+                "latency_ms": known.latency_ms,
+                "would_pick": known.would_pick,
+                "login": super::list::login_json(rung),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows)
 }
 
 /// `OK   claude / claude-opus-5   api.anthropic.com reachable, claude-opus-5 answered (312 ms)`

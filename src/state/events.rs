@@ -45,3 +45,35 @@ pub fn record(state_dir: &Path, event: Kind, from: &str, to: &str, reason: &str)
         crate::term::debug(&format!("could not record an event: {err:#}"));
     }
 }
+
+/// The last `count` events of `events.jsonl`, oldest first (lines that are not JSON are
+/// left out). Reads only the file's tail, however long the file has grown.
+pub fn recent(state_dir: &Path, count: usize) -> Vec<serde_json::Value> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    const TAIL: u64 = 256 * 1024;
+    let Ok(mut file) = std::fs::File::open(state_dir.join("events.jsonl")) else {
+        return Vec::new();
+    };
+    let length = file.metadata().map_or(0, |m| m.len());
+    let start = length.saturating_sub(TAIL);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err()
+        || file.take(TAIL).read_to_end(&mut bytes).is_err()
+    {
+        return Vec::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if start > 0 && !lines.is_empty() {
+        // The first line was cut by the seek.
+        lines.remove(0);
+    }
+    let mut events: Vec<serde_json::Value> = lines
+        .iter()
+        .rev()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .take(count)
+        .collect();
+    events.reverse();
+    events
+}

@@ -73,6 +73,48 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
         Ok(cli) => cli,
         Err(code) => return Ok(code),
     };
+    let json = cli.json || global_json;
+    let gathered = gather(config, &cli)?;
+    if cli.reconcile {
+        let rows = reconcile::rows(
+            &gathered.client,
+            &gathered.relay,
+            gathered.query.reasoning_in_output,
+        );
+        table::reconcile(&gathered.query, &rows, &gathered.sources, json)?;
+    } else {
+        let summary = summary::build(&gathered.tally, gathered.query.by, &config.pricing);
+        table::usage(&gathered.query, &summary, &gathered.sources, json)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `agent --usage ARGS --json` prints, as a value: the dashboard serves this same
+/// document. `args` are `--usage`'s own (`--by day --since …`); `--reconcile` is not one.
+pub fn document(config: &Config, args: &[&str]) -> anyhow::Result<serde_json::Value> {
+    use clap::Parser as _;
+    let cli = UsageCli::try_parse_from(args).map_err(|err| usage(err.to_string()))?;
+    let gathered = gather(config, &cli)?;
+    let summary = summary::build(&gathered.tally, gathered.query.by, &config.pricing);
+    Ok(table::usage_document(
+        &gathered.query,
+        &summary,
+        &gathered.sources,
+    ))
+}
+
+/// Every call in the window, from the ledger and the CLIs' records, each once.
+struct Gathered {
+    query: Query,
+    tally: tally::Tally,
+    /// The CLIs' side of relayed calls, per run and model (only with `--reconcile`).
+    client: PerRun,
+    /// The relay's side, likewise.
+    relay: PerRun,
+    sources: Sources,
+}
+
+fn gather(config: &Config, cli: &UsageCli) -> anyhow::Result<Gathered> {
     let day = |flag: &str, text: &Option<String>| -> anyhow::Result<Option<Day>> {
         text.as_deref()
             .map(|t| {
@@ -201,13 +243,11 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
         }
     }
 
-    let json = cli.json || global_json;
-    if cli.reconcile {
-        let rows = reconcile::rows(&client, &scanned.relay, query.reasoning_in_output);
-        table::reconcile(&query, &rows, &sources, json)?;
-    } else {
-        let summary = summary::build(&tally, query.by, &config.pricing);
-        table::usage(&query, &summary, &sources, json)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Gathered {
+        query,
+        tally,
+        client,
+        relay: scanned.relay,
+        sources,
+    })
 }

@@ -652,7 +652,16 @@ struct UsageOut<'a> {
 }
 
 fn usage_json(query: &Query, summary: &Summary, sources: &Sources) -> anyhow::Result<()> {
-    let report = UsageOut {
+    emit_serialized(&usage_out(query, summary, sources))
+}
+
+/// `--usage --json`'s document as a value (the dashboard serves the same one).
+pub fn usage_document(query: &Query, summary: &Summary, sources: &Sources) -> serde_json::Value {
+    serde_json::to_value(usage_out(query, summary, sources)).unwrap_or_default()
+}
+
+fn usage_out<'a>(query: &'a Query, summary: &'a Summary, sources: &'a Sources) -> UsageOut<'a> {
+    UsageOut {
         by: summary.by.as_str(),
         window: window_json(query),
         groups: summary
@@ -678,8 +687,7 @@ fn usage_json(query: &Query, summary: &Summary, sources: &Sources) -> anyhow::Re
             .collect(),
         hints: hints(summary),
         sources: sources_json(sources),
-    };
-    emit_serialized(&report)
+    }
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,15 @@
+//! `agent --dashboard [--listen ADDR] [--allow-remote]`.
+
+use clap::Parser;
+
+#[derive(Debug, Parser)]
+#[command(name = "agent --dashboard", no_binary_name = true)]
+pub struct DashboardCli {
+    /// Address to listen on [default: 127.0.0.1:0, a free port]
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub listen: String,
+    /// Allow a non-loopback listen address (anyone who can reach it and holds the token
+    /// sees your usage; prefer an ssh -L tunnel)
+    #[arg(long)]
+    pub allow_remote: bool,
+}

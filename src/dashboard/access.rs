@@ -1,0 +1,104 @@
+//! Who may see the page: a request carrying the page's token or the relay's, as a bearer,
+//! `x-api-key` or the cookie the one-time URL sets.
+
+use http::HeaderMap;
+
+use crate::access::Token;
+
+/// The cookie the one-time URL sets.
+pub const COOKIE: &str = "agent_dashboard";
+
+/// The tokens that open the page.
+pub struct Keys {
+    /// Fresh at each start; printed once, in the URL.
+    pub page: Token,
+    /// The relay's token, when there is one.
+    pub relay: Option<Token>,
+}
+
+impl Keys {
+    fn admit(&self, presented: &[u8]) -> bool {
+        // Both compared, whatever the first says: the time taken tells nothing.
+        let page = self.page.matches(presented);
+        let relay = self.relay.as_ref().is_some_and(|t| t.matches(presented));
+        page | relay
+    }
+
+    /// Whether the request carries a token that opens the page.
+    pub fn admits(&self, headers: &HeaderMap) -> bool {
+        let mut ok =
+            self.page.admits(headers) | self.relay.as_ref().is_some_and(|t| t.admits(headers));
+        for value in cookies(headers, COOKIE) {
+            ok |= self.admit(value.as_bytes());
+        }
+        ok
+    }
+
+    /// Whether `?token=` of the one-time URL opens the page.
+    pub fn admits_query(&self, query: Option<&str>) -> Option<String> {
+        let token = query?
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("token="))?;
+        self.admit(token.as_bytes()).then(|| token.to_string())
+    }
+}
+
+/// The values of every cookie named `name`.
+fn cookies<'a>(headers: &'a HeaderMap, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(move |pair| {
+            let (key, value) = pair.trim().split_once('=')?;
+            (key == name).then_some(value)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> Keys {
+        Keys {
+            page: Token::from_text("agd-page-0123456789abcdef0123"),
+            relay: Some(Token::from_text("agr-relay-0123456789abcdef012")),
+        }
+    }
+
+    fn with(name: &'static str, value: &str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert(name, value.parse().unwrap());
+        map
+    }
+
+    #[test]
+    fn the_page_token_or_the_relay_token_opens_the_page_and_nothing_else_does() {
+        let keys = keys();
+        assert!(keys.admits(&with(
+            "cookie",
+            "a=b; agent_dashboard=agd-page-0123456789abcdef0123"
+        )));
+        assert!(keys.admits(&with(
+            "cookie",
+            "agent_dashboard=agr-relay-0123456789abcdef012"
+        )));
+        assert!(keys.admits(&with(
+            "authorization",
+            "Bearer agr-relay-0123456789abcdef012"
+        )));
+        assert!(!keys.admits(&with(
+            "cookie",
+            "agent_dashboard=agd-page-0123456789abcdef012"
+        )));
+        assert!(!keys.admits(&with("cookie", "other=agd-page-0123456789abcdef0123")));
+        assert!(!keys.admits(&HeaderMap::new()));
+        assert!(
+            keys.admits_query(Some("x=1&token=agd-page-0123456789abcdef0123"))
+                .is_some()
+        );
+        assert!(keys.admits_query(Some("token=wrong")).is_none());
+        assert!(keys.admits_query(None).is_none());
+    }
+}

@@ -1,0 +1,26 @@
+//! `agent --dashboard`: a local page of health, windows, budget and usage, drawn from the
+//! same documents as `--status --json`, `--usage --json` and `--budget status --json`.
+//! Loopback only unless `--allow-remote`; every route but the one-time login answers 401
+//! without a token (the page's own, printed once as a URL, or the relay's).
+//!
+//! The tokio runtime is built here, only for this mode: the launcher never starts one.
+
+mod access;
+mod documents;
+mod page;
+mod server;
+
+use std::process::ExitCode;
+
+use crate::cli::dashboard::DashboardCli;
+use crate::config::Config;
+
+/// `agent --dashboard …`.
+pub fn run(config: &Config, args: &[String]) -> anyhow::Result<ExitCode> {
+    let cli: DashboardCli = match crate::cli::parse_sub(args) {
+        Ok(cli) => cli,
+        Err(code) => return Ok(code),
+    };
+    let addr = crate::access::listen_address("--listen", &cli.listen, cli.allow_remote)?;
+    server::serve(config, addr)
+}

@@ -1,0 +1,399 @@
+//! The page: server-rendered HTML, self-contained (inline CSS and SVG, a few lines of
+//! script under a nonce), readable without JavaScript. Every string from state is escaped;
+//! no token, secret or prompt is ever put in it.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::documents;
+use crate::config::Config;
+
+/// The page's `Content-Security-Policy`: nothing from anywhere but the inline style and
+/// script carrying this response's nonce, and requests only to the page's own origin.
+pub fn content_security_policy(nonce: &str) -> String {
+    format!(
+        "default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    )
+}
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "
+:root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mute:#667;--line:#d0d7de;--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--bar:#0969da;--track:#eaeef2}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--mute:#8b949e;--line:#30363d;--ok:#3fb950;--bad:#f85149;--warn:#d29922;--bar:#58a6ff;--track:#21262d}}
+body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:1.5rem auto;max-width:1200px;padding:0 1rem}
+h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.6rem;border-bottom:1px solid var(--line)}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.state{font-weight:600}[data-state=ok] .state,[data-state=unprobed] .state{color:var(--ok)}
+[data-state=parked] .state,[data-state=cooling] .state{color:var(--warn)}[data-state=breaker_open] .state{color:var(--bad)}
+[data-state=skipped] .state,[data-state=unknown] .state,.mute{color:var(--mute)}
+.pick{font-weight:600;color:var(--bar)}
+.win{display:grid;grid-template-columns:9rem 1fr 16rem;gap:.5rem;align-items:center;margin:.2rem 0}
+.track{background:var(--track);height:.8rem;border-radius:.4rem;overflow:hidden}
+.bar{background:var(--bar);height:100%}.bar.full{background:var(--bad)}
+svg{width:100%;height:auto}svg .tok{fill:var(--bar)}svg text{fill:var(--mute);font-size:10px}
+.sr{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
+details{margin:.5rem 0}button{font:inherit}
+";
+
+/// The whole page, and the nonce its style and script carry.
+pub fn render(config: &Config, form: &str, nonce: &str) -> (String, String) {
+    let state_dir = crate::paths::state_dir();
+    let mut html = String::with_capacity(64 * 1024);
+    let _ = write!(
+        html,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>agent dashboard</title><style nonce=\"{nonce}\">{STYLE}"
+    );
+    // The bars' widths as classes: the policy allows no `style` attribute.
+    for percent in 0..=100 {
+        let _ = write!(html, ".w{percent}{{width:{percent}%}}");
+    }
+    html.push_str("</style></head><body><h1>agent dashboard</h1>");
+    rungs(&mut html, config, form);
+    windows(&mut html, &state_dir);
+    budget(&mut html, config);
+    usage(&mut html, config);
+    events(&mut html, &state_dir);
+    html.push_str("<h2>As JSON</h2><p><a href=\"/status.json\">status.json</a> · <a href=\"/usage.json\">usage.json</a> · <a href=\"/budget.json\">budget.json</a></p>");
+    let _ = write!(
+        html,
+        "<script nonce=\"{nonce}\">{SCRIPT}</script></body></html>"
+    );
+    (html, nonce.to_string())
+}
+
+/// Refreshes the rung table from `/status.json` every 10 s; the page is whole without it.
+const SCRIPT: &str = "setInterval(function(){fetch('/status.json',{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(rows){if(!rows)return;rows.forEach(function(row){var tr=document.querySelector('tr[data-rung=\"'+row.rung+'\"]');if(!tr)return;tr.dataset.state=row.state;var s=tr.querySelector('.state');if(s)s.textContent=row.state.replace('_',' ');});});},10000);";
+
+fn when(at: &str) -> String {
+    let Ok(at) = at.parse::<jiff::Timestamp>() else {
+        return escape(at);
+    };
+    let left = at.as_second() - jiff::Timestamp::now().as_second();
+    let local = at.to_zoned_datetime(jiff::tz::TimeZone::system());
+    format!(
+        "{} (in {})",
+        local.strftime("%a %H:%M"),
+        duration_words(left.max(0))
+    )
+}
+
+fn duration_words(seconds: i64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3600 => format!("{} min", s / 60),
+        s if s < 48 * 3600 => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+        s => format!("{} days", s / 86400),
+    }
+}
+
+fn rungs(html: &mut String, config: &Config, form: &str) {
+    html.push_str("<h2>Rungs</h2><table><thead><tr><th class=\"n\">#</th><th>rung</th><th>state</th><th>why</th><th class=\"n\">last check</th><th class=\"n\">latency</th></tr></thead><tbody>");
+    let rows = documents::status(config);
+    for row in rows.as_array().into_iter().flatten() {
+        let rung = row["rung"].as_u64().unwrap_or(0);
+        let state = row["state"].as_str().unwrap_or("unknown");
+        let name = match row["model"].as_str() {
+            Some(model) => format!("{} / {model}", row["backend"].as_str().unwrap_or("")),
+            None => row["backend"].as_str().unwrap_or("").to_string(),
+        };
+        let mut shown = state.replace('_', " ");
+        if let Some(until) = row["until"].as_str() {
+            let _ = write!(shown, " until {}", when(until));
+        }
+        let pick = if row["would_pick"].as_bool() == Some(true) {
+            " <span class=\"pick\">← a launch starts here</span>"
+        } else {
+            ""
+        };
+        let age = row["checked_age_seconds"].as_i64().map_or_else(
+            || "never".to_string(),
+            |s| format!("{} ago", duration_words(s)),
+        );
+        let latency = row["latency_ms"]
+            .as_u64()
+            .map_or_else(String::new, |ms| format!("{ms} ms"));
+        let _ = write!(
+            html,
+            "<tr data-rung=\"{rung}\" data-state=\"{}\"><td class=\"n\">{rung}</td><td>{}{pick}</td><td class=\"state\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            escape(state),
+            escape(&name),
+            escape(&shown),
+            escape(row["reason"].as_str().unwrap_or("")),
+            escape(&age),
+            escape(&latency)
+        );
+    }
+    let _ = write!(
+        html,
+        "</tbody></table><form method=\"post\" action=\"/probe\"><input type=\"hidden\" name=\"form\" value=\"{}\"><p><button type=\"submit\">probe now</button> <span class=\"mute\">probes every rung as <code>agent --status</code> does, within the budget; the page never probes on its own</span></p></form>",
+        escape(form)
+    );
+}
+
+/// A short name for a window's scope, for `data-window`: `5h`, `7d`, `7d-opus`.
+fn scope_key(scope: &crate::state::window::Scope) -> String {
+    use crate::state::window::Scope;
+    match scope {
+        Scope::FiveHour => "5h".into(),
+        Scope::Weekly => "7d".into(),
+        Scope::ModelWeekly { family } => format!("7d-{family}"),
+        Scope::ModelFiveHour { family } => format!("5h-{family}"),
+        Scope::Other { minutes, family } => match family {
+            Some(family) => format!("{minutes}m-{family}"),
+            None => format!("{minutes}m"),
+        },
+        Scope::Unstated => "usage".into(),
+        Scope::Credits => "credits".into(),
+    }
+}
+
+fn windows(html: &mut String, state_dir: &std::path::Path) {
+    html.push_str("<h2>Login windows</h2>");
+    let now = jiff::Timestamp::now();
+    let logins = crate::state::windows::Windows::new(state_dir).all(now);
+    if logins.is_empty() {
+        html.push_str("<p class=\"mute\">unknown: no login has reported its windows yet</p>");
+        return;
+    }
+    for (login, windows) in &logins {
+        let _ = write!(html, "<h3>{}</h3>", escape(login));
+        for window in windows {
+            let percent = window.used_percent.clamp(0.0, 100.0);
+            let age = (now.as_second() - window.observed_at.as_second()).max(0);
+            let source = serde_json::to_value(window.source)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let _ = write!(
+                html,
+                "<div class=\"win\"><span>{}</span><div class=\"track\" role=\"img\" aria-label=\"{percent:.0} % used\"><div class=\"bar w{percent:.0}{}\" data-window=\"{}\" data-percent=\"{percent:.0}\"></div></div><span>{percent:.0} % · resets {} · {} · {} ago</span></div>",
+                escape(&window.scope.describe()),
+                if window.is_full() { " full" } else { "" },
+                escape(&scope_key(&window.scope)),
+                escape(&when(&window.resets_at.to_string())),
+                escape(&source),
+                escape(&duration_words(age))
+            );
+        }
+    }
+}
+
+fn budget(html: &mut String, config: &Config) {
+    html.push_str("<h2>Today's budget</h2>");
+    let doc = documents::budget(config);
+    for (what, used, cap) in [
+        (
+            "calls",
+            doc["calls"].as_u64().unwrap_or(0),
+            doc["limits"]["calls"].as_u64().unwrap_or(0),
+        ),
+        (
+            "tokens",
+            doc["tokens"].as_u64().unwrap_or(0),
+            doc["limits"]["tokens"].as_u64().unwrap_or(0),
+        ),
+    ] {
+        #[allow(clippy::cast_precision_loss)]
+        let percent = if cap == 0 {
+            0.0
+        } else {
+            (used as f64 * 100.0 / cap as f64).min(100.0)
+        };
+        let cap_text = if cap == 0 {
+            "unlimited".to_string()
+        } else {
+            cap.to_string()
+        };
+        let _ = write!(
+            html,
+            "<div class=\"win\"><span>{what}</span><div class=\"track\"><div class=\"bar w{percent:.0}{}\" data-budget=\"{what}\" data-percent=\"{percent:.0}\"></div></div><span>{used} of {cap_text}</span></div>",
+            if percent >= 100.0 { " full" } else { "" }
+        );
+    }
+}
+
+fn tokens_of(group: &Value) -> u64 {
+    let tokens = &group["tokens"];
+    tokens["total"].as_u64().unwrap_or_else(|| {
+        ["input", "output", "reasoning", "cache_read", "cache_write"]
+            .iter()
+            .filter_map(|k| tokens[*k].as_u64())
+            .sum()
+    })
+}
+
+fn usage(html: &mut String, config: &Config) {
+    html.push_str("<h2>Usage, last 30 days</h2>");
+    let doc = documents::usage(config).unwrap_or(Value::Null);
+    let groups: std::collections::BTreeMap<String, &Value> = doc["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|g| Some((g["key"].as_str()?.to_string(), g)))
+        .collect();
+    let first = documents::first_day().parse::<jiff::civil::Date>().ok();
+    let days: Vec<String> = (0..documents::DAYS)
+        .filter_map(|i| first?.checked_add(jiff::Span::new().days(i)).ok())
+        .map(|d| d.to_string())
+        .collect();
+    let largest = days
+        .iter()
+        .filter_map(|d| groups.get(d).map(|g| tokens_of(g)))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let (width, height) = (900u32, 160u32);
+    let step = width / u32::try_from(days.len().max(1)).unwrap_or(1);
+    let _ = write!(
+        html,
+        "<svg viewBox=\"0 0 {width} {}\" role=\"img\" aria-label=\"tokens per day, last 30 days (table below)\">",
+        height + 16
+    );
+    for (i, day) in days.iter().enumerate() {
+        let tokens = groups.get(day).map_or(0, |g| tokens_of(g));
+        #[allow(
+            clippy::cast_precision_loss,
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss
+        )]
+        let bar = ((tokens as f64 / largest as f64) * f64::from(height)).round() as u32;
+        let x = u32::try_from(i).unwrap_or(0) * step;
+        let _ = write!(
+            html,
+            "<g class=\"day\" data-day=\"{day}\" data-tokens=\"{tokens}\"><title>{day}: {tokens} tokens</title><rect class=\"tok\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{bar}\"/>",
+            x + 1,
+            height - bar,
+            step.saturating_sub(2)
+        );
+        if i % 5 == 0 {
+            let _ = write!(
+                html,
+                "<text x=\"{x}\" y=\"{}\">{}</text>",
+                height + 12,
+                &day[5..]
+            );
+        }
+        html.push_str("</g>");
+    }
+    html.push_str("</svg>");
+    html.push_str("<table class=\"sr\"><caption>tokens, calls and cost per day</caption><thead><tr><th>day</th><th class=\"n\">calls</th><th class=\"n\">tokens</th><th class=\"n\">cost (USD)</th><th class=\"n\">cache efficiency</th></tr></thead><tbody>");
+    for day in &days {
+        let Some(group) = groups.get(day) else {
+            continue;
+        };
+        group_row(html, day, group);
+    }
+    html.push_str("</tbody></table>");
+    if let Some(total) = doc.get("total") {
+        let _ = write!(
+            html,
+            "<p>30 days: {} calls, {} tokens, {}; cache efficiency {}</p>",
+            total["calls"].as_u64().unwrap_or(0),
+            tokens_of(total),
+            cost(total),
+            efficiency(total)
+        );
+    }
+    html.push_str("<h3>Per model</h3><table><thead><tr><th>model</th><th class=\"n\">calls</th><th class=\"n\">tokens</th><th class=\"n\">cost (USD)</th><th class=\"n\">cache efficiency</th></tr></thead><tbody>");
+    let models = documents::usage_by(config, "model").unwrap_or(Value::Null);
+    for group in models["groups"].as_array().into_iter().flatten() {
+        group_row(html, group["key"].as_str().unwrap_or("(none)"), group);
+    }
+    html.push_str("</tbody></table>");
+}
+
+fn cost(group: &Value) -> String {
+    match group["cost_usd"].as_f64() {
+        Some(usd) => format!("${usd:.2}"),
+        None => format!(
+            "≥ ${:.2} (some models unpriced)",
+            group["cost_usd_known"].as_f64().unwrap_or(0.0)
+        ),
+    }
+}
+
+fn efficiency(group: &Value) -> String {
+    group["cache_efficiency"]
+        .as_f64()
+        .map_or_else(|| "–".to_string(), |e| format!("{:.0} %", e * 100.0))
+}
+
+fn group_row(html: &mut String, key: &str, group: &Value) {
+    let _ = write!(
+        html,
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+        escape(key),
+        group["calls"].as_u64().unwrap_or(0),
+        tokens_of(group),
+        escape(&cost(group)),
+        escape(&efficiency(group))
+    );
+}
+
+fn events(html: &mut String, state_dir: &std::path::Path) {
+    html.push_str("<h2>Watchdog</h2>");
+    let watchdog = crate::watch::alerts::last_state(state_dir);
+    match &watchdog.state {
+        Some(state) => {
+            let _ = write!(
+                html,
+                "<p data-watchdog=\"{}\"><strong>{}</strong> since {} (last check {}): {}</p>",
+                escape(state),
+                escape(state),
+                escape(watchdog.since.as_deref().unwrap_or("?")),
+                escape(watchdog.last_check.as_deref().unwrap_or("?")),
+                escape(watchdog.last_message.as_deref().unwrap_or(""))
+            );
+        }
+        None => html.push_str("<p class=\"mute\">no verdict yet (`agent --install-watchdog`)</p>"),
+    }
+    html.push_str("<h2>Recent events</h2><table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
+    let recent = crate::state::events::recent(state_dir, 20);
+    for event in recent.iter().rev() {
+        let field = |k: &str| escape(event[k].as_str().unwrap_or(""));
+        let _ = write!(
+            html,
+            "<tr data-event=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            field("event"),
+            field("time"),
+            field("event"),
+            field("from"),
+            field("to"),
+            field("reason")
+        );
+    }
+    if recent.is_empty() {
+        html.push_str("<tr><td colspan=\"5\" class=\"mute\">none</td></tr>");
+    }
+    html.push_str("</tbody></table>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_markup_character_is_escaped() {
+        assert_eq!(
+            escape("<script>\"x\" & 'y'</script>"),
+            "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;"
+        );
+    }
+}

@@ -1,0 +1,312 @@
+//! The listener and the routes. `/?token=…` (the one-time URL) sets the access cookie and
+//! redirects to `/`; every other route needs a token, or answers 401.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use http::{HeaderValue, StatusCode, header};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tower::ServiceExt as _;
+
+use super::access::{COOKIE, Keys};
+use super::{documents, page};
+use crate::access::Token;
+use crate::config::Config;
+
+/// What every handler shares.
+pub struct Dashboard {
+    pub config: Config,
+    keys: Keys,
+    /// The per-page tokens a "probe now" form may carry (the last few pages served).
+    forms: std::sync::Mutex<std::collections::VecDeque<String>>,
+}
+
+/// How many pages' "probe now" forms stay valid at once.
+const FORMS_KEPT: usize = 32;
+
+/// Runs the dashboard until SIGTERM or SIGINT.
+pub fn serve(config: &Config, addr: SocketAddr) -> anyhow::Result<ExitCode> {
+    let page = Token::fresh("agd-")?;
+    // The relay's token opens the page too, when there is one; without it the page's own
+    // is enough.
+    let relay = Token::load_relay().ok();
+    let dashboard = Arc::new(Dashboard {
+        config: config.clone(),
+        keys: Keys { page, relay },
+        forms: std::sync::Mutex::new(std::collections::VecDeque::new()),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("dashboard")
+        .enable_all()
+        .build()
+        .context("starting the dashboard's runtime")?;
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("listening on {addr}"))?;
+        let local = listener.local_addr()?;
+        let host = match local.ip() {
+            ip if ip.is_unspecified() && ip.is_ipv4() => "127.0.0.1".to_string(),
+            ip if ip.is_unspecified() => "[::1]".to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            IpAddr::V4(ip) => ip.to_string(),
+        };
+        // The one line that shows the token (stdout, unredacted): everywhere else it is
+        // redacted like any secret.
+        crate::term::emit(&format!(
+            "dashboard: http://{host}:{}/?token={}\n",
+            local.port(),
+            dashboard.keys.page.expose()
+        ))?;
+        crate::term::notice("dashboard: open the URL above once; Ctrl-C stops it");
+        accept_loop(&listener, &dashboard).await
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result.map(|()| ExitCode::SUCCESS)
+}
+
+async fn accept_loop(
+    listener: &tokio::net::TcpListener,
+    dashboard: &Arc<Dashboard>,
+) -> anyhow::Result<()> {
+    let router = Router::new()
+        .route("/", get(index))
+        .route("/status.json", get(status_json))
+        .route("/usage.json", get(usage_json))
+        .route("/budget.json", get(budget_json))
+        .route("/probe", post(probe))
+        .fallback(not_found)
+        .with_state(Arc::clone(dashboard));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(10));
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("watching SIGTERM")?;
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        while connections.try_join_next().is_some() {}
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(err) => {
+                    crate::term::warn(&format!("dashboard: accepting a connection: {err}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => break,
+            _ = terminate.recv() => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let service =
+            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let router = router.clone();
+                async move {
+                    Ok::<_, Infallible>(
+                        router
+                            .oneshot(request.map(Body::new))
+                            .await
+                            .unwrap_or_else(|never| match never {}),
+                    )
+                }
+            });
+        let connection = http.serve_connection(TokioIo::new(stream), service);
+        connections.spawn(async move {
+            let _ = connection.await;
+        });
+    }
+    // A page being read is no call in flight: nothing to finish.
+    connections.abort_all();
+    crate::term::notice("dashboard stopped");
+    Ok(())
+}
+
+fn unauthorized() -> Response {
+    text(
+        StatusCode::UNAUTHORIZED,
+        "401: open the one-time URL agent --dashboard printed, or send the relay token as a bearer\n",
+    )
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    no_store(response)
+}
+
+fn no_store(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+fn redirect_home(cookie: Option<&str>) -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::SEE_OTHER;
+    response
+        .headers_mut()
+        .insert(header::LOCATION, HeaderValue::from_static("/"));
+    if let Some(token) = cookie
+        && let Ok(value) = HeaderValue::from_str(&format!(
+            "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+        ))
+    {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    no_store(response)
+}
+
+/// `/`: the one-time URL's token becomes a cookie (and leaves the address bar); with a
+/// token, the page.
+async fn index(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
+    if request.uri().query().is_some_and(|q| q.contains("token=")) {
+        return match dashboard.keys.admits_query(request.uri().query()) {
+            Some(token) => redirect_home(Some(&token)),
+            None => unauthorized(),
+        };
+    }
+    if !dashboard.keys.admits(request.headers()) {
+        return unauthorized();
+    }
+    let Ok(nonce) = crate::access::generate("") else {
+        return text(StatusCode::INTERNAL_SERVER_ERROR, "no randomness\n");
+    };
+    let form = nonce[..32].to_string();
+    {
+        let mut forms = dashboard
+            .forms
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if forms.len() >= FORMS_KEPT {
+            forms.pop_front();
+        }
+        forms.push_back(form.clone());
+    }
+    let shown = Arc::clone(&dashboard);
+    let html =
+        tokio::task::spawn_blocking(move || page::render(&shown.config, &form, &nonce[32..])).await;
+    let Ok((html, nonce)) = html else {
+        return text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the page could not be drawn\n",
+        );
+    };
+    let mut response = Response::new(Body::from(html));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    if let Ok(csp) = HeaderValue::from_str(&page::content_security_policy(&nonce)) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    no_store(response)
+}
+
+async fn document(
+    dashboard: Arc<Dashboard>,
+    admitted: bool,
+    make: fn(&Config) -> anyhow::Result<serde_json::Value>,
+) -> Response {
+    if !admitted {
+        return unauthorized();
+    }
+    let made = tokio::task::spawn_blocking(move || make(&dashboard.config)).await;
+    let (status, body) = match made {
+        Ok(Ok(value)) => (StatusCode::OK, value),
+        Ok(Err(err)) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            serde_json::json!({"error": crate::redact::redact(&format!("{err:#}"))}),
+        ),
+        Err(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            serde_json::json!({"error": "the document could not be made"}),
+        ),
+    };
+    let mut response = Response::new(Body::from(
+        serde_json::to_string_pretty(&body).unwrap_or_default(),
+    ));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    no_store(response)
+}
+
+async fn status_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
+    let admitted = dashboard.keys.admits(request.headers());
+    document(dashboard, admitted, |config| Ok(documents::status(config))).await
+}
+
+async fn usage_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
+    let admitted = dashboard.keys.admits(request.headers());
+    document(dashboard, admitted, documents::usage).await
+}
+
+async fn budget_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
+    let admitted = dashboard.keys.admits(request.headers());
+    document(dashboard, admitted, |config| Ok(documents::budget(config))).await
+}
+
+/// "probe now": the page's form, with its per-page token; probes as `--status` does
+/// (budgeted), then back to the page.
+async fn probe(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
+    if !dashboard.keys.admits(request.headers()) {
+        return unauthorized();
+    }
+    let (_, body) = request.into_parts();
+    let Ok(body) = axum::body::to_bytes(body, 4096).await else {
+        return text(StatusCode::BAD_REQUEST, "400: the form could not be read\n");
+    };
+    let body = String::from_utf8_lossy(&body);
+    let presented = body
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("form="))
+        .unwrap_or("");
+    let known = {
+        let mut forms = dashboard
+            .forms
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let token = Token::from_text(presented);
+        let found = forms.iter().position(|f| token.matches(f.as_bytes()));
+        found.map(|at| forms.remove(at)).is_some()
+    };
+    if presented.is_empty() || !known {
+        return text(
+            StatusCode::FORBIDDEN,
+            "403: this form is stale or not the dashboard's; reload the page and press \"probe now\" again\n",
+        );
+    }
+    let _ = tokio::task::spawn_blocking(move || documents::probe(&dashboard.config)).await;
+    redirect_home(None)
+}
+
+async fn not_found() -> Response {
+    text(StatusCode::NOT_FOUND, "404\n")
+}

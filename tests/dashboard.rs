@@ -1,0 +1,492 @@
+//! `agent --dashboard` (issue 14): the page over a sandbox of known state, loaded in
+//! headless Chromium — one row per rung with its state, the login's window bars, one bar
+//! group per day — behind a token, on loopback only, and asking no other host for anything.
+
+use std::io::{BufRead as _, BufReader};
+use std::os::unix::process::CommandExt as _;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::json;
+
+use crate::support::relay::raw;
+use crate::support::sandbox::kill_group;
+use crate::support::{Reply, Rule, Sandbox};
+use crate::world::{CODEX_MODEL, GEMINI_MODEL, World, world};
+
+const THREE_RUNGS: &str = r#"
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+
+[[rungs]]
+backend = "codex"
+
+[[rungs]]
+backend = "gemini"
+"#;
+
+/// A running dashboard; dropping it kills it.
+struct Dashboard {
+    child: Option<Child>,
+    /// The one-time URL it printed.
+    url: String,
+    /// `127.0.0.1:PORT`.
+    addr: String,
+}
+
+impl Dashboard {
+    fn start(sb: &Sandbox) -> Dashboard {
+        let mut cmd = sb.command(&["--dashboard"]);
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0);
+        let mut child = cmd.spawn().expect("spawn agent --dashboard");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("read the URL line");
+        let url = line
+            .trim()
+            .strip_prefix("dashboard: ")
+            .unwrap_or_else(|| panic!("no URL line: {line:?}"))
+            .to_string();
+        let addr = url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string();
+        Dashboard {
+            child: Some(child),
+            url,
+            addr,
+        }
+    }
+
+    fn token(&self) -> &str {
+        self.url.split("token=").nth(1).expect("a token in the URL")
+    }
+
+    /// SIGINT (Ctrl-C), and its exit code.
+    fn interrupt(&mut self) -> Option<i32> {
+        let mut child = self.child.take()?;
+        let _ = Command::new("kill")
+            .args(["-s", "INT", &child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.code();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the dashboard did not stop on Ctrl-C"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            kill_group(child.id());
+            let _ = child.wait();
+        }
+    }
+}
+
+fn get(addr: &str, path: &str, headers: &str) -> crate::support::relay::Answer {
+    raw(
+        addr,
+        &format!("GET {path} HTTP/1.1\nhost: {addr}\nconnection: close\n{headers}"),
+        "",
+    )
+}
+
+/// The sandbox's state: a ledger of three weeks, claude's login parked by a full 5-hour
+/// window (its weekly at 42 %), codex cooling after a rate limit, gemini probed OK, and
+/// the watchdog's DOWN alert.
+fn seeded() -> World {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    w.api.on(Rule::model(CODEX_MODEL).reply(Reply::openai_error(
+        429,
+        "rate_limit_exceeded",
+        "slow down",
+    )));
+    let status = w.sb.run(&["--status"]);
+    assert_eq!(status.code, Some(0), "{status:?}");
+
+    let now = Timestamp::now();
+    let window = |kind: &str, percent: f64, hours: i64| {
+        json!({
+            "scope": {"kind": kind},
+            "used_percent": percent,
+            "resets_at": (now + SignedDuration::from_hours(hours)).to_string(),
+            "source": "statusline",
+            "observed_at": now.to_string(),
+        })
+    };
+    let login = format!("claude:{}", w.sb.home().join(".claude").display());
+    std::fs::write(
+        w.sb.state_dir().join("windows.json"),
+        json!({"logins": {login: [window("five_hour", 100.0, 3), window("weekly", 42.0, 90)]}})
+            .to_string(),
+    )
+    .unwrap();
+
+    let mut ledger = String::new();
+    let today = jiff::ZonedDateTime::now().date();
+    for back in 0..21 {
+        let day = today - jiff::Span::new().days(back);
+        for (backend, model) in [("claude", "claude-opus-5"), ("gemini", GEMINI_MODEL)] {
+            let line = json!({
+                "time": format!("{day}T12:00:00Z"),
+                "run": "3f2a0c1d9e8b",
+                "backend": backend,
+                "model": model,
+                "account": null,
+                "upstream": "mock",
+                "role": "probe",
+                "status": 200,
+                "error_kind": "ok",
+                "tokens": {"input": 100 * (back + 1), "output": 10, "reasoning": 0, "cache_read": 50, "cache_write": 0},
+                "estimated": false,
+                "ttfb_s": 0.3,
+                "duration_s": 0.31,
+                "request_id": null,
+                "day": day.to_string(),
+            });
+            ledger.push_str(&line.to_string());
+            ledger.push('\n');
+        }
+    }
+    std::fs::write(w.sb.state_dir().join("usage.jsonl"), ledger).unwrap();
+    std::fs::write(
+        w.sb.state_dir().join("watchdog.json"),
+        json!({"state": "DOWN", "since": now.to_string(), "last_check": now.to_string(), "last_message": "DOWN: no provider-independent rung answers"}).to_string(),
+    )
+    .unwrap();
+    let mut events = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(w.sb.state_dir().join("events.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(
+        &mut events,
+        format!(
+            "{}\n",
+            json!({"time": now.to_string(), "event": "alert", "from": "OK", "to": "DOWN", "reason": "no provider-independent rung answers"})
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    w
+}
+
+fn chromium(profile: &Path, args: &[&str]) -> std::process::Output {
+    let binary = if Path::new("/usr/bin/chromium").exists() {
+        "/usr/bin/chromium"
+    } else {
+        "chromium"
+    };
+    let mut cmd = Command::new(binary);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        // Chromium's own background calls (network time, hints), which are not the
+        // page's: off, and no name resolves but loopback, so nothing leaves the machine.
+        "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate,AutofillServerCommunication",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(args)
+    .stdin(Stdio::null());
+    let output = cmd
+        .output()
+        .expect("run chromium (Debian's package `chromium`; .ci/run installs it)");
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The URLs of every request Chromium started for the page at 127.0.0.1 (its network
+/// isolation key names that site, or its initiator is that origin).
+fn page_requests(net_log: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(net_log).expect("the net log");
+    let log: serde_json::Value = serde_json::from_str(&text)
+        .or_else(|_| serde_json::from_str(&format!("{}]}}", text.trim_end().trim_end_matches(','))))
+        .expect("the net log parses");
+    let start_job = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"].clone();
+    log["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|event| event["type"] == start_job)
+        .filter(|event| {
+            let params = &event["params"];
+            let nik = params["network_isolation_key"].as_str().unwrap_or("");
+            let initiator = params["initiator"].as_str().unwrap_or("");
+            nik.contains("http://127.0.0.1") || initiator.starts_with("http://127.0.0.1")
+        })
+        .filter_map(|event| event["params"]["url"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_page_in_chromium_shows_each_rungs_state_the_windows_and_a_bar_group_per_day() {
+    let w = seeded();
+    let mut dashboard = Dashboard::start(&w.sb);
+    let net_log = w.sb.tmp_dir().join("netlog.json");
+    let dom = chromium(
+        &w.sb.tmp_dir().join("chromium-dom"),
+        &[
+            &format!("--log-net-log={}", net_log.display()),
+            "--dump-dom",
+            &dashboard.url,
+        ],
+    );
+    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+
+    assert!(
+        dom.contains("<h1>agent dashboard</h1>"),
+        "not the page: {dom}"
+    );
+    for (rung, state) in [(1, "parked"), (2, "cooling"), (3, "ok")] {
+        assert_eq!(
+            dom.matches(&format!("<tr data-rung=\"{rung}\" ")).count(),
+            1,
+            "rung {rung}: {dom}"
+        );
+        assert!(
+            dom.contains(&format!("<tr data-rung=\"{rung}\" data-state=\"{state}\">")),
+            "rung {rung} is not {state}: {dom}"
+        );
+    }
+    assert_eq!(dom.matches("<tr data-rung=").count(), 3, "{dom}");
+    assert!(
+        dom.contains("data-window=\"5h\" data-percent=\"100\""),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("data-window=\"7d\" data-percent=\"42\""),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<g class=\"day\"").count(), 30, "{dom}");
+    let today = jiff::ZonedDateTime::now().date();
+    let old = today - jiff::Span::new().days(25);
+    assert!(
+        dom.contains(&format!("data-day=\"{today}\" data-tokens=\"320\"")),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(&format!("data-day=\"{old}\" data-tokens=\"0\"")),
+        "{dom}"
+    );
+    assert!(dom.contains("data-watchdog=\"DOWN\""), "{dom}");
+    assert!(dom.contains("<tr data-event=\"alert\">"), "{dom}");
+    assert!(!dom.contains(dashboard.token()), "the token is in the page");
+    assert!(
+        !dom.contains(crate::world::PROXY_KEY),
+        "a key is in the page"
+    );
+
+    // Every request the page made went to the dashboard itself. The page's requests are
+    // the ones keyed to its site (Chromium's network isolation key); Chromium's own
+    // background calls carry other keys, and resolve nowhere here.
+    let own = format!("http://{}/", dashboard.addr);
+    let page_requests = page_requests(&net_log);
+    assert!(
+        page_requests.contains(&own),
+        "the page itself is not in the net log: {page_requests:?}"
+    );
+    for url in &page_requests {
+        assert!(url.starts_with(&own), "the page asked another host: {url}");
+    }
+
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let shot = shots.join("dashboard.png");
+    let _ = std::fs::remove_file(&shot);
+    chromium(
+        &w.sb.tmp_dir().join("chromium-shot"),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1600",
+            &dashboard.url,
+        ],
+    );
+    assert!(
+        std::fs::metadata(&shot).is_ok_and(|m| m.len() > 0),
+        "no screenshot at {}",
+        shot.display()
+    );
+    assert_eq!(dashboard.interrupt(), Some(0), "Ctrl-C is a clean stop");
+}
+
+#[test]
+fn without_the_token_the_page_and_every_document_answer_401() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let dashboard = Dashboard::start(&w.sb);
+    for path in ["/", "/status.json", "/usage.json", "/budget.json"] {
+        let answer = get(&dashboard.addr, path, "");
+        assert_eq!(answer.status, 401, "{path}: {answer:?}");
+        let answer = get(&dashboard.addr, path, "cookie: agent_dashboard=agd-wrong\n");
+        assert_eq!(answer.status, 401, "{path} with a wrong cookie: {answer:?}");
+    }
+    let wrong = get(&dashboard.addr, "/?token=agd-wrong", "");
+    assert_eq!(wrong.status, 401, "{wrong:?}");
+
+    // The one-time URL sets the cookie and leaves the address bar; the cookie opens all.
+    let login = get(
+        &dashboard.addr,
+        &format!("/?token={}", dashboard.token()),
+        "",
+    );
+    assert_eq!(login.status, 303, "{login:?}");
+    assert_eq!(login.header("location"), Some("/"));
+    let cookie = login.header("set-cookie").expect("a cookie");
+    assert!(
+        cookie.contains("HttpOnly")
+            && cookie.contains("SameSite=Strict")
+            && cookie.contains("Path=/"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap();
+    for path in ["/", "/status.json", "/usage.json", "/budget.json"] {
+        let answer = get(&dashboard.addr, path, &format!("cookie: {pair}\n"));
+        assert_eq!(answer.status, 200, "{path}: {answer:?}");
+    }
+    let page = get(&dashboard.addr, "/", &format!("cookie: {pair}\n"));
+    let csp = page.header("content-security-policy").expect("a CSP");
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"),
+        "{csp}"
+    );
+    let bearer = get(
+        &dashboard.addr,
+        "/budget.json",
+        &format!("authorization: Bearer {}\n", dashboard.token()),
+    );
+    assert_eq!(bearer.status, 200, "{bearer:?}");
+}
+
+#[test]
+fn the_relay_token_opens_the_dashboard_too() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let relay_token = "agr-relay-token-for-the-dashboard-0123456789";
+    w.sb.env("AGENT_RELAY_TOKEN", relay_token);
+    let dashboard = Dashboard::start(&w.sb);
+    let answer = get(
+        &dashboard.addr,
+        "/status.json",
+        &format!("authorization: Bearer {relay_token}\n"),
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let rows = answer.json();
+    assert_eq!(rows.as_array().map(Vec::len), Some(3), "{rows}");
+}
+
+#[test]
+fn the_json_documents_are_the_reports_own() {
+    let w = seeded();
+    let dashboard = Dashboard::start(&w.sb);
+    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let budget = get(&dashboard.addr, "/budget.json", &bearer).json();
+    let report = w.sb.run(&["--budget", "status", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&report.stdout).unwrap();
+    assert_eq!(budget, report);
+
+    let usage = get(&dashboard.addr, "/usage.json", &bearer).json();
+    let since = (jiff::ZonedDateTime::now().date() - jiff::Span::new().days(29)).to_string();
+    let report =
+        w.sb.run(&["--usage", "--by", "day", "--since", &since, "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&report.stdout).unwrap();
+    assert_eq!(usage, report);
+    assert_eq!(
+        usage["groups"].as_array().map(Vec::len),
+        Some(21),
+        "{usage}"
+    );
+
+    // No probe: the status document is what health already knows.
+    let posts = w.api.requests().len();
+    let status = get(&dashboard.addr, "/status.json", &bearer).json();
+    assert_eq!(w.api.requests().len(), posts, "the status document probed");
+    let states: Vec<&str> = status
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["parked", "cooling", "ok"], "{status}");
+    assert_eq!(status[2]["would_pick"], true, "{status}");
+}
+
+#[test]
+fn a_non_loopback_listen_address_without_allow_remote_is_refused() {
+    let w = world();
+    let run = w.sb.run(&["--dashboard", "--listen", "0.0.0.0:0"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("--allow-remote"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "it printed a URL: {}", run.stdout);
+}
+
+#[test]
+fn probe_now_needs_the_pages_own_form_token_and_probes_as_status_does() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let dashboard = Dashboard::start(&w.sb);
+    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let post = |body: &str, auth: &str| {
+        raw(
+            &dashboard.addr,
+            &format!(
+                "POST /probe HTTP/1.1\nhost: {}\ncontent-type: application/x-www-form-urlencoded\ncontent-length: {}\nconnection: close\n{auth}",
+                dashboard.addr,
+                body.len()
+            ),
+            body,
+        )
+    };
+    let page = get(&dashboard.addr, "/", &bearer);
+    assert_eq!(page.status, 200, "{page:?}");
+    let form = page
+        .body
+        .split("name=\"form\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a form token in the page")
+        .to_string();
+    assert_eq!(w.api.posts(), 0, "the page probed on its own");
+
+    assert_eq!(post("form=forged", &bearer).status, 403);
+    assert_eq!(post(&format!("form={form}"), "").status, 401);
+    assert_eq!(w.api.posts(), 0, "a refused form probed");
+
+    let answer = post(&format!("form={form}"), &bearer);
+    assert_eq!(answer.status, 303, "{answer:?}");
+    assert_eq!(answer.header("location"), Some("/"));
+    assert!(
+        w.api.posts_for_model(GEMINI_MODEL) >= 1 && w.api.posts_for_model(CODEX_MODEL) >= 1,
+        "probe now did not probe every rung: {:?}",
+        w.api.requests()
+    );
+    // Each form serves once.
+    assert_eq!(post(&format!("form={form}"), &bearer).status, 403);
+}
