@@ -259,10 +259,23 @@ fn processes_killed_at_random_moments_never_leave_an_unreadable_state_file() {
             serde_json::from_str::<serde_json::Value>(&content)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
         } else if name.ends_with(".jsonl") {
+            // A SIGKILL can cut a record's one write() where it crosses a page: that torn
+            // piece stays a line of its own (the next append starts on a new line), which
+            // every reader skips. Anything else must be a whole record.
+            let mut torn = 0;
             for line in content.lines() {
-                serde_json::from_str::<serde_json::Value>(line)
-                    .unwrap_or_else(|e| panic!("{name}: {e}: {line}"));
+                if serde_json::from_str::<serde_json::Value>(line).is_err() {
+                    assert!(
+                        line.is_empty() || line.starts_with('{'),
+                        "{name}: not a record, nor a torn one: {line}"
+                    );
+                    torn += 1;
+                }
             }
+            assert!(
+                torn <= 20,
+                "{name}: {torn} torn lines from 20 killed processes"
+            );
         }
         assert!(!name.contains(".corrupt-"), "nothing was corrupt: {name}");
     }
