@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::accounts::AccountDef;
 use crate::backend::cli_settings::{Family, bare_model};
 use crate::backend::discover;
-use crate::config::{Backend, Config, RungDef};
+use crate::config::{Backend, Config, ProbeKind, RungDef};
 use crate::error_class::ErrorClass;
 use crate::expand::expand;
 use crate::probe::{self, PlanError, ProbePlan};
@@ -161,7 +161,13 @@ pub fn resolve_with<'a>(
                 // for the model it last ran, else the backend's default.
                 None => family
                     .configured_model()
-                    .or_else(|| last_model(family))
+                    // Only a call needs a model: a command or unprobed rung never walks
+                    // the CLI's records for one.
+                    .or_else(|| {
+                        probe_calls_a_model(backend)
+                            .then(|| last_model(family))
+                            .flatten()
+                    })
                     .or_else(|| backend.default_model.clone())
                     .map(|name| resolve_model(backend, bare_model(&name)))
                     .transpose()?,
@@ -321,6 +327,14 @@ fn no_proxy(backend: &Backend) -> Option<String> {
             .is_some_and(|u| u.contains(&needle));
     let unset = std::env::var(PROXY_VAR).map_or(true, |v| v.is_empty());
     (uses_proxy && unset).then(|| format!("no proxy ({PROXY_VAR} unset)"))
+}
+
+/// Whether the backend's probe is a model call (and so must name a model).
+fn probe_calls_a_model(backend: &Backend) -> bool {
+    matches!(
+        backend.probe.kind,
+        ProbeKind::Anthropic | ProbeKind::Openai | ProbeKind::Gemini
+    )
 }
 
 /// The model the CLI last ran, from its own records.
