@@ -23,19 +23,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         crate::report::emit_json(&rows)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let rungs: Vec<Rung> = config
-        .rungs
-        .iter()
-        .enumerate()
-        .map(|(i, def)| rung::resolve(config, i + 1, def))
-        .collect();
-    let state_dir = crate::paths::state_dir();
-    // A login rung is never probed: with `login_usage` on, its windows are asked instead.
-    for rung in &rungs {
-        crate::launch::login_usage::ask(config, rung, &state_dir, jiff::Timestamp::now());
-    }
-    let store = Store::new(&state_dir);
-    let meter = crate::state::meter::Meter::new(&state_dir, config.budget);
+    let (rungs, store, meter) = survey_ready(config);
     let names: Vec<String> = rungs.iter().map(Rung::short_name).collect();
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let live = std::io::stdout().is_terminal();
@@ -78,9 +66,9 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every rung probed for real, as `--status --json` prints it (the dashboard's "probe
-/// now" does exactly this).
-pub fn probe_document(config: &Config) -> serde_json::Value {
+/// Every rung resolved, the login rungs' windows asked (with `login_usage` on: a login
+/// rung is never probed), and the store and meter the survey records through.
+fn survey_ready(config: &Config) -> (Vec<Rung<'_>>, Store, crate::state::meter::Meter) {
     let rungs: Vec<Rung> = config
         .rungs
         .iter()
@@ -92,8 +80,17 @@ pub fn probe_document(config: &Config) -> serde_json::Value {
     for rung in &rungs {
         crate::launch::login_usage::ask(config, rung, &state_dir, jiff::Timestamp::now());
     }
-    let store = Store::new(&state_dir);
-    let meter = crate::state::meter::Meter::new(&state_dir, config.budget);
+    (
+        rungs,
+        Store::new(&state_dir),
+        crate::state::meter::Meter::new(&state_dir, config.budget),
+    )
+}
+
+/// Every rung probed for real, as `--status --json` prints it (the dashboard's "probe
+/// now" does exactly this).
+pub fn probe_document(config: &Config) -> serde_json::Value {
+    let (rungs, store, meter) = survey_ready(config);
     let (tx, rx) = mpsc::channel();
     let mut statuses: Vec<Option<Status>> = vec![None; rungs.len()];
     std::thread::scope(|scope| {
