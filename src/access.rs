@@ -141,6 +141,32 @@ pub fn generate(prefix: &str) -> anyhow::Result<String> {
     Ok(token)
 }
 
+/// The next connection to serve, or `None` once Ctrl-C or SIGTERM asks the server to stop.
+/// A failed accept (out of descriptors and the like) is said, and the wait goes on.
+pub async fn next_connection(
+    listener: &tokio::net::TcpListener,
+    terminate: &mut tokio::signal::unix::Signal,
+    server: &str,
+) -> Option<tokio::net::TcpStream> {
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => {
+                    // Small answers must not wait on Nagle against delayed ACK.
+                    let _ = stream.set_nodelay(true);
+                    return Some(stream);
+                }
+                Err(err) => {
+                    crate::term::warn(&format!("{server}: accepting a connection: {err}"));
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => return None,
+            _ = terminate.recv() => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -93,21 +93,10 @@ async fn accept_loop(
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("watching SIGTERM")?;
     let mut connections = tokio::task::JoinSet::new();
-    loop {
+    while let Some(stream) =
+        crate::access::next_connection(listener, &mut terminate, "dashboard").await
+    {
         while connections.try_join_next().is_some() {}
-        let (stream, _peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                Err(err) => {
-                    crate::term::warn(&format!("dashboard: accepting a connection: {err}"));
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            _ = tokio::signal::ctrl_c() => break,
-            _ = terminate.recv() => break,
-        };
-        let _ = stream.set_nodelay(true);
         let router = router.clone();
         let service =
             hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {

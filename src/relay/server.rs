@@ -242,22 +242,9 @@ async fn accept_loop(listener: &tokio::net::TcpListener, relay: &Arc<Relay>) -> 
         .context("watching SIGTERM")?;
     // Every connection's task, so a stop can cut what is still running and see it gone.
     let mut connections = tokio::task::JoinSet::new();
-    loop {
+    while let Some(stream) = crate::access::next_connection(listener, &mut terminate, "relay").await
+    {
         while connections.try_join_next().is_some() {}
-        let (stream, _peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                Err(err) => {
-                    // Out of descriptors and the like: say so, breathe, go on.
-                    crate::term::warn(&format!("relay: accepting a connection: {err}"));
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            _ = tokio::signal::ctrl_c() => break,
-            _ = terminate.recv() => break,
-        };
-        let _ = stream.set_nodelay(true);
         let router = router.clone();
         let relay = Arc::clone(relay);
         let service =
