@@ -116,7 +116,7 @@ impl Books {
             let today = crate::state::budget::today();
             if pool.day == today {
                 pool.left -= 1;
-                return Some(Reservation { day: today });
+                return Some(Reservation::on(&today));
             }
         }
         None
@@ -133,7 +133,7 @@ impl Books {
         let fresh = pool.taken_at.elapsed() < BLOCK_LIFE;
         if pool.left > 0 && fresh && pool.day == today {
             pool.left -= 1;
-            return Ok(Reservation { day: today });
+            return Ok(Reservation::on(&today));
         }
         pool.give_back(&self.budget);
         // A block used up within its life: the next one is twice as big.
@@ -251,7 +251,7 @@ impl Keeper {
             crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
         }
         for (day, tokens) in tokens_by_day {
-            if let Err(err) = self.budget.record(&Reservation { day }, &tokens) {
+            if let Err(err) = self.budget.record(&Reservation::on(&day), &tokens) {
                 crate::term::warn(&format!(
                     "relay: could not record tokens in the budget: {err:#}"
                 ));
