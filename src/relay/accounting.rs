@@ -12,7 +12,7 @@
 //! costs one ledger append and one budget update, and none of it delays an answer.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -91,7 +91,7 @@ impl Books {
         let keeper = Keeper {
             pool: Arc::clone(&pool),
             budget: Budget::new(state_dir, limits),
-            ledger_path: Ledger::new(state_dir).path().to_path_buf(),
+            ledger: Ledger::new(state_dir),
             health: Store::new(state_dir),
             policy,
             last_ok: HashMap::new(),
@@ -178,7 +178,7 @@ impl Drop for Books {
 struct Keeper {
     pool: Arc<Mutex<Pool>>,
     budget: Budget,
-    ledger_path: PathBuf,
+    ledger: Ledger,
     health: Store,
     policy: Policy,
     /// When each target was last written as good, by this relay.
@@ -234,20 +234,17 @@ impl Keeper {
         if batch.is_empty() {
             return;
         }
-        let mut lines = String::new();
+        let mut lines = Vec::new();
         let mut tokens_by_day: BTreeMap<String, Tokens> = BTreeMap::new();
         for call in &batch {
             if let Ok(line) = serde_json::to_string(&call.record) {
-                if !lines.is_empty() {
-                    lines.push('\n');
-                }
-                lines.push_str(&line);
+                lines.push(line);
             }
             *tokens_by_day.entry(call.record.day.clone()).or_default() += &call.record.tokens;
         }
         // One write with O_APPEND: the lines land together, never interleaved with another
-        // process's.
-        if let Err(err) = crate::state::file::append_line(&self.ledger_path, &lines) {
+        // process's (and one round trip to the shared stream).
+        if let Err(err) = self.ledger.append_lines(&lines) {
             crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
         }
         for (day, tokens) in tokens_by_day {

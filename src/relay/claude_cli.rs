@@ -116,14 +116,15 @@ pub async fn answer(
 
     let started = Instant::now();
     let meta = CallMeta::from_headers(&parts.headers);
-    let reservation = match reserve(&relay).await {
+    let record = record_for(&meta, upstream, Some(model.clone()));
+    let reservation = match reserve(&relay, &record).await {
         Ok(reservation) => reservation,
         Err(response) => return response,
     };
     let call = super::call::Call::new(
         Arc::clone(&relay),
         reservation,
-        record_for(&meta, upstream, Some(model.clone())),
+        record,
         vec![format!(
             "command {} {model} @relay:{}",
             binary.display(),

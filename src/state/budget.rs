@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::state::file::{self as state_file, Durability};
 use crate::state::json_file::{Corrupt, JsonFile};
 use crate::state::ledger::{Ledger, Tokens};
+use crate::state::store;
 
 pub use crate::config::limits::{DEFAULT_CALLS, DEFAULT_TOKENS};
 /// Days older than this are dropped from `budget.json` (the ledger keeps the history).
@@ -61,6 +62,9 @@ pub enum Refusal {
     Corrupt { aside: PathBuf },
     /// The reservation could not be saved.
     Unsaved(String),
+    /// The shared store is away and this process may not fall back to its own files
+    /// (the relay, unless `on_store_down = "local"`).
+    StoreUnavailable(String),
 }
 
 impl std::fmt::Display for Refusal {
@@ -79,6 +83,9 @@ impl std::fmt::Display for Refusal {
                 "budget.json was unreadable: kept aside as {}, counts rebuilt from the ledger; this call was not sent",
                 aside.display()
             ),
+            Refusal::StoreUnavailable(why) => {
+                write!(f, "{why}; the call was not sent")
+            }
             Refusal::Unsaved(why) => write!(
                 f,
                 "the budget reservation could not be saved ({why}); the call was not sent"
@@ -181,6 +188,13 @@ impl Budget {
         want: u64,
         client: Option<&ClientCaps>,
     ) -> Result<(Reservation, u64), Refusal> {
+        if let Some(shared) = store::shared() {
+            match store::budget::reserve(shared, day, self.configured, client) {
+                Ok(reserved) => return reserved.map(|reservation| (reservation, 1)),
+                Err(down) if shared.falls_back() => shared.tell_fallback(&down),
+                Err(down) => return Err(Refusal::StoreUnavailable(down.to_string())),
+            }
+        }
         let _lock = self
             .file
             .lock()
@@ -236,6 +250,12 @@ impl Budget {
         if calls == 0 {
             return Ok(());
         }
+        if let Some(shared) = store::shared() {
+            match store::budget::release(shared, day, calls) {
+                Ok(()) => return Ok(()),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
         if let Some(entry) = file.days.get_mut(day) {
@@ -248,6 +268,12 @@ impl Budget {
     pub fn record(&self, reservation: &Reservation, tokens: &Tokens) -> anyhow::Result<()> {
         if tokens.total() == 0 {
             return Ok(());
+        }
+        if let Some(shared) = store::shared() {
+            match store::budget::record(shared, reservation, tokens) {
+                Ok(()) => return Ok(()),
+                Err(down) => shared.tell_fallback(&down),
+            }
         }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
@@ -267,6 +293,13 @@ impl Budget {
 
     /// Today's use and the caps in force.
     pub fn status(&self) -> (Day, Limits, LimitSource) {
+        if let Some(shared) = store::shared() {
+            match store::budget::status(shared, &today()) {
+                Ok((used, Some(set))) => return (used, set, LimitSource::SetCommand),
+                Ok((used, None)) => return (used, self.configured, LimitSource::Config),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
         let file = self.read_or_rebuilt();
         let (limits, source) = match file.limits {
             Some(limits) => (limits, LimitSource::SetCommand),
@@ -281,6 +314,11 @@ impl Budget {
 
     /// `agent --budget set`: caps stored beside the counts, winning over the config file.
     pub fn set_limits(&self, limits: Limits) -> anyhow::Result<()> {
+        if let Some(shared) = store::shared() {
+            // Caps meant for the team are not quietly set on one machine.
+            return store::budget::set_limits(shared, limits)
+                .map_err(|down| anyhow::anyhow!("{down}; the caps were not changed"));
+        }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
         file.limits = Some(limits);
@@ -339,7 +377,7 @@ pub enum LimitSource {
 /// Counts per local day from the ledger: every recorded call, and its tokens.
 pub fn rebuild(ledger: &Ledger) -> BudgetFile {
     let mut file = BudgetFile::default();
-    for record in ledger.read_all() {
+    for record in ledger.read_all().into_iter().filter(|r| !r.refused) {
         let day = if record.day.is_empty() {
             local_day(&record.time).unwrap_or_default()
         } else {

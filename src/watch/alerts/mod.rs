@@ -57,7 +57,10 @@ const PENDING_KEPT: usize = 20;
 
 /// `watchdog.json`: fsynced, as an owed alert cannot be rebuilt.
 fn state_file(state_dir: &Path) -> JsonFile<WatchdogState> {
-    JsonFile::new(state_dir, "watchdog.json").pretty().synced()
+    JsonFile::new(state_dir, "watchdog.json")
+        .pretty()
+        .synced()
+        .shared()
 }
 
 /// The watchdog's last verdict, for `--doctor`.
