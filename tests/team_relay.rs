@@ -167,3 +167,51 @@ fn told_to_fall_back_the_relay_serves_through_an_outage_with_a_warning() {
         .clone();
     assert_eq!(today["calls"], 3, "{budget}");
 }
+
+#[test]
+fn the_doctor_asks_the_store_and_never_shows_its_password() {
+    let mut redis = RedisServer::start();
+    let sb = Sandbox::new();
+    sb.write_config(&format!(
+        "[store]\nkind = \"redis\"\nurl = \"{}\"\n",
+        redis.url()
+    ));
+    let run = sb.run(&["--doctor"]);
+    assert!(
+        run.stdout.contains("ok   store") && run.stdout.contains("redis 7"),
+        "{}",
+        run.stdout
+    );
+
+    redis.stop();
+    let run = sb.run(&["--doctor"]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.stdout.contains("FAIL store"), "{}", run.stdout);
+
+    // A password the server does not expect is refused; neither answer shows it.
+    redis.restart();
+    let password = "hunter2-STORE-PASSWORD-0123456789";
+    sb.env(
+        "AGENT_REDIS_URL",
+        format!("redis://:{password}@127.0.0.1:{}", &redis.url()[18..]),
+    );
+    sb.write_config("[store]\nkind = \"redis\"\nurl = \"${AGENT_REDIS_URL}\"\n");
+    for args in [&["--doctor"][..], &["--budget", "status"][..]] {
+        let run = sb.run(args);
+        assert!(
+            !run.stdout.contains(password) && !run.stderr.contains(password),
+            "{args:?} showed the password: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_store_without_a_url_is_refused_naming_the_key() {
+    let sb = Sandbox::new();
+    sb.write_config("[store]\nkind = \"redis\"\n");
+    let run = sb.run(&["--status"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("store.url"), "{}", run.stderr);
+}
