@@ -165,11 +165,20 @@ fn a_429_learned_by_one_replica_stops_the_others_until_it_ends_then_one_call_res
     let flowing = Instant::now() + Duration::from_secs(2);
     while !call_counted(b, &api).1 {
         assert!(Instant::now() < flowing, "the target was not restored");
+        thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(upstream_health(&sb, &api).unwrap()["class"], "ok");
     for mut replica in replicas {
         replica.stop();
     }
+    // The budget counted the calls sent, not the ones turned away.
+    let budget: Value = serde_json::from_str(
+        &fs::read_to_string(sb.state_dir().join("budget.json")).expect("budget.json"),
+    )
+    .unwrap();
+    let days = budget["days"].as_object().expect("days");
+    let counted: u64 = days.values().map(|d| d["calls"].as_u64().unwrap()).sum();
+    assert_eq!(counted, api.posts() as u64, "{budget}");
     let turned_away: Vec<Value> = ledger(&sb)
         .into_iter()
         .filter(|line| line["error_kind"] == "cooling")

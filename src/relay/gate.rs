@@ -44,6 +44,8 @@ pub enum Passage {
         /// An open breaker (503), not a cooldown (429).
         breaker: bool,
         class: ErrorClass,
+        /// It has ended, and another call is the half-open one.
+        probing: bool,
     },
 }
 
@@ -67,21 +69,26 @@ pub fn passage(health: Option<&TargetHealth>, now_ms: u64) -> Passage {
         return Passage::Open;
     }
     let running = |until: Option<u64>| until.filter(|until| *until > now_ms);
-    let shut = |until_ms, breaker| Passage::Shut {
+    let shut = |until_ms, breaker, probing| Passage::Shut {
         until_ms,
         breaker,
         class: health.class,
+        probing,
     };
     match (running(cooldown), running(breaker)) {
         // Another call is the half-open one: its answer decides, so ask again soon rather
         // than for as long as its claim could hold.
         (None, None) => match running(health.half_open_until_ms) {
-            Some(until) => shut(until.min(now_ms + CLAIMED_RETRY_MS), breaker.is_some()),
+            Some(until) => shut(
+                until.min(now_ms + CLAIMED_RETRY_MS),
+                breaker.is_some(),
+                true,
+            ),
             None => Passage::HalfOpen,
         },
-        (Some(cooling), None) => shut(cooling, false),
-        (None, Some(open)) => shut(open, true),
-        (Some(cooling), Some(open)) => shut(cooling.max(open), true),
+        (Some(cooling), None) => shut(cooling, false, false),
+        (None, Some(open)) => shut(open, true, false),
+        (Some(cooling), Some(open)) => shut(cooling.max(open), true, false),
     }
 }
 
@@ -203,13 +210,14 @@ pub fn release(store: &Store, claim: &Claim) {
 /// (`rate_limit_error`, OpenAI's `rate_limit_exceeded`), 503 for an open breaker
 /// (`overloaded_error`, `server_overloaded`), and `retry-after` in whole seconds, rounded up.
 pub fn refusal(passage: &Passage, kind: Kind, what: &str, now_ms: u64) -> Response {
-    let (until_ms, breaker, class) = match passage {
+    let (until_ms, breaker, class, probing) = match passage {
         Passage::Shut {
             until_ms,
             breaker,
             class,
-        } => (*until_ms, *breaker, *class),
-        Passage::Open | Passage::HalfOpen => (now_ms, false, ErrorClass::RateLimited),
+            probing,
+        } => (*until_ms, *breaker, *class, *probing),
+        Passage::Open | Passage::HalfOpen => (now_ms, false, ErrorClass::RateLimited, false),
     };
     let seconds = until_ms.saturating_sub(now_ms).div_ceil(1000).max(1);
     let (status, code, why) = match (breaker, kind) {
@@ -234,13 +242,16 @@ pub fn refusal(passage: &Passage, kind: Kind, what: &str, now_ms: u64) -> Respon
             "failing: its breaker is open".to_string(),
         ),
     };
-    let mut response = error_response(
-        status,
-        code,
-        &format!(
-            "relay: {what} is {why} for {seconds}s more, as its last answer said; nothing was sent upstream"
-        ),
-    );
+    let message = if probing {
+        format!(
+            "relay: {what} was {why}; another call is trying it now, ask again in {seconds}s; nothing was sent upstream"
+        )
+    } else {
+        format!(
+            "relay: {what} is {why} for {seconds}s more, as its last answers said; nothing was sent upstream"
+        )
+    };
+    let mut response = error_response(status, code, &message);
     let headers = response.headers_mut();
     // As the upstream's own answer would: worth retrying after the wait.
     headers.remove("x-should-retry");
@@ -280,7 +291,8 @@ mod tests {
             Passage::Shut {
                 until_ms: 2_000,
                 breaker: false,
-                class: ErrorClass::RateLimited
+                class: ErrorClass::RateLimited,
+                probing: false,
             }
         );
         assert_eq!(passage(Some(&health), 2_000), Passage::HalfOpen);
@@ -292,6 +304,7 @@ mod tests {
             passage(Some(&claimed), 2_000),
             Passage::Shut {
                 until_ms: 3_000,
+                probing: true,
                 ..
             }
         ));
@@ -325,6 +338,7 @@ mod tests {
             until_ms: 2_001,
             breaker: false,
             class: ErrorClass::RateLimited,
+            probing: false,
         };
         let answer = refusal(&shut, Kind::Anthropic, "m via relay a", 0);
         assert_eq!(answer.status(), StatusCode::TOO_MANY_REQUESTS);
