@@ -20,6 +20,7 @@ mod mock_selftest;
 mod parking;
 mod relay;
 mod relay_hostile;
+mod relay_shared_health;
 mod secrets;
 mod service_files;
 mod state;

@@ -8,6 +8,7 @@
 mod accounting;
 mod call;
 mod claude_cli;
+mod gate;
 mod install;
 mod keys;
 mod proxy;

@@ -37,6 +37,7 @@ use tower::ServiceExt as _;
 
 use super::accounting::Books;
 use super::call::error_response;
+use super::gate::Gate;
 use super::keys::{Key, Keys};
 use super::target::{Base, Target};
 use super::token::Token;
@@ -53,6 +54,8 @@ pub struct Relay {
     pub token: Token,
     pub keys: Keys,
     pub books: Books,
+    /// What shared health says before a call goes upstream.
+    pub gate: Gate,
     pub client: HttpClient,
     /// Base URLs after `AGENT_RELAY_<NAME>_BASE`, parsed (`claude-cli` upstreams have none).
     bases: BTreeMap<String, Base>,
@@ -180,6 +183,7 @@ pub fn serve(
         let relay = Arc::new(Relay {
             client: http_client(&relay_config),
             books: Books::open(&state_dir, config.budget, config.policy()),
+            gate: Gate::new(crate::state::health::Store::new(&state_dir)),
             keys: Keys::default(),
             front: format!("http://{front_ip}:{}", local.port()),
             config: relay_config,
