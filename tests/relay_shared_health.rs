@@ -16,12 +16,12 @@ use crate::support::{MockApi, Reply, Rule, Sandbox};
 
 const PATH: &str = "/anthropic/v1/messages";
 
-fn call(relay: &RelayProc, model: &str) -> Answer {
+pub(crate) fn call(relay: &RelayProc, model: &str) -> Answer {
     relay.post(PATH, Some(TOKEN), &messages_body(model), &[])
 }
 
 /// A call to `relay` that reached the mock: the call's answer and whether it went upstream.
-fn call_counted(relay: &RelayProc, api: &MockApi) -> (Answer, bool) {
+pub(crate) fn call_counted(relay: &RelayProc, api: &MockApi) -> (Answer, bool) {
     let before = api.posts();
     let answer = call(relay, MODEL);
     (answer, api.posts() != before)
@@ -43,7 +43,7 @@ fn upstream_health(sb: &Sandbox, api: &MockApi) -> Option<Value> {
 }
 
 /// Sleeps until the unix-millisecond instant `until_ms` has passed.
-fn sleep_until_ms(until_ms: u64) {
+pub(crate) fn sleep_until_ms(until_ms: u64) {
     let now = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
@@ -65,7 +65,7 @@ fn first_refusal(replica: &RelayProc, api: &MockApi, deadline: Instant) -> Optio
     None
 }
 
-fn retry_after(answer: &Answer) -> u64 {
+pub(crate) fn retry_after(answer: &Answer) -> u64 {
     answer
         .header("retry-after")
         .and_then(|v| v.parse().ok())
