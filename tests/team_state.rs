@@ -184,3 +184,49 @@ fn a_corrupt_shared_document_is_kept_aside_reported_and_the_launch_goes_on() {
     let health: serde_json::Value = serde_json::from_str(&health).expect("valid JSON again");
     assert!(health["targets"].is_object(), "{health}");
 }
+
+/// The store as a process of agent's holds it, on the test's server.
+fn store_of(redis: &RedisServer) -> agent::state::store::Shared {
+    use agent::config::store::{OnStoreDown, RedisStore};
+    let store = RedisStore {
+        url: redis.url(),
+        prefix: PREFIX.into(),
+        on_store_down: OnStoreDown::Refuse,
+    };
+    agent::state::store::Shared::new(&store, OnStoreDown::Refuse).unwrap()
+}
+
+#[test]
+fn only_the_corrupt_bytes_a_reader_found_are_kept_aside_and_losing_that_race_is_no_outage() {
+    use agent::state::store::document;
+    let redis = RedisServer::start();
+    let shared = store_of(&redis);
+    let key = format!("{PREFIX}:watchdog.json");
+    let found = b"{not json";
+    redis.command(&["SET", &key, "{not json"]);
+
+    // Two readers found the same corrupt bytes: the first keeps them aside…
+    let kept = document::keep_aside(&shared, "watchdog.json", found).unwrap();
+    assert!(kept.is_some_and(|aside| aside.starts_with(&format!("{key}.corrupt-"))));
+    // …the second has nothing left to move, and the server did answer: no outage, so the
+    // next call is not refused (nor sent to this machine's files) as if it were away.
+    assert_eq!(
+        document::keep_aside(&shared, "watchdog.json", found),
+        Ok(None)
+    );
+    assert_eq!(document::get(&shared, "watchdog.json"), Ok(None));
+
+    // A writer replaced the corrupt bytes after this reader found them: the new document
+    // (an owed alert, a cooldown) is not what was found corrupt, and stays.
+    let written = r#"{"state":"DEGRADED","pending":[]}"#;
+    redis.command(&["SET", &key, written]);
+    assert_eq!(
+        document::keep_aside(&shared, "watchdog.json", found),
+        Ok(None)
+    );
+    assert_eq!(
+        redis.command(&["GET", &key]).text().as_deref(),
+        Some(written)
+    );
+    assert_eq!(keys(&redis, &format!("{key}.corrupt-*")).len(), 1);
+}
