@@ -26,5 +26,6 @@ mod service_files;
 mod state;
 mod statusline;
 mod team_relay;
+mod team_state;
 mod usage;
 mod watchdog;

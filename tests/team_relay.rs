@@ -304,3 +304,109 @@ fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_
     }
     assert_eq!(shared_upstream_health(&redis, &api).unwrap()["class"], "ok");
 }
+
+/// A streamed call, as a client sees it: `None` when the connection closed before an
+/// answer began (its replica died).
+fn post_stream(relay: &RelayProc) -> Option<crate::support::relay::Answer> {
+    use std::io::{Read, Write};
+    let mut body: serde_json::Value = serde_json::from_str(&messages_body(MODEL)).unwrap();
+    body["stream"] = serde_json::Value::Bool(true);
+    let body = body.to_string();
+    let mut stream = std::net::TcpStream::connect(&relay.addr).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .ok()?;
+    let request = format!(
+        "POST /anthropic/v1/messages HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-api-key: {TOKEN}\r\nconnection: close\r\n\r\n{body}",
+        relay.addr,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut bytes = Vec::new();
+    let _ = stream.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes);
+    text.contains("\r\n\r\n")
+        .then(|| crate::support::relay::parse(&text))
+}
+
+#[test]
+fn a_replica_killed_mid_stream_leaves_the_others_serving_and_the_books_apart_by_its_calls_in_flight()
+ {
+    const PER_REPLICA: usize = 4;
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    // Streams of a second or more: every call is in flight when the replica dies.
+    api.on(Rule::any().reply(Reply::ok().event_gap(Duration::from_millis(250))));
+    let budget = "[budget]\ncalls = 1000\ntokens = 0\n";
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
+    let mut relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+
+    let survivors: Vec<_> = thread::scope(|scope| {
+        let calls: Vec<_> = (0..3 * PER_REPLICA)
+            .map(|i| {
+                let relay = &relays[i % 3];
+                (i % 3, scope.spawn(move || post_stream(relay)))
+            })
+            .collect();
+        assert!(
+            api.wait_for_posts(3 * PER_REPLICA, Duration::from_secs(20)),
+            "every call went upstream"
+        );
+        relays[0].kill9();
+        calls
+            .into_iter()
+            .filter(|(replica, _)| *replica != 0)
+            .map(|(_, call)| call.join().unwrap())
+            .collect()
+    });
+
+    for answer in &survivors {
+        let answer = answer.as_ref().expect("a surviving replica answered");
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert!(
+            answer.body.contains("message_stop"),
+            "the stream ran to its end: {}",
+            answer.body
+        );
+    }
+    for relay in &relays[1..] {
+        for _ in 0..3 {
+            assert_eq!(post(relay).status, 200, "new calls are served");
+        }
+    }
+    for relay in &mut relays[1..] {
+        relay.stop();
+    }
+
+    let ledger = redis
+        .stream(&format!("{PREFIX}:ledger"))
+        .iter()
+        .filter(|line| line["refused"] != true)
+        .count();
+    let status = machines[1].run(&["--budget", "status", "--json"]);
+    assert!(status.success(), "{}", status.stderr);
+    let status: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    let counted = usize::try_from(status["calls"].as_u64().unwrap()).unwrap();
+    let finished: usize = machines[1..]
+        .iter()
+        .map(|sb| crate::relay::ledger(sb).len())
+        .sum();
+    assert_eq!(
+        finished,
+        2 * PER_REPLICA + 6,
+        "the survivors wrote a line for every call they served"
+    );
+    assert!(ledger >= finished, "the stream has the survivors' lines");
+    // The killed replica's reservations are counted; its lines died with it.
+    let apart = counted.checked_sub(ledger).unwrap_or_else(|| {
+        panic!("the budget counted fewer calls ({counted}) than the ledger holds ({ledger})")
+    });
+    eprintln!("budget {counted}, ledger {ledger}: apart by {apart}");
+    assert!(
+        apart <= PER_REPLICA,
+        "apart by at most the killed replica's {PER_REPLICA} calls in flight, not {apart}"
+    );
+}

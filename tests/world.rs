@@ -19,6 +19,13 @@ pub struct World {
 /// that exit 0 at once (agy is not installed).
 pub fn world() -> World {
     let api = MockApi::start();
+    let sb = sandbox_on(&api);
+    World { sb, api }
+}
+
+/// [`world`]'s sandbox over a mock that is already running: another HOME (another person,
+/// another machine) calling the same vendors with the same credentials.
+pub fn sandbox_on(api: &MockApi) -> Sandbox {
     let sb = Sandbox::new();
     let url = api.url();
     sb.env("AGENT_PROXY_URL", &url);
@@ -42,7 +49,7 @@ pub fn world() -> World {
             .stdout(&format!("{cli} answered\n"))
             .install();
     }
-    World { sb, api }
+    sb
 }
 
 /// A two-rung table: Claude Code on opus (the CLI's default model), then codex.

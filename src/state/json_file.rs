@@ -183,7 +183,8 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
             Err(err) => err.to_string(),
         };
         let name = self.name();
-        let Ok(aside) = document::keep_aside(shared, &name) else {
+        // Not moved: another reader kept these bytes first, or a writer replaced them.
+        let Ok(Some(aside)) = document::keep_aside(shared, &name, bytes) else {
             return Ok(T::default());
         };
         crate::term::warn(&format!(

@@ -124,6 +124,14 @@ impl RelayProc {
         kill_group(pid);
     }
 
+    /// SIGKILL, as a crash or the OOM killer would: no call finished, no books written.
+    /// The process is reaped when this is dropped.
+    pub fn kill9(&self) {
+        if let Some(child) = &self.child {
+            kill_group(child.id());
+        }
+    }
+
     /// A request as raw text (`\r\n` line ends are added to bare `\n`s of the head).
     pub fn raw(&self, head: &str, body: &str) -> Answer {
         raw(&self.addr, head, body)
