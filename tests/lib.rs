@@ -18,6 +18,7 @@ mod logins;
 mod mock_selftest;
 mod parking;
 mod relay;
+mod relay_clients;
 mod relay_hostile;
 mod secrets;
 mod service_files;

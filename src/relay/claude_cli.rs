@@ -30,6 +30,7 @@ use http::{HeaderValue, Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::call::{CallMeta, End, error_response};
+use super::clients::Caller;
 use super::proxy::{record_for, reserve};
 use super::server::Relay;
 use crate::config::relay::Upstream;
@@ -58,6 +59,7 @@ struct Failure {
 pub async fn answer(
     relay: Arc<Relay>,
     upstream: &Upstream,
+    caller: &Caller,
     parts: Parts,
     rest: String,
     body: Bytes,
@@ -116,6 +118,9 @@ pub async fn answer(
 
     let started = Instant::now();
     let meta = CallMeta::from_headers(&parts.headers);
+    if let Some(refusal) = super::subscriptions::refusal(&relay, upstream, None).await {
+        return refusal;
+    }
     let reservation = match reserve(&relay).await {
         Ok(reservation) => reservation,
         Err(response) => return response,
@@ -123,7 +128,7 @@ pub async fn answer(
     let call = super::call::Call::new(
         Arc::clone(&relay),
         reservation,
-        record_for(&meta, upstream, Some(model.clone())),
+        record_for(&meta, caller, upstream, Some(model.clone())),
         vec![format!(
             "command {} {model} @relay:{}",
             binary.display(),

@@ -20,6 +20,7 @@ use hyper::body::Incoming;
 use serde::Deserialize;
 
 use super::call::{Call, CallMeta, End, error_response};
+use super::clients::Caller;
 use super::keys::Key;
 use super::scrub::Scrubber;
 use super::server::Relay;
@@ -59,6 +60,7 @@ impl Peek {
 pub async fn forward(
     relay: Arc<Relay>,
     upstream: &Upstream,
+    caller: &Caller,
     parts: Parts,
     target: &Target,
     body: Bytes,
@@ -116,6 +118,10 @@ pub async fn forward(
         }
     };
 
+    if let Some(refusal) = super::subscriptions::refusal(&relay, upstream, Some(&key)).await {
+        return refusal;
+    }
+
     let call = if metered {
         match reserve(&relay).await {
             Ok(reservation) => {
@@ -127,7 +133,7 @@ pub async fn forward(
                 Some(Call::new(
                     Arc::clone(&relay),
                     reservation,
-                    record_for(&meta, upstream, model.clone()),
+                    record_for(&meta, caller, upstream, model.clone()),
                     relay.targets(upstream, &key, path, model.as_deref()),
                     what,
                     started,
@@ -290,8 +296,14 @@ pub async fn reserve(relay: &Arc<Relay>) -> Result<crate::state::budget::Reserva
 }
 
 /// The ledger line's fixed columns for a relayed call.
-pub fn record_for(meta: &CallMeta, upstream: &Upstream, model: Option<String>) -> CallRecord {
+pub fn record_for(
+    meta: &CallMeta,
+    caller: &Caller,
+    upstream: &Upstream,
+    model: Option<String>,
+) -> CallRecord {
     CallRecord {
+        client: caller.name().map(str::to_string),
         run: meta
             .run
             .clone()

@@ -37,12 +37,14 @@ use tower::ServiceExt as _;
 
 use super::accounting::Books;
 use super::call::error_response;
+use super::clients::admit;
 use super::keys::{Key, Keys};
 use super::target::{Base, Target};
 use super::token::Token;
 use crate::config::Config;
 use crate::config::relay::{Kind, RelayConfig, Upstream};
 use crate::exit_codes::usage;
+use crate::state::relay_clients::Clients;
 use crate::state::target::Target as HealthTarget;
 
 pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
@@ -51,6 +53,8 @@ pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<B
 pub struct Relay {
     pub config: RelayConfig,
     pub token: Token,
+    /// The named clients, read afresh on each request that is not the team token's.
+    pub clients: Clients,
     pub keys: Keys,
     pub books: Books,
     pub client: HttpClient,
@@ -159,6 +163,17 @@ pub fn serve(
     }
     let state_dir = crate::paths::state_dir();
     crate::state::file::ensure_state_dir(&state_dir)?;
+    let clients = Clients::new(&state_dir);
+    let keys = Keys::default();
+    if !clients.list().is_empty() {
+        let personal = super::subscriptions::personal_upstreams(&relay_config, &keys);
+        if !personal.is_empty() {
+            return Err(usage(format!(
+                "refusing to start: {}",
+                super::subscriptions::why_refused(&personal)
+            )));
+        }
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
@@ -180,7 +195,8 @@ pub fn serve(
         let relay = Arc::new(Relay {
             client: http_client(&relay_config),
             books: Books::open(&state_dir, config.budget, config.policy()),
-            keys: Keys::default(),
+            keys,
+            clients,
             front: format!("http://{front_ip}:{}", local.port()),
             config: relay_config,
             token,
@@ -328,7 +344,7 @@ fn is_own_host(relay: &Relay, host: &str) -> bool {
 /// whether its key (or CLI) is there — true or false, never the key.
 async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let mut body = json!({"ok": true});
-    if relay.token.admits(request.headers()) {
+    if admit(&relay, request.headers()).await.is_some() {
         let probe = Arc::clone(&relay);
         let upstreams = tokio::task::spawn_blocking(move || {
             let mut map = serde_json::Map::new();
@@ -360,13 +376,13 @@ async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response 
 /// own kind of forwarding.
 async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if !relay.token.admits(&parts.headers) {
+    let Some(caller) = admit(&relay, &parts.headers).await else {
         return error_response(
             StatusCode::UNAUTHORIZED,
             "authentication_error",
             "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
         );
-    }
+    };
     let target = match Target::parse(&parts.uri) {
         Ok(target) => target,
         Err(why) => {
@@ -425,10 +441,10 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     };
     match upstream.kind {
         Kind::ClaudeCli => {
-            super::claude_cli::answer(relay, &upstream, parts, target.rest(), body).await
+            super::claude_cli::answer(relay, &upstream, &caller, parts, target.rest(), body).await
         }
         Kind::Anthropic | Kind::Openai => {
-            super::proxy::forward(relay, &upstream, parts, &target, body).await
+            super::proxy::forward(relay, &upstream, &caller, parts, &target, body).await
         }
     }
 }
