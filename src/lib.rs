@@ -94,6 +94,13 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     let mut config = config::load(paths::config_file(cli.config.clone()))?;
     accounts::load_stored(&mut config)?;
+    if let Some(store) = &config.store
+        && cli.relay.is_none()
+    {
+        // The relay chooses its own role (only a serving relay may refuse calls while the
+        // store is away); everything else falls back to this machine's files.
+        state::store::install(store, state::store::Role::Local)?;
+    }
     if let Some(args) = &cli.accounts {
         return report::accounts::run(&config, args, cli.json);
     }

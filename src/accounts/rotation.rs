@@ -26,7 +26,7 @@ struct RotationState {
 
 /// Lost, it starts again at the first turn: worth no `fsync`.
 fn file(state_dir: &Path) -> JsonFile<RotationState> {
-    JsonFile::new(state_dir, "rotation.json")
+    JsonFile::new(state_dir, "rotation.json").shared()
 }
 
 fn read(state_dir: &Path) -> RotationState {

@@ -18,6 +18,7 @@ pub mod builtin;
 pub mod limits;
 pub mod pricing;
 pub mod relay;
+pub mod store;
 
 use crate::bounds::{self, Bounds, Unit};
 use crate::exit_codes::usage;
@@ -53,6 +54,8 @@ pub struct Config {
     pub accounts: Vec<accounts::AccountDef>,
     /// The credential relay (`[relay]`).
     pub relay: relay::RelayConfig,
+    /// Where shared state lives (`[store]`): `None` for the state directory's files.
+    pub store: Option<store::RedisStore>,
 }
 
 /// One way to run a CLI.
@@ -173,6 +176,7 @@ struct FileConfig {
     pricing: Option<crate::config::pricing::PricingFile>,
     accounts: Option<Vec<Spanned<accounts::AccountDef>>>,
     relay: Option<relay::RelayFile>,
+    store: Option<Spanned<store::StoreFile>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -309,6 +313,7 @@ fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config 
         pricing: pricing::Pricing::default(),
         accounts: Vec::new(),
         relay: relay::RelayConfig::default(),
+        store: None,
     }
 }
 
@@ -439,6 +444,13 @@ fn merge(
             .relay
             .merge(relay)
             .map_err(|bad| source.error(bad.offset, &bad.key, &bad.message))?;
+    }
+    if let Some(section) = file.store {
+        let offset = section.span().start;
+        config.store = section
+            .into_inner()
+            .validate()
+            .map_err(|bad| source.error(offset, bad.key, &bad.message))?;
     }
     if let Some(pricing) = file.pricing {
         config.pricing = pricing

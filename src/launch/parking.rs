@@ -243,7 +243,8 @@ impl Parking {
         Parking {
             windows: Windows::new(state_dir),
             parked: JsonFile::new(state_dir, "parked.json")
-                .rebuilt_by("parked again at the next launch past the mark"),
+                .rebuilt_by("parked again at the next launch past the mark")
+                .shared(),
         }
     }
 

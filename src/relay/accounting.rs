@@ -12,7 +12,7 @@
 //! costs one ledger append and one budget update, and none of it delays an answer.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -91,7 +91,7 @@ impl Books {
         let keeper = Keeper {
             pool: Arc::clone(&pool),
             budget: Budget::new(state_dir, limits),
-            ledger_path: Ledger::new(state_dir).path().to_path_buf(),
+            ledger: Ledger::new(state_dir),
             health: Store::new(state_dir),
             policy,
             last_ok: HashMap::new(),
@@ -116,7 +116,7 @@ impl Books {
             let today = crate::state::budget::today();
             if pool.day == today {
                 pool.left -= 1;
-                return Some(Reservation { day: today });
+                return Some(Reservation::on(&today));
             }
         }
         None
@@ -133,7 +133,7 @@ impl Books {
         let fresh = pool.taken_at.elapsed() < BLOCK_LIFE;
         if pool.left > 0 && fresh && pool.day == today {
             pool.left -= 1;
-            return Ok(Reservation { day: today });
+            return Ok(Reservation::on(&today));
         }
         pool.give_back(&self.budget);
         // A block used up within its life: the next one is twice as big.
@@ -178,7 +178,7 @@ impl Drop for Books {
 struct Keeper {
     pool: Arc<Mutex<Pool>>,
     budget: Budget,
-    ledger_path: PathBuf,
+    ledger: Ledger,
     health: Store,
     policy: Policy,
     /// When each target was last written as good, by this relay.
@@ -234,24 +234,21 @@ impl Keeper {
         if batch.is_empty() {
             return;
         }
-        let mut lines = String::new();
+        let mut lines = Vec::new();
         let mut tokens_by_day: BTreeMap<String, Tokens> = BTreeMap::new();
         for call in &batch {
             if let Ok(line) = serde_json::to_string(&call.record) {
-                if !lines.is_empty() {
-                    lines.push('\n');
-                }
-                lines.push_str(&line);
+                lines.push(line);
             }
             *tokens_by_day.entry(call.record.day.clone()).or_default() += &call.record.tokens;
         }
         // One write with O_APPEND: the lines land together, never interleaved with another
-        // process's.
-        if let Err(err) = crate::state::file::append_line(&self.ledger_path, &lines) {
+        // process's (and one round trip to the shared stream).
+        if let Err(err) = self.ledger.append_lines(&lines) {
             crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
         }
         for (day, tokens) in tokens_by_day {
-            if let Err(err) = self.budget.record(&Reservation { day }, &tokens) {
+            if let Err(err) = self.budget.record(&Reservation::on(&day), &tokens) {
                 crate::term::warn(&format!(
                     "relay: could not record tokens in the budget: {err:#}"
                 ));

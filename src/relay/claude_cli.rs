@@ -121,14 +121,15 @@ pub async fn answer(
     if let Some(refusal) = super::subscriptions::refusal(&relay, upstream, None).await {
         return refusal;
     }
-    let reservation = match reserve(&relay).await {
+    let record = record_for(&meta, caller, upstream, Some(model.clone()));
+    let reservation = match reserve(&relay, &record).await {
         Ok(reservation) => reservation,
         Err(response) => return response,
     };
     let call = super::call::Call::new(
         Arc::clone(&relay),
         reservation,
-        record_for(&meta, caller, upstream, Some(model.clone())),
+        record,
         vec![format!(
             "command {} {model} @relay:{}",
             binary.display(),

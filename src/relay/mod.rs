@@ -37,6 +37,13 @@ pub fn run(
         Ok(cli) => cli,
         Err(code) => return Ok(code),
     };
+    if let Some(store) = &config.store {
+        let role = match cli.command {
+            Command::Serve { .. } => crate::state::store::Role::Relay,
+            _ => crate::state::store::Role::Local,
+        };
+        crate::state::store::install(store, role)?;
+    }
     match cli.command {
         Command::Serve {
             listen,

@@ -123,7 +123,8 @@ pub async fn forward(
     }
 
     let call = if metered {
-        match reserve(&relay).await {
+        let record = record_for(&meta, caller, upstream, model.clone());
+        match reserve(&relay, &record).await {
             Ok(reservation) => {
                 let what = format!(
                     "{} via relay {}",
@@ -133,7 +134,7 @@ pub async fn forward(
                 Some(Call::new(
                     Arc::clone(&relay),
                     reservation,
-                    record_for(&meta, caller, upstream, model.clone()),
+                    record,
                     relay.targets(upstream, &key, path, model.as_deref()),
                     what,
                     started,
@@ -265,8 +266,25 @@ pub async fn forward(
     response
 }
 
-/// Reserves one call, answering 429 `budget_exhausted` (or 503) when the budget says no.
-pub async fn reserve(relay: &Arc<Relay>) -> Result<crate::state::budget::Reservation, Response> {
+/// Reserves one call, answering 429 `budget_exhausted` (or 503) when the budget says no;
+/// a refused call still gets its ledger line (`record`, marked refused).
+pub async fn reserve(
+    relay: &Arc<Relay>,
+    record: &CallRecord,
+) -> Result<crate::state::budget::Reservation, Response> {
+    let refused = |status: StatusCode, code: &str| {
+        relay.books.finish(super::accounting::Finished {
+            record: CallRecord {
+                time: jiff::Timestamp::now().to_string(),
+                status: Some(status.as_u16()),
+                error_kind: code.to_string(),
+                day: crate::state::budget::today(),
+                refused: true,
+                ..record.clone()
+            },
+            health: None,
+        });
+    };
     // Most calls take a reservation already saved in a block, without blocking.
     let taken = match relay.books.reserve_from_block() {
         Some(reservation) => Ok(Ok(reservation)),
@@ -277,11 +295,22 @@ pub async fn reserve(relay: &Arc<Relay>) -> Result<crate::state::budget::Reserva
     };
     match taken {
         Ok(Ok(reservation)) => Ok(reservation),
-        Ok(Err(refusal @ Refusal::Exhausted { .. })) => Err(error_response(
-            StatusCode::TOO_MANY_REQUESTS,
-            "budget_exhausted",
-            &format!("relay: {refusal}; nothing was sent upstream"),
-        )),
+        Ok(Err(refusal @ (Refusal::Exhausted { .. } | Refusal::ClientExhausted { .. }))) => {
+            refused(StatusCode::TOO_MANY_REQUESTS, "budget_exhausted");
+            Err(error_response(
+                StatusCode::TOO_MANY_REQUESTS,
+                "budget_exhausted",
+                &format!("relay: {refusal}; nothing was sent upstream"),
+            ))
+        }
+        Ok(Err(refusal @ Refusal::StoreUnavailable(_))) => {
+            refused(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable");
+            Err(error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                &format!("relay: {refusal}; nothing was sent upstream"),
+            ))
+        }
         Ok(Err(refusal)) => Err(error_response(
             StatusCode::SERVICE_UNAVAILABLE,
             "budget_unavailable",

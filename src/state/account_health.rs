@@ -49,7 +49,7 @@ struct AccountsFile {
 
 /// `accounts.json`: rebuilt by the next probe or check if ever lost.
 fn file(state_dir: &Path) -> JsonFile<AccountsFile> {
-    JsonFile::new(state_dir, "accounts.json").pretty()
+    JsonFile::new(state_dir, "accounts.json").pretty().shared()
 }
 
 fn read(state_dir: &Path) -> AccountsFile {

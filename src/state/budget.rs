@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::state::file::{self as state_file, Durability};
 use crate::state::json_file::{Corrupt, JsonFile};
 use crate::state::ledger::{Ledger, Tokens};
+use crate::state::store;
 
 pub use crate::config::limits::{DEFAULT_CALLS, DEFAULT_TOKENS};
 /// Days older than this are dropped from `budget.json` (the ledger keeps the history).
@@ -33,6 +34,17 @@ pub struct BudgetFile {
     pub limits: Option<Limits>,
     #[serde(default)]
     pub days: BTreeMap<String, Day>,
+    /// Named relay clients' own counts (`--relay tokens add NAME --daily-calls N`): day →
+    /// client → counts. Every call a client makes also counts in `days`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub clients: BTreeMap<String, BTreeMap<String, Day>>,
+}
+
+/// A named relay client and its own daily caps (0 = no cap of its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientCaps {
+    pub name: String,
+    pub limits: Limits,
 }
 
 /// Why a call may not be sent.
@@ -40,35 +52,40 @@ pub struct BudgetFile {
 pub enum Refusal {
     /// Today's cap is reached.
     Exhausted { used: Day, limits: Limits },
+    /// A named client's own daily cap is reached (the team's may not be).
+    ClientExhausted {
+        name: String,
+        used: Day,
+        limits: Limits,
+    },
     /// `budget.json` was unreadable: it was kept aside and rebuilt; this one call is refused.
     Corrupt { aside: PathBuf },
     /// The reservation could not be saved.
     Unsaved(String),
+    /// The shared store is away and this process may not fall back to its own files
+    /// (the relay, unless `on_store_down = "local"`).
+    StoreUnavailable(String),
 }
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Refusal::Exhausted { used, limits } => {
-                if limits.calls > 0 && used.calls >= limits.calls {
-                    write!(
-                        f,
-                        "budget exhausted: {} of {} calls today",
-                        used.calls, limits.calls
-                    )
-                } else {
-                    write!(
-                        f,
-                        "budget exhausted: {} of {} tokens today",
-                        used.tokens, limits.tokens
-                    )
-                }
+                write!(f, "budget exhausted: {}", spent_words(*used, *limits))
             }
+            Refusal::ClientExhausted { name, used, limits } => write!(
+                f,
+                "{name}'s daily budget exhausted: {}",
+                spent_words(*used, *limits)
+            ),
             Refusal::Corrupt { aside } => write!(
                 f,
                 "budget.json was unreadable: kept aside as {}, counts rebuilt from the ledger; this call was not sent",
                 aside.display()
             ),
+            Refusal::StoreUnavailable(why) => {
+                write!(f, "{why}; the call was not sent")
+            }
             Refusal::Unsaved(why) => write!(
                 f,
                 "the budget reservation could not be saved ({why}); the call was not sent"
@@ -77,10 +94,37 @@ impl std::fmt::Display for Refusal {
     }
 }
 
-/// A saved reservation: the day whose budget the call counts on.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// "3 of 3 calls today", or the tokens when those are what ran out.
+fn spent_words(used: Day, limits: Limits) -> String {
+    if limits.calls > 0 && used.calls >= limits.calls {
+        format!("{} of {} calls today", used.calls, limits.calls)
+    } else {
+        format!("{} of {} tokens today", used.tokens, limits.tokens)
+    }
+}
+
+/// Whether `used` has reached either of `limits`' caps (0 = no cap).
+fn spent(used: Day, limits: Limits) -> bool {
+    (limits.calls > 0 && used.calls >= limits.calls)
+        || (limits.tokens > 0 && used.tokens >= limits.tokens)
+}
+
+/// A saved reservation: the day whose budget the call counts on, and the named client
+/// whose own counts it also adds to.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Reservation {
     pub day: String,
+    pub client: Option<String>,
+}
+
+impl Reservation {
+    /// A reservation on `day` for no named client.
+    pub fn on(day: &str) -> Reservation {
+        Reservation {
+            day: day.to_string(),
+            client: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -132,6 +176,25 @@ impl Budget {
     /// for the relay, which hands them out one per call and gives back what it did not use
     /// ([`Budget::release`]).
     pub fn reserve_block(&self, day: &str, want: u64) -> Result<(Reservation, u64), Refusal> {
+        self.reserve_block_for(day, want, None)
+    }
+
+    /// [`Budget::reserve_block`] for a named client: its own caps are checked and counted
+    /// in the same step as the team's. A client's calls are reserved one at a time (a
+    /// block held for one person would be refused to another).
+    pub fn reserve_block_for(
+        &self,
+        day: &str,
+        want: u64,
+        client: Option<&ClientCaps>,
+    ) -> Result<(Reservation, u64), Refusal> {
+        if let Some(shared) = store::shared() {
+            match store::budget::reserve(shared, day, self.configured, client) {
+                Ok(reserved) => return reserved.map(|reservation| (reservation, 1)),
+                Err(down) if shared.falls_back() => shared.tell_fallback(&down),
+                Err(down) => return Err(Refusal::StoreUnavailable(down.to_string())),
+            }
+        }
         let _lock = self
             .file
             .lock()
@@ -142,22 +205,41 @@ impl Budget {
         };
         let limits = file.limits.unwrap_or(self.configured);
         let used = file.days.get(day).copied().unwrap_or_default();
-        let calls_spent = limits.calls > 0 && used.calls >= limits.calls;
-        let tokens_spent = limits.tokens > 0 && used.tokens >= limits.tokens;
-        if calls_spent || tokens_spent {
+        if spent(used, limits) {
             return Err(Refusal::Exhausted { used, limits });
         }
-        let granted = if limits.calls > 0 {
+        if let Some(client) = client {
+            let used = client_day(&file, day, &client.name);
+            if spent(used, client.limits) {
+                return Err(Refusal::ClientExhausted {
+                    name: client.name.clone(),
+                    used,
+                    limits: client.limits,
+                });
+            }
+        }
+        let granted = if client.is_some() {
+            1
+        } else if limits.calls > 0 {
             want.clamp(1, ((limits.calls - used.calls) / 8).max(1))
         } else {
             want.max(1)
         };
         file.days.entry(day.to_string()).or_default().calls += granted;
+        if let Some(client) = client {
+            file.clients
+                .entry(day.to_string())
+                .or_default()
+                .entry(client.name.clone())
+                .or_default()
+                .calls += 1;
+        }
         self.save(&mut file, Durability::Unsynced)
             .map_err(|e| Refusal::Unsaved(format!("{e:#}")))?;
         Ok((
             Reservation {
                 day: day.to_string(),
+                client: client.map(|c| c.name.clone()),
             },
             granted,
         ))
@@ -167,6 +249,12 @@ impl Budget {
     pub fn release(&self, day: &str, calls: u64) -> anyhow::Result<()> {
         if calls == 0 {
             return Ok(());
+        }
+        if let Some(shared) = store::shared() {
+            match store::budget::release(shared, day, calls) {
+                Ok(()) => return Ok(()),
+                Err(down) => shared.tell_fallback(&down),
+            }
         }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
@@ -181,15 +269,37 @@ impl Budget {
         if tokens.total() == 0 {
             return Ok(());
         }
+        if let Some(shared) = store::shared() {
+            match store::budget::record(shared, reservation, tokens) {
+                Ok(()) => return Ok(()),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
         let day = file.days.entry(reservation.day.clone()).or_default();
         day.tokens = day.tokens.saturating_add(tokens.total());
+        if let Some(name) = &reservation.client {
+            let day = file
+                .clients
+                .entry(reservation.day.clone())
+                .or_default()
+                .entry(name.clone())
+                .or_default();
+            day.tokens = day.tokens.saturating_add(tokens.total());
+        }
         self.save(&mut file, Durability::Unsynced)
     }
 
     /// Today's use and the caps in force.
     pub fn status(&self) -> (Day, Limits, LimitSource) {
+        if let Some(shared) = store::shared() {
+            match store::budget::status(shared, &today()) {
+                Ok((used, Some(set))) => return (used, set, LimitSource::SetCommand),
+                Ok((used, None)) => return (used, self.configured, LimitSource::Config),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
         let file = self.read_or_rebuilt();
         let (limits, source) = match file.limits {
             Some(limits) => (limits, LimitSource::SetCommand),
@@ -204,6 +314,11 @@ impl Budget {
 
     /// `agent --budget set`: caps stored beside the counts, winning over the config file.
     pub fn set_limits(&self, limits: Limits) -> anyhow::Result<()> {
+        if let Some(shared) = store::shared() {
+            // Caps meant for the team are not quietly set on one machine.
+            return store::budget::set_limits(shared, limits)
+                .map_err(|down| anyhow::anyhow!("{down}; the caps were not changed"));
+        }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
         file.limits = Some(limits);
@@ -234,9 +349,22 @@ impl Budget {
             let oldest = file.days.keys().next().cloned().unwrap_or_default();
             file.days.remove(&oldest);
         }
+        while file.clients.len() > KEEP_DAYS {
+            let oldest = file.clients.keys().next().cloned().unwrap_or_default();
+            file.clients.remove(&oldest);
+        }
         let json = serde_json::to_vec(file)?;
         state_file::write_atomic(self.file.path(), &json, durability)
     }
+}
+
+/// A named client's counts on `day`.
+fn client_day(file: &BudgetFile, day: &str, name: &str) -> Day {
+    file.clients
+        .get(day)
+        .and_then(|clients| clients.get(name))
+        .copied()
+        .unwrap_or_default()
 }
 
 /// Where the caps in force come from.
@@ -249,7 +377,7 @@ pub enum LimitSource {
 /// Counts per local day from the ledger: every recorded call, and its tokens.
 pub fn rebuild(ledger: &Ledger) -> BudgetFile {
     let mut file = BudgetFile::default();
-    for record in ledger.read_all() {
+    for record in ledger.read_all().into_iter().filter(|r| !r.refused) {
         let day = if record.day.is_empty() {
             local_day(&record.time).unwrap_or_default()
         } else {
@@ -329,5 +457,70 @@ mod tests {
             Err(Refusal::Exhausted { .. })
         ));
         assert!(budget.reserve_on("2026-12-01").is_ok());
+    }
+
+    #[test]
+    fn a_clients_own_cap_refuses_it_while_others_and_the_team_go_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(
+            dir.path(),
+            Limits {
+                calls: 10,
+                tokens: 0,
+            },
+        );
+        let ana = ClientCaps {
+            name: "ana".into(),
+            limits: Limits {
+                calls: 2,
+                tokens: 0,
+            },
+        };
+        let day = "2026-11-30";
+        for _ in 0..2 {
+            let (reservation, granted) = budget.reserve_block_for(day, 8, Some(&ana)).unwrap();
+            assert_eq!(granted, 1, "a client's calls are reserved one at a time");
+            assert_eq!(reservation.client.as_deref(), Some("ana"));
+        }
+        assert!(matches!(
+            budget.reserve_block_for(day, 1, Some(&ana)),
+            Err(Refusal::ClientExhausted { ref name, .. }) if name == "ana"
+        ));
+        let bo = ClientCaps {
+            name: "bo".into(),
+            limits: Limits::default(),
+        };
+        assert!(budget.reserve_block_for(day, 1, Some(&bo)).is_ok());
+        assert_eq!(
+            budget.status().0.calls,
+            3,
+            "every client's call counts for the team"
+        );
+    }
+
+    #[test]
+    fn a_clients_tokens_count_against_its_own_token_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(dir.path(), Limits::default());
+        let ana = ClientCaps {
+            name: "ana".into(),
+            limits: Limits {
+                calls: 0,
+                tokens: 100,
+            },
+        };
+        let (reservation, _) = budget
+            .reserve_block_for("2026-11-30", 1, Some(&ana))
+            .unwrap();
+        let tokens = Tokens {
+            output: 120,
+            ..Tokens::default()
+        };
+        budget.record(&reservation, &tokens).unwrap();
+        assert!(matches!(
+            budget.reserve_block_for("2026-11-30", 1, Some(&ana)),
+            Err(Refusal::ClientExhausted { .. })
+        ));
+        assert!(budget.reserve_block_for("2026-11-30", 1, None).is_ok());
     }
 }

@@ -1,11 +1,13 @@
 //! `events.jsonl`: one line per change of state (DESIGN.md §6), for people and the watchdog
-//! to read later. Writing an event never fails a launch.
+//! to read later, and to the shared store's stream when one is configured. Writing an
+//! event never fails a launch.
 
 use std::path::Path;
 
 use serde::Serialize;
 
 use crate::state::file as state_file;
+use crate::state::store::{self, stream, stream::Stream};
 
 #[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -41,6 +43,11 @@ pub fn record(state_dir: &Path, event: Kind, from: &str, to: &str, reason: &str)
     let Ok(json) = serde_json::to_string(&line) else {
         return;
     };
+    if let Some(shared) = store::shared()
+        && let Err(down) = stream::append(shared, Stream::Events, std::slice::from_ref(&json))
+    {
+        shared.tell_fallback(&down);
+    }
     if let Err(err) = state_file::append_line(&state_dir.join("events.jsonl"), &json) {
         crate::term::debug(&format!("could not record an event: {err:#}"));
     }
@@ -49,6 +56,22 @@ pub fn record(state_dir: &Path, event: Kind, from: &str, to: &str, reason: &str)
 /// The last `count` events of `events.jsonl`, oldest first (lines that are not JSON are
 /// left out). Reads only the file's tail, however long the file has grown.
 pub fn recent(state_dir: &Path, count: usize) -> Vec<serde_json::Value> {
+    if let Some(shared) = store::shared() {
+        match stream::recent(shared, Stream::Events, count) {
+            Ok(documents) => {
+                return documents
+                    .iter()
+                    .filter_map(|document| serde_json::from_slice(document).ok())
+                    .collect();
+            }
+            Err(down) => shared.tell_fallback(&down),
+        }
+    }
+    recent_in_file(state_dir, count)
+}
+
+/// [`recent`] from this machine's `events.jsonl`.
+fn recent_in_file(state_dir: &Path, count: usize) -> Vec<serde_json::Value> {
     use std::io::{Read as _, Seek as _, SeekFrom};
     const TAIL: u64 = 256 * 1024;
     let Ok(mut file) = std::fs::File::open(state_dir.join("events.jsonl")) else {

@@ -154,7 +154,7 @@ impl Store {
 
     pub fn new(state_dir: &Path) -> Store {
         Store {
-            file: JsonFile::new(state_dir, "health.json").pretty(),
+            file: JsonFile::new(state_dir, "health.json").pretty().shared(),
             state_dir: state_dir.to_path_buf(),
         }
     }

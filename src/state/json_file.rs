@@ -3,6 +3,11 @@
 //! changed under the lock after a fresh read, and — DESIGN.md §6 — a corrupt file is moved
 //! aside under a name of its own, a `corrupt_state` event is written, and the state is
 //! rebuilt.
+//!
+//! A document marked [`JsonFile::shared`] lives in the shared store when one is configured
+//! (DESIGN.md §14): the same bytes under `PREFIX:NAME`, a lease where the file has its
+//! lock, and this machine's file again whenever the store cannot be reached. Which one a
+//! call uses is decided call by call, so a store that comes back is used again at once.
 
 use std::io::Read as _;
 use std::marker::PhantomData;
@@ -13,6 +18,7 @@ use serde::de::DeserializeOwned;
 
 use crate::state::events;
 use crate::state::file::{self as state_file, Durability, Locked};
+use crate::state::store::{self, Shared, document, lease};
 
 pub struct JsonFile<T> {
     path: PathBuf,
@@ -20,6 +26,8 @@ pub struct JsonFile<T> {
     pretty: bool,
     /// How the state comes back after a corrupt file, for the warning.
     rebuilt: &'static str,
+    /// Lives in the shared store when one is configured.
+    shared: bool,
     _contents: PhantomData<fn() -> T>,
 }
 
@@ -30,6 +38,7 @@ impl<T> Clone for JsonFile<T> {
             durability: self.durability,
             pretty: self.pretty,
             rebuilt: self.rebuilt,
+            shared: self.shared,
             _contents: PhantomData,
         }
     }
@@ -42,14 +51,22 @@ impl<T> std::fmt::Debug for JsonFile<T> {
             .field("durability", &self.durability)
             .field("pretty", &self.pretty)
             .field("rebuilt", &self.rebuilt)
+            .field("shared", &self.shared)
             .finish_non_exhaustive()
     }
 }
 
-/// The file was corrupt: it is kept aside at `aside`, and the event is written.
+/// The file was corrupt: it is kept aside at `aside` (a file, or a key of the shared
+/// store), and the event is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Corrupt {
     pub aside: PathBuf,
+}
+
+/// What [`JsonFile::lock`] holds: the file's lock, or the shared store's lease.
+pub enum Held {
+    File(Locked),
+    Lease(lease::Lease),
 }
 
 impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
@@ -60,8 +77,30 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
             durability: Durability::Unsynced,
             pretty: false,
             rebuilt: "started afresh",
+            shared: false,
             _contents: PhantomData,
         }
+    }
+
+    /// Kept in the shared store when `[store]` names one: state that replicas and
+    /// machines must agree on (health, parked logins, rotation, alerts…).
+    #[must_use]
+    pub fn shared(mut self) -> Self {
+        self.shared = true;
+        self
+    }
+
+    /// The shared store, if this document lives there.
+    fn store(&self) -> Option<&'static Shared> {
+        if self.shared { store::shared() } else { None }
+    }
+
+    fn name(&self) -> String {
+        self.path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
     }
 
     /// Written indented, for a person reading it.
@@ -93,6 +132,13 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
     /// empty. Corrupt: moved aside with a warning and an event, and the caller is told, to
     /// rebuild (or refuse the call that found it).
     pub fn read(&self) -> Result<T, Corrupt> {
+        if let Some(shared) = self.store() {
+            match document::get(shared, &self.name()) {
+                Ok(None) => return Ok(T::default()),
+                Ok(Some(bytes)) => return self.parse_shared(shared, &bytes),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
         let mut bytes = Vec::new();
         let read = state_file::open_read(&self.path).and_then(|mut f| f.read_to_end(&mut bytes));
         match read {
@@ -129,6 +175,28 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         Err(Corrupt { aside })
     }
 
+    /// A document from the shared store; a corrupt one follows the file's rule, kept
+    /// aside under a key of its own.
+    fn parse_shared(&self, shared: &Shared, bytes: &[u8]) -> Result<T, Corrupt> {
+        let why = match serde_json::from_slice(bytes) {
+            Ok(value) => return Ok(value),
+            Err(err) => err.to_string(),
+        };
+        let name = self.name();
+        let Ok(aside) = document::keep_aside(shared, &name) else {
+            return Ok(T::default());
+        };
+        crate::term::warn(&format!(
+            "{name} in the shared store was unreadable ({why}); kept aside as {aside}, {}",
+            self.rebuilt
+        ));
+        let dir = self.path.parent().unwrap_or(Path::new(""));
+        events::record(dir, events::Kind::CorruptState, &name, &aside, &why);
+        Err(Corrupt {
+            aside: PathBuf::from(aside),
+        })
+    }
+
     /// [`JsonFile::read`], a corrupt file counting as empty.
     pub fn load(&self) -> T {
         self.read().unwrap_or_default()
@@ -136,18 +204,34 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
 
     /// The file's lock, for a change that spans more than [`JsonFile::update`] does. Only
     /// in a state directory [`state_file::check_dir`] accepts.
-    pub fn lock(&self) -> anyhow::Result<Locked> {
+    /// A shared document's lock is the store's lease (this machine's file lock while the
+    /// store is away).
+    pub fn lock(&self) -> anyhow::Result<Held> {
+        if let Some(shared) = self.store() {
+            match lease::take(shared, &self.name()) {
+                Ok(lease) => return Ok(Held::Lease(lease)),
+                Err(lease::NotTaken::Busy(why)) => anyhow::bail!("{why}"),
+                Err(lease::NotTaken::Down(down)) => shared.tell_fallback(&down),
+            }
+        }
         state_file::ensure_state_dir(self.path.parent().unwrap_or(Path::new("")))?;
-        state_file::lock(&self.path)
+        state_file::lock(&self.path).map(Held::File)
     }
 
-    /// Replaces the file. Call it while holding [`JsonFile::lock`].
+    /// Replaces the file (or the shared document). Call it while holding
+    /// [`JsonFile::lock`].
     pub fn save(&self, value: &T) -> anyhow::Result<()> {
         let json = if self.pretty {
             serde_json::to_vec_pretty(value)?
         } else {
             serde_json::to_vec(value)?
         };
+        if let Some(shared) = self.store() {
+            match document::set(shared, &self.name(), &json) {
+                Ok(()) => return Ok(()),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
         state_file::write_atomic(&self.path, &json, self.durability)
     }
 

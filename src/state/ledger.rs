@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::state::store::{self, stream, stream::Stream};
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::tokens::Tokens;
@@ -70,6 +72,11 @@ pub struct CallRecord {
     /// The local day whose budget the call was reserved against.
     #[serde(default)]
     pub day: String,
+    /// The relay refused the call before anything went upstream (its budget, the shared
+    /// store): a line so every call that reached the relay is on record, but not a call
+    /// that counts or costs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -90,23 +97,58 @@ impl Ledger {
 
     /// Appends one call. The caller has already redacted nothing: a record holds no text.
     pub fn append(&self, record: &CallRecord) -> anyhow::Result<()> {
-        let line = serde_json::to_string(record)?;
-        crate::state::file::append_line(&self.path, &line)
+        self.append_lines(&[serde_json::to_string(record)?])
+    }
+
+    /// Appends calls already written as JSON lines, in one write (never interleaved with
+    /// another process's lines), and to the shared store's stream when one is configured.
+    /// The local file is the one that must be written; the stream's failure is told once.
+    pub fn append_lines(&self, lines: &[String]) -> anyhow::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        if let Some(shared) = store::shared()
+            && let Err(down) = stream::append(shared, Stream::Ledger, lines)
+        {
+            shared.tell_fallback(&down);
+        }
+        crate::state::file::append_line(&self.path, &lines.join("\n"))
     }
 
     /// Every readable line, oldest first (a line that is not UTF-8 or does not parse is
-    /// skipped, and the read goes on).
+    /// skipped, and the read goes on) — the team's stream when a shared store is
+    /// configured and answers, else this machine's file.
     pub fn read_all(&self) -> Vec<CallRecord> {
+        if let Some(shared) = store::shared() {
+            match stream::read_all(shared, Stream::Ledger) {
+                Ok(documents) => return parse_all(&documents),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
         crate::state::file::read_jsonl(&self.path)
     }
 
     /// The last `n` records.
     pub fn tail(&self, n: usize) -> Vec<CallRecord> {
-        let mut all = self.read_all();
+        if let Some(shared) = store::shared() {
+            match stream::recent(shared, Stream::Ledger, n) {
+                Ok(documents) => return parse_all(&documents),
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
+        let mut all = crate::state::file::read_jsonl(&self.path);
         let skip = all.len().saturating_sub(n);
         all.drain(..skip);
         all
     }
+}
+
+/// The records among `documents` that parse (a bad one is skipped, as a bad line is).
+fn parse_all(documents: &[Vec<u8>]) -> Vec<CallRecord> {
+    documents
+        .iter()
+        .filter_map(|document| serde_json::from_slice(document).ok())
+        .collect()
 }
 
 /// A stable id for this agent process: ties its ledger lines together.

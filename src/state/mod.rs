@@ -12,6 +12,7 @@ pub mod json_file;
 pub mod ledger;
 pub mod meter;
 pub mod relay_clients;
+pub mod store;
 pub mod target;
 pub mod window;
 pub mod windows;

@@ -173,18 +173,35 @@ fn gather(config: &Config, cli: &UsageCli) -> anyhow::Result<Gathered> {
     }
     let mut scanned = scan::Scan::default();
     if wanted(Source::Agent) {
-        let path = crate::state::ledger::Ledger::new(&crate::paths::state_dir())
+        let mut path = crate::state::ledger::Ledger::new(&crate::paths::state_dir())
             .path()
             .to_path_buf();
-        scanned = scan::scan(
-            &path,
-            &scan::Context {
-                rules,
-                clock: &clock,
-                transcripts: &transcripts,
-                reconcile: cli.reconcile,
-            },
-        )?;
+        let context = scan::Context {
+            rules,
+            clock: &clock,
+            transcripts: &transcripts,
+            reconcile: cli.reconcile,
+        };
+        // A team's ledger is the shared store's stream; this machine's file while it is away.
+        let from_store = crate::state::store::shared().and_then(|shared| {
+            match crate::state::store::stream::read_all(
+                shared,
+                crate::state::store::stream::Stream::Ledger,
+            ) {
+                Ok(documents) => {
+                    path = PathBuf::from(format!("{} {}", shared.place, shared.key("ledger")));
+                    Some(scan::scan_documents(&documents, &context))
+                }
+                Err(down) => {
+                    shared.tell_fallback(&down);
+                    None
+                }
+            }
+        });
+        scanned = match from_store {
+            Some(scanned) => scanned,
+            None => scan::scan(&path, &context)?,
+        };
         sources.ledger = Some(LedgerStats {
             path,
             lines: scanned.lines,

@@ -44,6 +44,9 @@ struct Line<'a> {
     tokens: Tokens,
     #[serde(default)]
     estimated: bool,
+    /// Refused by the relay before it went upstream: on record, not a call.
+    #[serde(default)]
+    refused: bool,
     #[serde(borrow, default)]
     request_id: Option<Text<'a>>,
     #[serde(borrow, default)]
@@ -174,6 +177,16 @@ pub fn scan(path: &Path, context: &Context) -> anyhow::Result<Scan> {
     Ok(total)
 }
 
+/// Adds up ledger documents read from the shared store's stream, one record each.
+pub fn scan_documents(documents: &[Vec<u8>], context: &Context) -> Scan {
+    let mut clock = context.clock.clone();
+    let mut scan = Scan::default();
+    for document in documents {
+        line(document, &mut clock, &mut scan, context);
+    }
+    scan
+}
+
 /// `threads + 1` offsets, each the start of a line (or the end of the file).
 fn part_bounds(path: &Path, len: u64, threads: usize) -> io::Result<Vec<u64>> {
     let mut bounds = vec![0];
@@ -276,6 +289,9 @@ fn line(bytes: &[u8], clock: &mut Clock, scan: &mut Scan, context: &Context) {
         scan.unreadable += 1;
         return;
     };
+    if line.refused {
+        return;
+    }
     let model = line.model.as_deref().unwrap_or("");
     let error = !line.error_kind.is_empty() && &*line.error_kind != "ok";
     scan.tally.add(

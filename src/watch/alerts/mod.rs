@@ -3,7 +3,10 @@
 //! to Telegram, a webhook and/or a command. The last verdict and any undelivered alert are
 //! kept in `watchdog.json`; a failed delivery is retried within the run (the retry
 //! discipline of agent's own calls) and on the next run, and never changes the exit code.
+//! However many watchdogs share that state, each alert is sent once: the change is seen by
+//! one run only, and an owed alert is sent only by the run that [claims](claim) it.
 
+mod claim;
 mod deliver;
 
 use std::path::Path;
@@ -11,6 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::state::json_file::JsonFile;
+use claim::Claim;
 
 pub use crate::config::alerts::{AlertsConfig, CommandConfig, TelegramConfig, WebhookConfig};
 
@@ -31,6 +35,9 @@ struct Pending {
     alert: Alert,
     attempts: u32,
     last_error: String,
+    /// Set while a run delivers it; others leave it alone until the claim lapses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    claim: Option<Claim>,
 }
 
 /// `watchdog.json`.
@@ -57,7 +64,10 @@ const PENDING_KEPT: usize = 20;
 
 /// `watchdog.json`: fsynced, as an owed alert cannot be rebuilt.
 fn state_file(state_dir: &Path) -> JsonFile<WatchdogState> {
-    JsonFile::new(state_dir, "watchdog.json").pretty().synced()
+    JsonFile::new(state_dir, "watchdog.json")
+        .pretty()
+        .synced()
+        .shared()
 }
 
 /// The watchdog's last verdict, for `--doctor`.
@@ -67,7 +77,7 @@ pub fn last_state(state_dir: &Path) -> WatchdogState {
 
 /// Records this run's verdict and sends what is owed: an alert when the verdict changed
 /// (the first run counts as coming from OK, so an OK start is silent), then every
-/// delivery still pending. Problems are reported on stderr, never returned.
+/// delivery still owed that no other run is making. Problems are reported on stderr, never returned.
 pub fn after_check(
     config: &AlertsConfig,
     state_dir: &Path,
@@ -159,7 +169,7 @@ pub fn after_account_checks(config: &crate::config::Config, state_dir: &Path) {
 }
 
 /// Updates `watchdog.json` with `change` (which may raise one alert), queues the alert for
-/// every configured channel, then delivers everything owed.
+/// every configured channel, then delivers what is owed and no other run is delivering.
 fn raise(
     config: &AlertsConfig,
     state_dir: &Path,
@@ -174,8 +184,8 @@ fn raise(
         }
     };
     let mut state = file.load();
-    let now = jiff::Timestamp::now().to_string();
-    if let Some(alert) = change(&mut state, &now) {
+    let now = jiff::Timestamp::now();
+    if let Some(alert) = change(&mut state, &now.to_string()) {
         crate::state::events::record(
             state_dir,
             crate::state::events::Kind::Alert,
@@ -189,38 +199,71 @@ fn raise(
                 alert: alert.clone(),
                 attempts: 0,
                 last_error: String::new(),
+                claim: None,
             });
         }
     }
-    // Channels no longer configured are forgotten; each keeps its newest alerts only.
-    let configured = channels(config);
-    state.pending.retain(|p| configured.contains(&p.channel));
-    for channel in &configured {
-        let count = state
-            .pending
-            .iter()
-            .filter(|p| &p.channel == channel)
-            .count();
-        let mut drop = count.saturating_sub(PENDING_KEPT);
-        state.pending.retain(|p| {
-            if drop > 0 && &p.channel == channel {
-                drop -= 1;
-                return false;
-            }
-            true
-        });
+    keep_configured_and_newest(config, &mut state);
+    // Claimed under the same lock that found them owed: a run that loads the state before
+    // this one has delivered sees them held and sends nothing.
+    let me = claim::claimer_id(&host());
+    let claim = Claim::new(&me, now, config.deadline());
+    let mut mine = Vec::new();
+    for pending in &mut state.pending {
+        if pending.claim.as_ref().is_some_and(|c| c.holds_at(now)) {
+            continue;
+        }
+        pending.claim = Some(claim.clone());
+        mine.push(pending.clone());
     }
-    // Saved before sending: a crash mid-delivery leaves the alert owed, not lost.
+    // Saved before sending: a crash mid-delivery leaves the alert owed (its claim lapses),
+    // not lost.
     save(&file, &state);
     drop(lock);
-    if state.pending.is_empty() {
+    if mine.is_empty() {
         return;
     }
 
+    let (delivered, failed) = deliver_claimed(config, &claim, mine);
+
+    // Re-read under the lock: another run may have queued alerts meanwhile.
+    let Ok(_lock) = file.lock() else {
+        return;
+    };
+    let mut latest = file.load();
+    latest
+        .pending
+        .retain(|p| !delivered.iter().any(|d| d.is_same(p)));
+    for mut f in failed {
+        // Released for the next run, unless our claim lapsed and another run holds it now.
+        if let Some(slot) = latest
+            .pending
+            .iter_mut()
+            .find(|p| p.is_same(&f) && p.claim.as_ref().is_some_and(|c| c.by == me))
+        {
+            f.claim = None;
+            *slot = f;
+        }
+    }
+    save(&file, &latest);
+}
+
+/// Sends each claimed alert within the run's deadline; what failed, or was left unsent
+/// because the claim was about to lapse, is returned for the next run.
+fn deliver_claimed(
+    config: &AlertsConfig,
+    claim: &Claim,
+    mine: Vec<Pending>,
+) -> (Vec<Pending>, Vec<Pending>) {
     let deadline = std::time::Instant::now() + config.deadline();
     let mut delivered = Vec::new();
     let mut failed = Vec::new();
-    for mut pending in std::mem::take(&mut state.pending) {
+    for mut pending in mine {
+        // Past the claim, another run may be sending it already.
+        if !claim.holds_at(jiff::Timestamp::now()) {
+            failed.push(pending);
+            continue;
+        }
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         match deliver::send(config, &pending.channel, &pending.alert, left) {
             Ok(()) => {
@@ -238,20 +281,28 @@ fn raise(
             }
         }
     }
-    // Re-read under the lock: another run may have queued alerts meanwhile.
-    let Ok(_lock) = file.lock() else {
-        return;
-    };
-    let mut latest = file.load();
-    latest
-        .pending
-        .retain(|p| !delivered.iter().any(|d| d.is_same(p)));
-    for f in failed {
-        if let Some(slot) = latest.pending.iter_mut().find(|p| p.is_same(&f)) {
-            *slot = f;
-        }
+    (delivered, failed)
+}
+
+/// Channels no longer configured are forgotten; each keeps its newest alerts only.
+fn keep_configured_and_newest(config: &AlertsConfig, state: &mut WatchdogState) {
+    let configured = channels(config);
+    state.pending.retain(|p| configured.contains(&p.channel));
+    for channel in &configured {
+        let count = state
+            .pending
+            .iter()
+            .filter(|p| &p.channel == channel)
+            .count();
+        let mut drop = count.saturating_sub(PENDING_KEPT);
+        state.pending.retain(|p| {
+            if drop > 0 && &p.channel == channel {
+                drop -= 1;
+                return false;
+            }
+            true
+        });
     }
-    save(&file, &latest);
 }
 
 impl Pending {

@@ -1,0 +1,163 @@
+//! The connection to the Redis server: a few connections kept for reuse, short timeouts,
+//! and the outage rule — after a failure the server is not asked again for a moment, so a
+//! store that is away costs each call nothing but a check, and it is found again on its
+//! own (no restart) once it answers.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use redis::{Client, Connection, RedisResult};
+
+use crate::config::store::{OnStoreDown, RedisStore};
+
+/// How long a connection attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long one command may take: a server that stops answering is an outage.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(2);
+/// After a failure, the server is left alone this long before it is asked again.
+const RETRY_AFTER: Duration = Duration::from_millis(250);
+/// Idle connections kept for reuse (the relay asks from many threads at once).
+const KEPT: usize = 16;
+
+/// The store could not be reached; the reason is redacted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Down(pub String);
+
+impl std::fmt::Display for Down {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the shared store is unreachable ({})", self.0)
+    }
+}
+
+impl std::error::Error for Down {}
+
+pub struct Shared {
+    client: Client,
+    /// Where the server is, without any password: for messages.
+    pub place: String,
+    pub prefix: String,
+    pub on_down: OnStoreDown,
+    idle: Mutex<Vec<Connection>>,
+    outage: Mutex<Outage>,
+}
+
+#[derive(Default)]
+struct Outage {
+    /// When the last failure was seen; `None` while the server answers.
+    since: Option<Instant>,
+    /// Whether this outage was already told to the user.
+    told: bool,
+}
+
+impl Shared {
+    pub fn new(store: &RedisStore, on_down: OnStoreDown) -> anyhow::Result<Shared> {
+        let place = crate::redact::strip_userinfo(&store.url).into_owned();
+        let client = Client::open(store.url.as_str()).map_err(|err| {
+            anyhow::anyhow!(
+                "store.url {place}: {}",
+                crate::redact::redact(&err.to_string())
+            )
+        })?;
+        Ok(Shared {
+            client,
+            place,
+            prefix: store.prefix.clone(),
+            on_down,
+            idle: Mutex::new(Vec::new()),
+            outage: Mutex::new(Outage::default()),
+        })
+    }
+
+    /// `PREFIX:NAME`: every key agent writes carries the team's prefix.
+    pub fn key(&self, name: &str) -> String {
+        format!("{}:{name}", self.prefix)
+    }
+
+    /// Whether a caller that cannot reach the store goes on with this machine's files.
+    pub fn falls_back(&self) -> bool {
+        self.on_down == OnStoreDown::Local
+    }
+
+    /// Runs `op` on a connection. A failure drops that connection and starts an outage:
+    /// for [`RETRY_AFTER`] every call is answered [`Down`] without asking the server.
+    pub fn run<R>(&self, op: impl FnOnce(&mut Connection) -> RedisResult<R>) -> Result<R, Down> {
+        if let Some(since) = self.lock_outage().since
+            && since.elapsed() < RETRY_AFTER
+        {
+            return Err(Down("it did not answer a moment ago".into()));
+        }
+        let mut connection = match self.take() {
+            Ok(connection) => connection,
+            Err(err) => return Err(self.failed(&err)),
+        };
+        match op(&mut connection) {
+            Ok(value) => {
+                self.answered();
+                self.keep(connection);
+                Ok(value)
+            }
+            Err(err) => Err(self.failed(&err)),
+        }
+    }
+
+    /// Says once per outage that this process goes on with its own files.
+    pub fn tell_fallback(&self, down: &Down) {
+        let mut outage = self.lock_outage();
+        if !outage.told {
+            outage.told = true;
+            crate::term::warn(&format!(
+                "{down} at {}; using this machine's state files until it answers",
+                self.place
+            ));
+        }
+    }
+
+    fn take(&self) -> RedisResult<Connection> {
+        let kept = self
+            .idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        if let Some(connection) = kept {
+            return Ok(connection);
+        }
+        let connection = self.client.get_connection_with_timeout(CONNECT_TIMEOUT)?;
+        connection.set_read_timeout(Some(COMMAND_TIMEOUT))?;
+        connection.set_write_timeout(Some(COMMAND_TIMEOUT))?;
+        Ok(connection)
+    }
+
+    fn keep(&self, connection: Connection) {
+        let mut idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if idle.len() < KEPT {
+            idle.push(connection);
+        }
+    }
+
+    fn failed(&self, err: &redis::RedisError) -> Down {
+        // Every kept connection is suspect after a failure.
+        self.idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+        self.lock_outage().since = Some(Instant::now());
+        Down(crate::redact::redact(&err.to_string()))
+    }
+
+    fn answered(&self) {
+        let mut outage = self.lock_outage();
+        if outage.since.take().is_some() && outage.told {
+            outage.told = false;
+            crate::term::notice(&format!("the shared store at {} answers again", self.place));
+        }
+    }
+
+    fn lock_outage(&self) -> std::sync::MutexGuard<'_, Outage> {
+        self.outage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
