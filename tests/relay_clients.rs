@@ -189,6 +189,70 @@ fn a_revoked_token_gets_401_from_the_running_relay_at_its_next_request() {
     assert_eq!(relay.post(MESSAGES, Some(TOKEN), &body, &[]).status, 200);
 }
 
+#[test]
+fn a_clients_daily_calls_cap_refuses_that_client_on_every_replica_while_others_pass() {
+    let (sb, api) = relay_world();
+    api.on(Rule::any().reply(Reply::ok()));
+    let alice = add(&sb, "alice", &["--daily-calls", "2"]);
+    let bob = add(&sb, "bob", &["--daily-calls", "5"]);
+    // Two replicas sharing the state.
+    let (mut a, mut b) = (RelayProc::start(&sb, &[]), RelayProc::start(&sb, &[]));
+    let body = messages_body(MODEL);
+
+    assert_eq!(a.post(MESSAGES, Some(&alice), &body, &[]).status, 200);
+    assert_eq!(b.post(MESSAGES, Some(&alice), &body, &[]).status, 200);
+    for relay in [&a, &b] {
+        let refused = relay.post(MESSAGES, Some(&alice), &body, &[]);
+        assert_eq!(refused.status, 429, "{refused:?}");
+        assert_eq!(refused.json()["error"]["type"], "budget_exhausted");
+        let message = refused.json()["error"]["message"].to_string();
+        assert!(
+            message.contains("alice's daily budget exhausted: 2 of 2 calls"),
+            "{message}"
+        );
+    }
+    assert_eq!(b.post(MESSAGES, Some(&bob), &body, &[]).status, 200);
+    assert_eq!(a.post(MESSAGES, Some(TOKEN), &body, &[]).status, 200);
+    assert_eq!(api.posts(), 4, "alice's refused calls sent nothing");
+    a.stop();
+    b.stop();
+    let lines = ledger(&sb);
+    let alice_lines: Vec<&Value> = lines.iter().filter(|l| l["client"] == "alice").collect();
+    assert_eq!(
+        alice_lines.len(),
+        4,
+        "refused calls have lines too: {lines:?}"
+    );
+}
+
+#[test]
+fn a_clients_daily_tokens_cap_stops_its_later_calls() {
+    let (sb, api) = relay_world();
+    api.on(Rule::any().reply(Reply::ok().usage(Usage {
+        input: 100,
+        output: 10,
+        ..Usage::default()
+    })));
+    let alice = add(&sb, "alice", &["--daily-tokens", "100"]);
+    let bob = add(&sb, "bob", &["--daily-tokens", "1000"]);
+    let body = messages_body(MODEL);
+    let mut relay = RelayProc::start(&sb, &[]);
+    assert_eq!(relay.post(MESSAGES, Some(&alice), &body, &[]).status, 200);
+    // Stopped, its books are written: alice has spent 110 tokens of her 100.
+    relay.stop();
+
+    let relay = RelayProc::start(&sb, &[]);
+    let refused = relay.post(MESSAGES, Some(&alice), &body, &[]);
+    assert_eq!(refused.status, 429, "{refused:?}");
+    assert!(
+        refused.body.contains("110 of 100 tokens"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(relay.post(MESSAGES, Some(&bob), &body, &[]).status, 200);
+    assert_eq!(api.posts(), 2);
+}
+
 /// A `claude-cli` upstream on the relay, with a fake `claude` that would answer.
 fn with_claude_cli(sb: &Sandbox) {
     sb.write_config("[relay.upstreams.claude-cli]\nkind = \"claude-cli\"\n");

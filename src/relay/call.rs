@@ -310,6 +310,7 @@ impl Call {
             ));
         }
         self.relay.books.finish(Finished {
+            client: self.reservation.client.clone(),
             record: std::mem::take(&mut self.record),
             health,
         });

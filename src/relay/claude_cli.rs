@@ -122,7 +122,7 @@ pub async fn answer(
         return refusal;
     }
     let record = record_for(&meta, caller, upstream, Some(model.clone()));
-    let reservation = match reserve(&relay, &record).await {
+    let reservation = match reserve(&relay, caller, &record).await {
         Ok(reservation) => reservation,
         Err(response) => return response,
     };

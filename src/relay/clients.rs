@@ -15,6 +15,7 @@ use crate::cli::relay::TokensCommand;
 use crate::config::Config;
 use crate::config::limits::Limits;
 use crate::exit_codes::usage;
+use crate::state::budget::ClientCaps;
 use crate::state::relay_clients::Clients;
 
 /// Who a request came from.
@@ -27,6 +28,20 @@ pub enum Caller {
 }
 
 impl Caller {
+    /// The caps the budget checks for this caller beside the team's: `None` for the team
+    /// token and for a client without caps of its own.
+    pub fn caps(&self) -> Option<ClientCaps> {
+        match self {
+            Caller::Named { name, limits } if limits.calls > 0 || limits.tokens > 0 => {
+                Some(ClientCaps {
+                    name: name.clone(),
+                    limits: *limits,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// The name the ledger carries (`None` for the team token, as before named clients).
     pub fn name(&self) -> Option<&str> {
         match self {

@@ -124,7 +124,7 @@ pub async fn forward(
 
     let call = if metered {
         let record = record_for(&meta, caller, upstream, model.clone());
-        match reserve(&relay, &record).await {
+        match reserve(&relay, caller, &record).await {
             Ok(reservation) => {
                 let what = format!(
                     "{} via relay {}",
@@ -270,10 +270,12 @@ pub async fn forward(
 /// a refused call still gets its ledger line (`record`, marked refused).
 pub async fn reserve(
     relay: &Arc<Relay>,
+    caller: &Caller,
     record: &CallRecord,
 ) -> Result<crate::state::budget::Reservation, Response> {
     let refused = |status: StatusCode, code: &str| {
         relay.books.finish(super::accounting::Finished {
+            client: None,
             record: CallRecord {
                 time: jiff::Timestamp::now().to_string(),
                 status: Some(status.as_u16()),
@@ -285,13 +287,20 @@ pub async fn reserve(
             health: None,
         });
     };
-    // Most calls take a reservation already saved in a block, without blocking.
-    let taken = match relay.books.reserve_from_block() {
-        Some(reservation) => Ok(Ok(reservation)),
-        None => {
+    // Most calls take a reservation already saved in a block, without blocking; a named
+    // client with caps of its own takes each of its own.
+    let taken = match caller.caps() {
+        Some(caps) => {
             let books = Arc::clone(relay);
-            tokio::task::spawn_blocking(move || books.books.reserve()).await
+            tokio::task::spawn_blocking(move || books.books.reserve_for(&caps)).await
         }
+        None => match relay.books.reserve_from_block() {
+            Some(reservation) => Ok(Ok(reservation)),
+            None => {
+                let books = Arc::clone(relay);
+                tokio::task::spawn_blocking(move || books.books.reserve()).await
+            }
+        },
     };
     match taken {
         Ok(Ok(reservation)) => Ok(reservation),

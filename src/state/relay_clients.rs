@@ -2,9 +2,10 @@
 //! token, each with its own daily caps. Only a token's SHA-256 is kept — the token itself
 //! is shown once, when it is made — so `relay_clients.json` hands nobody a working token.
 //!
-//! Everything about the clients lives in this one JSON state document, read afresh for
-//! every request that is not the team token's: a revoke takes effect on the next request
-//! of every relay that shares the state.
+//! Everything about the clients lives in this one JSON state document — in the shared
+//! store when one is configured — read afresh for every request that is not the team
+//! token's: a revoke takes effect on the next request of every relay that shares the
+//! state.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -67,6 +68,7 @@ impl Clients {
             file: JsonFile::new(state_dir, "relay_clients.json")
                 .pretty()
                 .synced()
+                .shared()
                 .rebuilt_by(
                     "with no named clients: add them again with `agent --relay tokens add`",
                 ),
