@@ -25,5 +25,6 @@ mod secrets;
 mod service_files;
 mod state;
 mod statusline;
+mod team_relay;
 mod usage;
 mod watchdog;

@@ -69,6 +69,7 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
         check_rungs(config, &mut checks);
         check_accounts(config, &state_dir, &mut checks);
         check_budget(config, &state_dir, &mut checks);
+        check_store(config, &mut checks);
     }
     check_watchdog(config.as_ref(), &state_dir, &mut checks);
     check_relay_token(&mut checks);
@@ -228,6 +229,38 @@ fn check_state_dir(dir: &Path, checks: &mut Vec<Check>) {
 }
 
 /// Whether this user may create files in `dir` (the kernel's own answer: `access(2)`).
+/// A configured Redis store answers (the doctor asks it once; nothing falls back here).
+fn check_store(config: &Config, checks: &mut Vec<Check>) {
+    let Some(store) = &config.store else {
+        return;
+    };
+    let shared = match crate::state::store::Shared::new(store, store.on_store_down) {
+        Ok(shared) => shared,
+        Err(err) => {
+            checks.push(Check::problem(
+                "store",
+                format!("{err:#}"),
+                "correct [store] url",
+            ));
+            return;
+        }
+    };
+    match shared.ping() {
+        Ok(version) => checks.push(Check::ok(
+            "store",
+            format!(
+                "redis {version} at {}, keys under {}:",
+                shared.place, shared.prefix
+            ),
+        )),
+        Err(down) => checks.push(Check::problem(
+            "store",
+            format!("{down} at {}", shared.place),
+            "start the Redis server or correct [store] url; meanwhile launches use this machine's files and the relay answers 503 store_unavailable (unless on_store_down = \"local\")",
+        )),
+    }
+}
+
 fn is_writable_dir(dir: &Path) -> bool {
     use nix::unistd::{AccessFlags, access};
     dir.is_dir() && access(dir, AccessFlags::W_OK | AccessFlags::X_OK).is_ok()

@@ -6,6 +6,7 @@
 
 pub mod mock_api;
 pub mod python;
+pub mod redis;
 pub mod relay;
 pub mod sandbox;
 

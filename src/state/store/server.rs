@@ -100,6 +100,17 @@ impl Shared {
         }
     }
 
+    /// Whether the server answers, and its version (for `--doctor`).
+    pub fn ping(&self) -> Result<String, Down> {
+        let info: String = self.run(|c| redis::cmd("INFO").arg("server").query(c))?;
+        Ok(info
+            .lines()
+            .find_map(|line| line.strip_prefix("redis_version:"))
+            .unwrap_or("unknown")
+            .trim()
+            .to_string())
+    }
+
     /// Says once per outage that this process goes on with its own files.
     pub fn tell_fallback(&self, down: &Down) {
         let mut outage = self.lock_outage();

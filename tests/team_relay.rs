@@ -1,0 +1,217 @@
+//! The team relay (DESIGN.md §14): replicas on separate state directories share one real
+//! `redis-server`, so the team's budget, ledger and cooldowns are one, and a store that
+//! goes away stops calls (or, if told, falls back) without a restart.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::relay::{ANTHROPIC_KEY, MODEL, TOKEN, messages_body};
+use crate::support::redis::RedisServer;
+use crate::support::relay::RelayProc;
+use crate::support::{MockApi, Reply, Rule, Sandbox};
+
+const PREFIX: &str = "team-test";
+
+/// One replica's own machine: its own HOME and state directory, the team's store.
+fn replica(api: &MockApi, redis: &RedisServer, extra: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    sb.env("AGENT_RELAY_TOKEN", TOKEN);
+    sb.env("AGENT_RELAY_ANTHROPIC_KEY", ANTHROPIC_KEY);
+    sb.env("AGENT_RELAY_ANTHROPIC_BASE", api.url());
+    sb.write_config(&format!(
+        "[store]\nkind = \"redis\"\nurl = \"{}\"\nprefix = \"{PREFIX}\"\n{extra}\n",
+        redis.url()
+    ));
+    sb
+}
+
+fn post(relay: &RelayProc) -> crate::support::relay::Answer {
+    relay.post(
+        "/anthropic/v1/messages",
+        Some(TOKEN),
+        &messages_body(MODEL),
+        &[],
+    )
+}
+
+#[test]
+fn three_replicas_over_one_store_let_exactly_the_team_cap_through() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    // Slow answers keep every call in flight at once.
+    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(300))));
+    let budget = "[budget]\ncalls = 20\ntokens = 0\n";
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
+    let mut relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+
+    let answers: Vec<(u16, String)> = thread::scope(|scope| {
+        let handles: Vec<_> = (0..60)
+            .map(|i| {
+                let relay = &relays[i % 3];
+                scope.spawn(move || {
+                    let answer = post(relay);
+                    let kind = if answer.status == 200 {
+                        String::new()
+                    } else {
+                        answer.json()["error"]["type"]
+                            .as_str()
+                            .unwrap_or("")
+                            .to_string()
+                    };
+                    (answer.status, kind)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+
+    let ok = answers.iter().filter(|(s, _)| *s == 200).count();
+    let refused = answers
+        .iter()
+        .filter(|(s, kind)| *s == 429 && kind == "budget_exhausted")
+        .count();
+    assert_eq!((ok, refused), (20, 40), "{answers:?}");
+    assert_eq!(
+        api.posts(),
+        20,
+        "exactly the team's cap reached the upstream"
+    );
+    for relay in &mut relays {
+        relay.stop();
+    }
+    let stream = redis.stream(&format!("{PREFIX}:ledger"));
+    assert_eq!(stream.len(), 60, "one ledger line per call: {stream:?}");
+    assert_eq!(
+        stream.iter().filter(|line| line["refused"] == true).count(),
+        40
+    );
+    // Each machine keeps its own lines too, and together they are the stream.
+    let local: usize = machines
+        .iter()
+        .map(|sb| crate::relay::ledger(sb).len())
+        .sum();
+    assert_eq!(local, 60);
+    // Every replica reads the team's figures from the store.
+    let status = machines[1].run(&["--budget", "status", "--json"]);
+    assert!(status.success(), "{}", status.stderr);
+    let status: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(status["calls"], 20, "{status}");
+}
+
+#[test]
+fn with_the_store_away_the_relay_refuses_and_sends_nothing_then_recovers_on_its_own() {
+    let mut redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let sb = replica(&api, &redis, "");
+    let relay = RelayProc::start(&sb, &[]);
+    assert_eq!(post(&relay).status, 200);
+
+    redis.stop();
+    let refused = post(&relay);
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert_eq!(refused.json()["error"]["type"], "store_unavailable");
+    assert_eq!(
+        api.posts(),
+        1,
+        "nothing went upstream while the store was away"
+    );
+
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        let status = post(&relay).status;
+        if status == 200 || Instant::now() > deadline {
+            break status;
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status, 200, "calls flow again without a restart");
+    assert_eq!(api.posts(), 2);
+}
+
+#[test]
+fn told_to_fall_back_the_relay_serves_through_an_outage_with_a_warning() {
+    let mut redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let sb = replica(&api, &redis, "");
+    let mut config = std::fs::read_to_string(sb.config_path()).unwrap();
+    config = config.replace("[store]\n", "[store]\non_store_down = \"local\"\n");
+    sb.write_config(&config);
+    let relay = RelayProc::start(&sb, &[]);
+
+    redis.stop();
+    for _ in 0..3 {
+        assert_eq!(post(&relay).status, 200);
+    }
+    assert_eq!(api.posts(), 3);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !relay.stderr().contains("using this machine's state files") {
+        assert!(Instant::now() < deadline, "no warning: {}", relay.stderr());
+        thread::sleep(Duration::from_millis(20));
+    }
+    // The local budget counted them.
+    let budget: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sb.state_dir().join("budget.json")).unwrap())
+            .unwrap();
+    let today = budget["days"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .clone();
+    assert_eq!(today["calls"], 3, "{budget}");
+}
+
+#[test]
+fn the_doctor_asks_the_store_and_never_shows_its_password() {
+    let mut redis = RedisServer::start();
+    let sb = Sandbox::new();
+    sb.write_config(&format!(
+        "[store]\nkind = \"redis\"\nurl = \"{}\"\n",
+        redis.url()
+    ));
+    let run = sb.run(&["--doctor"]);
+    assert!(
+        run.stdout.contains("ok   store") && run.stdout.contains("redis 7"),
+        "{}",
+        run.stdout
+    );
+
+    redis.stop();
+    let run = sb.run(&["--doctor"]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.stdout.contains("FAIL store"), "{}", run.stdout);
+
+    // A password the server does not expect is refused; neither answer shows it.
+    redis.restart();
+    let password = "hunter2-STORE-PASSWORD-0123456789";
+    sb.env(
+        "AGENT_REDIS_URL",
+        format!("redis://:{password}@127.0.0.1:{}", &redis.url()[18..]),
+    );
+    sb.write_config("[store]\nkind = \"redis\"\nurl = \"${AGENT_REDIS_URL}\"\n");
+    for args in [&["--doctor"][..], &["--budget", "status"][..]] {
+        let run = sb.run(args);
+        assert!(
+            !run.stdout.contains(password) && !run.stderr.contains(password),
+            "{args:?} showed the password: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_store_without_a_url_is_refused_naming_the_key() {
+    let sb = Sandbox::new();
+    sb.write_config("[store]\nkind = \"redis\"\n");
+    let run = sb.run(&["--status"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("store.url"), "{}", run.stderr);
+}
