@@ -8,9 +8,10 @@ use std::os::unix::fs::PermissionsExt as _;
 
 use serde_json::Value;
 
-use crate::relay::{MODEL, TOKEN, ledger, messages_body, relay_world};
+use crate::relay::{ANTHROPIC_KEY, MODEL, TOKEN, ledger, messages_body, relay_world};
+use crate::support::redis::RedisServer;
 use crate::support::relay::RelayProc;
-use crate::support::{Reply, Rule, Sandbox, Usage};
+use crate::support::{MockApi, Reply, Rule, Sandbox, Usage};
 
 const MESSAGES: &str = "/anthropic/v1/messages";
 
@@ -251,6 +252,61 @@ fn a_clients_daily_tokens_cap_stops_its_later_calls() {
     );
     assert_eq!(relay.post(MESSAGES, Some(&bob), &body, &[]).status, 200);
     assert_eq!(api.posts(), 2);
+}
+
+#[test]
+fn over_one_redis_store_every_replica_knows_the_clients_their_caps_and_a_revoke() {
+    let mut redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    // Two machines: their own HOME and state directory, the team's store.
+    let machine = || {
+        let sb = Sandbox::new();
+        sb.env("AGENT_RELAY_TOKEN", TOKEN);
+        sb.env("AGENT_RELAY_ANTHROPIC_KEY", ANTHROPIC_KEY);
+        sb.env("AGENT_RELAY_ANTHROPIC_BASE", api.url());
+        sb.write_config(&format!(
+            "[store]\nkind = \"redis\"\nurl = \"{}\"\nprefix = \"clients-test\"\n",
+            redis.url()
+        ));
+        sb
+    };
+    let (one, two) = (machine(), machine());
+    let alice = add(&one, "alice", &["--daily-calls", "2"]);
+    let bob = add(&two, "bob", &[]);
+    let (a, b) = (RelayProc::start(&one, &[]), RelayProc::start(&two, &[]));
+    let body = messages_body(MODEL);
+
+    assert_eq!(b.post(MESSAGES, Some(&alice), &body, &[]).status, 200);
+    assert_eq!(a.post(MESSAGES, Some(&bob), &body, &[]).status, 200);
+    assert_eq!(a.post(MESSAGES, Some(&alice), &body, &[]).status, 200);
+    for relay in [&a, &b] {
+        let refused = relay.post(MESSAGES, Some(&alice), &body, &[]);
+        assert_eq!(refused.status, 429, "{refused:?}");
+        assert!(
+            refused.body.contains("alice's daily budget"),
+            "{}",
+            refused.body
+        );
+    }
+
+    let revoke = one.run(&["--relay", "tokens", "revoke", "bob"]);
+    assert_eq!(revoke.code, Some(0), "{revoke:?}");
+    assert_eq!(b.post(MESSAGES, Some(&bob), &body, &[]).status, 401);
+    assert_eq!(api.posts(), 3);
+    for sb in [&one, &two] {
+        assert!(
+            !clients_file(sb).exists(),
+            "the clients live in the store, not on one machine"
+        );
+    }
+
+    // The store away: a named client is not told its token is wrong.
+    redis.stop();
+    let away = a.post(MESSAGES, Some(&alice), &body, &[]);
+    assert_eq!(away.status, 503, "{away:?}");
+    assert_eq!(away.json()["error"]["type"], "store_unavailable");
+    assert_eq!(api.posts(), 3);
 }
 
 /// A `claude-cli` upstream on the relay, with a fake `claude` that would answer.

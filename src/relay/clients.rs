@@ -51,13 +51,23 @@ impl Caller {
     }
 }
 
-/// The caller a request's token belongs to, or `None` (the request gets 401). The team
-/// token is checked first, in memory; any other token against the named clients, read
-/// afresh — so a revoked token is refused from the next request on, by every relay that
-/// shares the state.
-pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Option<Caller> {
+/// Why a request has no caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unadmitted {
+    /// No token, or one nobody holds: 401.
+    Unknown,
+    /// A token that is not the team's, while the shared store that holds the named clients
+    /// cannot be asked (and the relay is not told to go on without it): 503, like every
+    /// call then — a client is not told its token is wrong because the store is away.
+    StoreDown(String),
+}
+
+/// The caller a request's token belongs to. The team token is checked first, in memory;
+/// any other token against the named clients, read afresh — so a revoked token is refused
+/// from the next request on, by every relay that shares the state.
+pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Result<Caller, Unadmitted> {
     if relay.token.admits(headers) {
-        return Some(Caller::Team);
+        return Ok(Caller::Team);
     }
     let presented: Vec<Vec<u8>> = [
         headers.get("x-api-key").map(http::HeaderValue::as_bytes),
@@ -69,18 +79,27 @@ pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Option<Caller> {
     .map(<[u8]>::to_vec)
     .collect();
     if presented.is_empty() {
-        return None;
+        return Err(Unadmitted::Unknown);
     }
     let clients = relay.clients.clone();
-    let found = tokio::task::spawn_blocking(move || presented.iter().find_map(|p| clients.find(p)))
-        .await
-        .ok()
-        .flatten()?;
-    let (name, client) = found;
-    Some(Caller::Named {
-        limits: client.limits(),
-        name,
+    let found = tokio::task::spawn_blocking(move || {
+        let found = presented.iter().find_map(|p| clients.find(p));
+        // Not found may only mean the store was away and this machine's file was read.
+        let down = match crate::state::store::shared() {
+            Some(shared) if found.is_none() && !shared.falls_back() => shared.ping().err(),
+            _ => None,
+        };
+        (found, down)
     })
+    .await;
+    match found {
+        Ok((Some((name, client)), _)) => Ok(Caller::Named {
+            limits: client.limits(),
+            name,
+        }),
+        Ok((None, Some(down))) => Err(Unadmitted::StoreDown(down.to_string())),
+        _ => Err(Unadmitted::Unknown),
+    }
 }
 
 /// `agent --relay tokens add|list|revoke`.

@@ -37,7 +37,7 @@ use tower::ServiceExt as _;
 
 use super::accounting::Books;
 use super::call::error_response;
-use super::clients::admit;
+use super::clients::{Unadmitted, admit};
 use super::keys::{Key, Keys};
 use super::target::{Base, Target};
 use super::token::Token;
@@ -344,7 +344,7 @@ fn is_own_host(relay: &Relay, host: &str) -> bool {
 /// whether its key (or CLI) is there — true or false, never the key.
 async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let mut body = json!({"ok": true});
-    if admit(&relay, request.headers()).await.is_some() {
+    if admit(&relay, request.headers()).await.is_ok() {
         let probe = Arc::clone(&relay);
         let upstreams = tokio::task::spawn_blocking(move || {
             let mut map = serde_json::Map::new();
@@ -376,12 +376,24 @@ async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response 
 /// own kind of forwarding.
 async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let Some(caller) = admit(&relay, &parts.headers).await else {
-        return error_response(
-            StatusCode::UNAUTHORIZED,
-            "authentication_error",
-            "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
-        );
+    let caller = match admit(&relay, &parts.headers).await {
+        Ok(caller) => caller,
+        Err(Unadmitted::Unknown) => {
+            return error_response(
+                StatusCode::UNAUTHORIZED,
+                "authentication_error",
+                "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
+            );
+        }
+        Err(Unadmitted::StoreDown(why)) => {
+            return error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                &format!(
+                    "relay: {why}, and it holds the named clients' tokens; nothing was sent upstream"
+                ),
+            );
+        }
     };
     let target = match Target::parse(&parts.uri) {
         Ok(target) => target,
