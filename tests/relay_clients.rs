@@ -307,6 +307,15 @@ fn over_one_redis_store_every_replica_knows_the_clients_their_caps_and_a_revoke(
     assert_eq!(away.status, 503, "{away:?}");
     assert_eq!(away.json()["error"]["type"], "store_unavailable");
     assert_eq!(api.posts(), 3);
+    // A revoke only one machine's file would hear is not made.
+    let revoke = two.run(&["--relay", "tokens", "revoke", "alice"]);
+    assert_eq!(revoke.code, Some(1), "{revoke:?}");
+    assert!(
+        revoke.stderr.contains("were not changed"),
+        "{}",
+        revoke.stderr
+    );
+    assert!(!clients_file(&two).exists());
 }
 
 /// A `claude-cli` upstream on the relay, with a fake `claude` that would answer.

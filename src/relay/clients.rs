@@ -106,6 +106,17 @@ pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Result<Caller, Un
 pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> {
     let state_dir = crate::paths::state_dir();
     let clients = Clients::new(&state_dir);
+    let changes = matches!(
+        command,
+        TokensCommand::Add { .. } | TokensCommand::Revoke { .. }
+    );
+    // A change only this machine's file heard would leave a revoked token working on every
+    // replica (or a new one unknown to them): with the store away, nothing is changed.
+    if changes && let Some(shared) = crate::state::store::shared() {
+        shared
+            .ping()
+            .map_err(|down| anyhow::anyhow!("{down}; the relay clients were not changed"))?;
+    }
     match command {
         TokensCommand::Add {
             name,
