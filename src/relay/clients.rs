@@ -132,10 +132,13 @@ pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> 
             // The token alone on stdout, for `TOKEN=$(agent --relay tokens add NAME)`; it is
             // printed this once and kept nowhere.
             crate::term::emit(&format!("{token}\n"))?;
+            let kept_in = match crate::state::store::shared() {
+                Some(_) => "the shared store".to_string(),
+                None => clients.path().display().to_string(),
+            };
             crate::term::notice(&format!(
-                "relay client \"{name}\" added ({}); its token is the line above, shown this once (only its SHA-256 is kept, in {}). `agent --relay tokens revoke {name}` ends it",
+                "relay client \"{name}\" added ({}); its token is the line above, shown this once (only its SHA-256 is kept, in {kept_in}). `agent --relay tokens revoke {name}` ends it",
                 caps_text(limits),
-                clients.path().display()
             ));
             let personal = super::subscriptions::personal_upstreams(
                 &config.relay,
