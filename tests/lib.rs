@@ -21,6 +21,7 @@ mod parking;
 mod relay;
 mod relay_clients;
 mod relay_hostile;
+mod relay_shared_health;
 mod secrets;
 mod service_files;
 mod state;

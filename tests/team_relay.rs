@@ -215,3 +215,92 @@ fn a_store_without_a_url_is_refused_naming_the_key() {
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("store.url"), "{}", run.stderr);
 }
+
+/// The upstream's health record for [`MODEL`], from the store's shared document.
+fn shared_upstream_health(redis: &RedisServer, api: &MockApi) -> Option<serde_json::Value> {
+    let text = redis
+        .command(&["GET", &format!("{PREFIX}:health.json")])
+        .text()?;
+    let health: serde_json::Value = serde_json::from_str(&text).ok()?;
+    health["targets"]
+        .as_object()?
+        .iter()
+        .find(|(name, _)| name.contains(&api.url()) && name.contains(MODEL))
+        .map(|(_, record)| record.clone())
+}
+
+#[test]
+fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_it() {
+    use crate::relay_shared_health::{call, call_counted, retry_after, sleep_until_ms};
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, "")).collect();
+    let replicas: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+    let (a, b, c) = (&replicas[0], &replicas[1], &replicas[2]);
+    assert_eq!(call(b, MODEL).status, 200);
+    assert_eq!(call(c, MODEL).status, 200);
+    api.clear_rules();
+    api.on(Rule::model(MODEL).reply(
+        Reply::anthropic_error(429, "rate_limit_error", "Number of requests exceeded")
+            .header("retry-after", "2"),
+    ));
+
+    assert_eq!(call(a, MODEL).status, 429);
+    // A second later the other machines know, without a call of their own to learn it.
+    thread::sleep(Duration::from_secs(1));
+    let sent = api.posts();
+    for other in [b, c] {
+        let (refused, went_up) = call_counted(other, &api);
+        assert!(
+            !went_up,
+            "another machine's replica called a second after A learned the 429"
+        );
+        assert_eq!(refused.status, 429);
+        assert!((1..=2).contains(&retry_after(&refused)));
+    }
+    for replica in [a, b, c] {
+        assert!(
+            !call_counted(replica, &api).1,
+            "a call went up during the cooldown"
+        );
+    }
+    assert_eq!(api.posts(), sent);
+
+    // After the reset instant, one half-open call (slow, so the others arrive meanwhile).
+    api.clear_rules();
+    api.on(Rule::model(MODEL).reply(Reply::ok().delay(Duration::from_millis(1500))));
+    let until = shared_upstream_health(&redis, &api).expect("the shared health record")
+        ["cooldown_until_ms"]
+        .as_u64()
+        .expect("a cooldown ending at the reset instant");
+    sleep_until_ms(until);
+    let before = api.posts();
+    let statuses: Vec<u16> = thread::scope(|scope| {
+        let handles: Vec<_> = replicas
+            .iter()
+            .chain(replicas.iter())
+            .map(|replica| scope.spawn(move || call(replica, MODEL).status))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        api.posts() - before,
+        1,
+        "one half-open call, not {statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    let flowing = Instant::now() + Duration::from_secs(2);
+    while !call_counted(c, &api).1 {
+        assert!(Instant::now() < flowing, "the target was not restored");
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(shared_upstream_health(&redis, &api).unwrap()["class"], "ok");
+}

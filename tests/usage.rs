@@ -387,6 +387,26 @@ fn a_relayed_call_counts_on_the_relay_side_only() {
 }
 
 #[test]
+fn a_call_the_relay_turned_away_while_its_upstream_cooled_is_no_call() {
+    let sb = Sandbox::new();
+    let mut lines = relay_lines("3f2a0c1d9e8b", 1.0);
+    lines.push(json!({
+        "backend": "relay:anthropic",
+        "upstream": "anthropic",
+        "role": "relay",
+        "status": 429,
+        "error_kind": "cooling",
+        "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache_read": 0, "cache_write": 0},
+        "ttfb_s": null
+    }));
+    write_ledger(&sb, &lines);
+
+    let report = usage_json(&sb, &["--by", "backend"]);
+
+    assert_eq!(report["total"]["calls"], 3, "{report:#}");
+}
+
+#[test]
 fn the_reasoning_switch_compares_output_and_reasoning_as_one() {
     let sb = Sandbox::new();
     write_transcript(&sb);

@@ -68,6 +68,9 @@ pub struct Finished {
     pub client: Option<String>,
     /// Targets whose health this answer speaks for, and what it says.
     pub health: Option<(Vec<String>, Outcome)>,
+    /// A half-open claim the call held and its answer did not end (no verdict on health):
+    /// given back so the next call is the half-open one.
+    pub release: Option<super::gate::Claim>,
 }
 
 enum Message {
@@ -272,6 +275,9 @@ impl Keeper {
         }
         let mut current: Option<crate::state::health::HealthFile> = None;
         for call in batch {
+            if let Some(claim) = &call.release {
+                super::gate::release(&self.health, claim);
+            }
             let Some((targets, outcome)) = call.health else {
                 continue;
             };

@@ -120,6 +120,8 @@ pub struct Call {
     pub targets: Vec<String>,
     /// For reasons: `claude-opus-5 via relay anthropic`.
     pub what: String,
+    /// The half-open claim this call was sent under, if it is the one probing its target.
+    pub claim: Option<super::gate::Claim>,
     /// Its line is handed to the books.
     written: bool,
 }
@@ -189,6 +191,7 @@ impl Call {
             started,
             targets,
             what,
+            claim: None,
             written: false,
         }
     }
@@ -309,10 +312,17 @@ impl Call {
                 duration.as_secs_f64()
             ));
         }
+        // An answer with a verdict replaces the target's record, claim and all.
+        let release = if health.is_none() {
+            self.claim.take()
+        } else {
+            None
+        };
         self.relay.books.finish(Finished {
             client: self.reservation.client.clone(),
             record: std::mem::take(&mut self.record),
             health,
+            release,
         });
     }
 }
@@ -360,6 +370,6 @@ fn quota_words(text: &str) -> String {
     }
 }
 
-fn round_ms(seconds: f64) -> f64 {
+pub fn round_ms(seconds: f64) -> f64 {
     (seconds * 1000.0).round() / 1000.0
 }

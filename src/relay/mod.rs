@@ -9,6 +9,7 @@ mod accounting;
 mod call;
 mod claude_cli;
 mod clients;
+mod gate;
 mod install;
 mod keys;
 mod proxy;

@@ -19,8 +19,10 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use serde::Deserialize;
 
+use super::accounting::Finished;
 use super::call::{Call, CallMeta, End, error_response};
 use super::clients::Caller;
+use super::gate;
 use super::keys::Key;
 use super::scrub::Scrubber;
 use super::server::Relay;
@@ -29,7 +31,8 @@ use super::usage::UsageReader;
 use crate::backend::endpoint::{Api, AuthScheme, default_scheme};
 use crate::config::relay::{Kind, Upstream};
 use crate::state::budget::Refusal;
-use crate::state::ledger::CallRecord;
+use crate::state::health::now_ms;
+use crate::state::ledger::{COOLING, CallRecord};
 
 /// How much of an error answer is kept to classify it.
 const ERROR_BODY_KEPT: usize = 64 * 1024;
@@ -123,24 +126,46 @@ pub async fn forward(
     }
 
     let call = if metered {
+        let targets = relay.targets(upstream, &key, path, model.as_deref());
+        let what = format!(
+            "{} via relay {}",
+            model.as_deref().unwrap_or("the model"),
+            upstream.name
+        );
+        // The upstream as the relay calls it is the target its own answers speak for; the
+        // gate is asked before the budget, so a call turned away spends nothing.
+        let claim = match targets.first() {
+            Some(target) => match relay.gate.admit(target).await {
+                Ok(claim) => claim,
+                Err(shut) => {
+                    let answer = gate::refusal(&shut, upstream.kind, &what, now_ms());
+                    turned_away(&relay, &meta, caller, upstream, model, &answer, started);
+                    return answer;
+                }
+            },
+            None => None,
+        };
         let record = record_for(&meta, caller, upstream, model.clone());
         match reserve(&relay, caller, &record).await {
             Ok(reservation) => {
-                let what = format!(
-                    "{} via relay {}",
-                    model.as_deref().unwrap_or("the model"),
-                    upstream.name
-                );
-                Some(Call::new(
+                let mut call = Call::new(
                     Arc::clone(&relay),
                     reservation,
                     record,
-                    relay.targets(upstream, &key, path, model.as_deref()),
+                    targets,
                     what,
                     started,
-                ))
+                );
+                call.claim = claim;
+                Some(call)
             }
-            Err(response) => return response,
+            Err(response) => {
+                if let Some(claim) = claim {
+                    let gate_of = Arc::clone(&relay);
+                    let _ = tokio::task::spawn_blocking(move || gate_of.gate.release(&claim)).await;
+                }
+                return response;
+            }
         }
     } else {
         None
@@ -285,6 +310,7 @@ pub async fn reserve(
                 ..record.clone()
             },
             health: None,
+            release: None,
         });
     };
     // Most calls take a reservation already saved in a block, without blocking; a named
@@ -331,6 +357,33 @@ pub async fn reserve(
             "relay: the budget reservation failed",
         )),
     }
+}
+
+/// The ledger line of a call the gate turned away: nothing was sent or reserved, so it
+/// carries no tokens and its `error_kind` ([`COOLING`]) keeps it out of the budget's and
+/// the usage report's call counts.
+fn turned_away(
+    relay: &Relay,
+    meta: &CallMeta,
+    caller: &Caller,
+    upstream: &Upstream,
+    model: Option<String>,
+    answer: &Response,
+    started: Instant,
+) {
+    let mut record = record_for(meta, caller, upstream, model);
+    record.time = jiff::Timestamp::now().to_string();
+    record.day = crate::state::budget::today();
+    record.status = Some(answer.status().as_u16());
+    record.error_kind = COOLING.to_string();
+    record.refused = true;
+    record.duration_s = super::call::round_ms(started.elapsed().as_secs_f64());
+    relay.books.finish(Finished {
+        record,
+        client: None,
+        health: None,
+        release: None,
+    });
 }
 
 /// The ledger line's fixed columns for a relayed call.

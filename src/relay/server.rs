@@ -38,6 +38,7 @@ use tower::ServiceExt as _;
 use super::accounting::Books;
 use super::call::error_response;
 use super::clients::{Unadmitted, admit};
+use super::gate::Gate;
 use super::keys::{Key, Keys};
 use super::target::{Base, Target};
 use super::token::Token;
@@ -57,6 +58,8 @@ pub struct Relay {
     pub clients: Clients,
     pub keys: Keys,
     pub books: Books,
+    /// What shared health says before a call goes upstream.
+    pub gate: Gate,
     pub client: HttpClient,
     /// Base URLs after `AGENT_RELAY_<NAME>_BASE`, parsed (`claude-cli` upstreams have none).
     bases: BTreeMap<String, Base>,
@@ -195,6 +198,7 @@ pub fn serve(
         let relay = Arc::new(Relay {
             client: http_client(&relay_config),
             books: Books::open(&state_dir, config.budget, config.policy()),
+            gate: Gate::new(crate::state::health::Store::new(&state_dir)),
             keys,
             clients,
             front: format!("http://{front_ip}:{}", local.port()),

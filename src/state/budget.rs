@@ -377,7 +377,11 @@ pub enum LimitSource {
 /// Counts per local day from the ledger: every recorded call, and its tokens.
 pub fn rebuild(ledger: &Ledger) -> BudgetFile {
     let mut file = BudgetFile::default();
-    for record in ledger.read_all().into_iter().filter(|r| !r.refused) {
+    for record in ledger.read_all() {
+        // Turned away by the relay (its budget, the store, a cooling upstream): no call.
+        if record.refused || record.error_kind == crate::state::ledger::COOLING {
+            continue;
+        }
         let day = if record.day.is_empty() {
             local_day(&record.time).unwrap_or_default()
         } else {
@@ -393,6 +397,24 @@ pub fn rebuild(ledger: &Ledger) -> BudgetFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rebuild_counts_no_call_the_relay_turned_away() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path());
+        let line = |kind: &str| {
+            format!(
+                r#"{{"time":"2026-11-30T10:00:00Z","run":"r","day":"2026-11-30","error_kind":"{kind}","tokens":{{"input":3}}}}"#
+            )
+        };
+        std::fs::write(
+            ledger.path(),
+            format!("{}\n{}\n", line("ok"), line(crate::state::ledger::COOLING)),
+        )
+        .unwrap();
+        let day = rebuild(&ledger).days["2026-11-30"];
+        assert_eq!((day.calls, day.tokens), (1, 3));
+    }
 
     #[test]
     fn reserves_until_the_cap_then_refuses() {

@@ -82,6 +82,11 @@ pub struct TargetHealth {
     /// Recent results `(unix ms, ok)`, for the error-rate window.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent: Vec<(u64, bool)>,
+    /// A relay replica's claim on the one half-open call after a cooldown or an open
+    /// breaker ended (unix milliseconds it holds until): every other replica waits for its
+    /// answer, which replaces this record and so ends the claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_open_until_ms: Option<u64>,
 }
 
 /// A target's circuit breaker. Open with its end in the past is half-open: the next use
@@ -247,6 +252,7 @@ impl Store {
                     latency_ms: None,
                     breaker: Breaker::Closed,
                     recent: Vec::new(),
+                    half_open_until_ms: None,
                 });
             entry.class = ErrorClass::Fastfail;
             entry.reason = state_file::capped(&crate::redact::redact(reason)).into_owned();
@@ -269,10 +275,15 @@ pub fn after(
     let now_ms = millis(now);
     let class = outcome.class;
     let ok = class == ErrorClass::Ok;
+    // Rate limits, quotas and auth failures have cooldowns of their own (DESIGN.md §5): a
+    // burst of 429s must not open the breaker on top and outlast the reset the answer gave.
+    let counts = ok || breaker_counts(class);
     let failures = if ok {
         0
-    } else {
+    } else if counts {
         previous.map_or(0, |p| p.consecutive_failures) + 1
+    } else {
+        previous.map_or(0, |p| p.consecutive_failures)
     };
     let auth_failures = match class {
         ErrorClass::Auth => previous.map_or(0, |p| p.auth_failures) + 1,
@@ -283,7 +294,9 @@ pub fn after(
     let mut recent: Vec<(u64, bool)> = previous.map_or_else(Vec::new, |p| p.recent.clone());
     let window_start = now_ms.saturating_sub(ms(policy.breaker.window));
     recent.retain(|(at, _)| *at >= window_start);
-    recent.push((now_ms, ok));
+    if counts {
+        recent.push((now_ms, ok));
+    }
     let excess = recent.len().saturating_sub(RECENT_KEPT);
     recent.drain(..excess);
 
@@ -298,10 +311,15 @@ pub fn after(
 
     let was = previous.map_or(Breaker::Closed, |p| p.breaker);
     let breaker = match (was, ok) {
+        (was, false) if !counts => was,
         (Breaker::Open { .. }, true) => {
             changes.push(Change::Restored);
             Breaker::Closed
         }
+        // A call sent before its sender knew the breaker was open (another relay replica
+        // or launch opened it a moment earlier) is no half-open probe: it leaves the
+        // backoff as it is.
+        (open @ Breaker::Open { until_ms, .. }, false) if until_ms > now_ms => open,
         // A failure while half-open (or still open): back off twice as long.
         (Breaker::Open { backoff_ms, .. }, false) => {
             let backoff_ms = (backoff_ms.saturating_mul(2)).min(ms(policy.breaker.max_backoff));
@@ -350,8 +368,18 @@ pub fn after(
         latency_ms: u64::try_from(outcome.latency.as_millis()).ok(),
         breaker,
         recent,
+        half_open_until_ms: None,
     };
     (health, changes)
+}
+
+/// The failures the breaker counts: the upstream failing to answer, not it saying "later"
+/// (`rate_limited`, `quota`) or "not you" (`auth`), which have cooldowns of their own.
+fn breaker_counts(class: ErrorClass) -> bool {
+    !matches!(
+        class,
+        ErrorClass::RateLimited | ErrorClass::Quota | ErrorClass::Auth
+    )
 }
 
 fn should_open(consecutive: u32, recent: &[(u64, bool)], policy: &BreakerPolicy) -> bool {
@@ -381,6 +409,16 @@ impl HealthFile {
     fn forget_unseen(&mut self, now_ms: u64) {
         let since = now_ms.saturating_sub(ms(FORGET_AFTER));
         self.targets.retain(|_, health| health.checked_ms >= since);
+    }
+
+    /// What is known about `target`, under the key it is kept under.
+    pub fn get(&self, target: &str) -> Option<&TargetHealth> {
+        self.targets.get(&*key(target))
+    }
+
+    /// The record of `target` to change, if there is one.
+    pub fn get_mut(&mut self, target: &str) -> Option<&mut TargetHealth> {
+        self.targets.get_mut(&*key(target))
     }
 
     /// Whether `target` may be trusted, must be skipped, or needs a probe, at `now_ms`.
@@ -542,6 +580,61 @@ mod tests {
             1,
             "{events}"
         );
+    }
+
+    #[test]
+    fn a_burst_of_rate_limits_keeps_its_cooldown_and_never_opens_the_breaker() {
+        let mut health: Option<TargetHealth> = None;
+        for i in 0..20u64 {
+            let (next, changes) = after(
+                health.as_ref(),
+                &outcome(ErrorClass::RateLimited),
+                &policy(),
+                at(i),
+            );
+            assert!(
+                !changes
+                    .iter()
+                    .any(|c| matches!(c, Change::BreakerOpened { .. })),
+                "opened at the {i}th 429"
+            );
+            health = Some(next);
+        }
+        assert_eq!(health.unwrap().breaker, Breaker::Closed);
+    }
+
+    #[test]
+    fn a_failure_while_the_breaker_is_still_open_leaves_its_backoff() {
+        // Two relay replicas: one opened the breaker, the other's call was already out.
+        let policy = policy();
+        let mut health: Option<TargetHealth> = None;
+        for i in 0..5u64 {
+            health = Some(
+                after(
+                    health.as_ref(),
+                    &outcome(ErrorClass::Overloaded),
+                    &policy,
+                    at(i),
+                )
+                .0,
+            );
+        }
+        let opened = health.as_ref().unwrap().breaker;
+        assert!(matches!(
+            opened,
+            Breaker::Open {
+                backoff_ms: 60_000,
+                ..
+            }
+        ));
+        let (late, changes) = after(
+            health.as_ref(),
+            &outcome(ErrorClass::Overloaded),
+            &policy,
+            at(5),
+        );
+        assert_eq!(late.breaker, opened);
+        assert!(changes.is_empty(), "{changes:?}");
     }
 
     #[test]

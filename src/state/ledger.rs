@@ -11,6 +11,11 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::tokens::Tokens;
 
+/// The `error_kind` of a call the relay turned away because its upstream was cooling down
+/// or its breaker was open: it reached the relay, but nothing was sent and no budget spent,
+/// so it is not a call in the budget's or the usage report's counts.
+pub const COOLING: &str = "cooling";
+
 /// One line of the ledger.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CallRecord {

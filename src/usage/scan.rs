@@ -285,6 +285,10 @@ fn line(bytes: &[u8], clock: &mut Clock, scan: &mut Scan, context: &Context) {
         scan.unreadable += 1;
         return;
     };
+    if &*line.error_kind == crate::state::ledger::COOLING {
+        // Turned away by the relay's gate: nothing was sent, so it is no call.
+        return;
+    }
     let Some(day) = clock.day(&line.time) else {
         scan.unreadable += 1;
         return;
