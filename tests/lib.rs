@@ -19,6 +19,7 @@ mod logins;
 mod mock_selftest;
 mod parking;
 mod relay;
+mod relay_clients;
 mod relay_hostile;
 mod relay_shared_health;
 mod secrets;

@@ -36,6 +36,7 @@ Examples:
   agent --accounts add work --backend claude --kind api_key < key.txt
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
   agent --relay init             make the relay token; then `agent --relay serve`
+  agent --relay tokens add alice --daily-calls 200   a token of her own, with a cap
   agent --install-statusline     show windows and fallbacks in Claude Code's status line
 
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
@@ -98,9 +99,9 @@ pub struct Cli {
     pub budget: Option<Vec<String>>,
 
     /// The credential relay: `serve [--listen ADDR] [--allow-remote]` (keys stay on this
-    /// host; clients hold a relay token), `init [--force]` (make the token), `install
-    /// [--dry-run]` (a systemd user service or launchd agent). Takes the rest of the
-    /// command line
+    /// host; clients hold a relay token), `init [--force]` (make the token), `tokens
+    /// add|list|revoke` (one token per person, with daily caps), `install [--dry-run]` (a
+    /// systemd user service or launchd agent). Takes the rest of the command line
     #[arg(long, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub relay: Option<Vec<String>>,
 

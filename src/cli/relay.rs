@@ -1,4 +1,4 @@
-//! `agent --relay serve|init|install`.
+//! `agent --relay serve|init|tokens|install`.
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +31,12 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Named clients, one token per person with caps of their own: `add NAME
+    /// [--daily-calls N] [--daily-tokens N]`, `list [--json]`, `revoke NAME`
+    Tokens {
+        #[command(subcommand)]
+        command: TokensCommand,
+    },
     /// Write a systemd user service (Linux) or launchd agent (macOS) that runs the relay
     Install {
         /// Print what would be written; write nothing
@@ -39,5 +45,34 @@ pub enum Command {
         /// launchd or systemd [default: this system's]
         #[arg(long, value_name = "KIND", value_parser = ["launchd", "systemd"])]
         service: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokensCommand {
+    /// Make a client and print its token, once (only its SHA-256 is kept)
+    Add {
+        /// The client's name, as the ledger and `--usage --by client` show it
+        name: String,
+        /// This client's calls a day (0 = no cap of its own; the team's caps still hold)
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        daily_calls: u64,
+        /// This client's tokens a day (0 = no cap of its own)
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        daily_tokens: u64,
+        /// Replace an existing client's token and caps (its old token stops working)
+        #[arg(long)]
+        force: bool,
+    },
+    /// The named clients: name, caps, when made, the hash's last four digits (never a token)
+    List {
+        /// Machine-readable output
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a client: its token is refused from the next request on, no restart needed
+    Revoke {
+        /// The client's name
+        name: String,
     },
 }

@@ -18,10 +18,11 @@ Examples:
   agent --usage                               per model, everything recorded
   agent --usage --by day --since 2026-11-01   per local day
   agent --usage --by run --json               per run, for scripts
+  agent --usage --by client                   per named relay client (team token: none)
   agent --usage --reconcile                   the CLIs' records against the relay's"
 )]
 pub struct UsageCli {
-    /// Group by local day, model, account, run or backend
+    /// Group by local day, model, account, run, backend or the relay's named client
     #[arg(long, value_enum, default_value_t = By::Model)]
     pub by: By,
     /// First local day to count (YYYY-MM-DD)
@@ -69,4 +70,6 @@ pub enum By {
     Account,
     Run,
     Backend,
+    /// The relay's named client (`agent --relay tokens add`)
+    Client,
 }

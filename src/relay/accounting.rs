@@ -10,6 +10,10 @@
 //! once per block rather than once per call. What happens after a call is handed to one
 //! bookkeeping thread, which writes whatever has piled up in one go: a burst of calls
 //! costs one ledger append and one budget update, and none of it delays an answer.
+//!
+//! A named client with caps of its own is the exception: each of its calls is reserved on
+//! its own, its caps and the team's checked and counted in one step, so the caps hold
+//! exactly across replicas (a block held for one person could not be handed to another).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -19,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use crate::error_class::ErrorClass;
 use crate::probe::Outcome;
-use crate::state::budget::{Budget, Limits, Refusal, Reservation};
+use crate::state::budget::{Budget, ClientCaps, Limits, Refusal, Reservation};
 use crate::state::health::{Policy, Store};
 use crate::state::ledger::{CallRecord, Ledger, Tokens};
 
@@ -60,6 +64,8 @@ impl Pool {
 #[derive(Debug, Default)]
 pub struct Finished {
     pub record: CallRecord,
+    /// The named client whose own day its tokens also count on (one with caps).
+    pub client: Option<String>,
     /// Targets whose health this answer speaks for, and what it says.
     pub health: Option<(Vec<String>, Outcome)>,
     /// A half-open claim the call held and its answer did not end (no verdict on health):
@@ -152,6 +158,14 @@ impl Books {
         Ok(reservation)
     }
 
+    /// Reserves one call for a named client with caps of its own: its caps and the team's,
+    /// checked and counted together (blocking: call it off the async workers).
+    pub fn reserve_for(&self, client: &ClientCaps) -> Result<Reservation, Refusal> {
+        self.budget
+            .reserve_block_for(&crate::state::budget::today(), 1, Some(client))
+            .map(|(reservation, _)| reservation)
+    }
+
     /// Hands a finished call to the bookkeeping thread; returns at once.
     pub fn finish(&self, call: Finished) {
         let _ = self.sender.send(Message::Call(Box::new(call)));
@@ -238,20 +252,22 @@ impl Keeper {
             return;
         }
         let mut lines = Vec::new();
-        let mut tokens_by_day: BTreeMap<String, Tokens> = BTreeMap::new();
+        let mut tokens_by_day: BTreeMap<(String, Option<String>), Tokens> = BTreeMap::new();
         for call in &batch {
             if let Ok(line) = serde_json::to_string(&call.record) {
                 lines.push(line);
             }
-            *tokens_by_day.entry(call.record.day.clone()).or_default() += &call.record.tokens;
+            *tokens_by_day
+                .entry((call.record.day.clone(), call.client.clone()))
+                .or_default() += &call.record.tokens;
         }
         // One write with O_APPEND: the lines land together, never interleaved with another
         // process's (and one round trip to the shared stream).
         if let Err(err) = self.ledger.append_lines(&lines) {
             crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
         }
-        for (day, tokens) in tokens_by_day {
-            if let Err(err) = self.budget.record(&Reservation::on(&day), &tokens) {
+        for ((day, client), tokens) in tokens_by_day {
+            if let Err(err) = self.budget.record(&Reservation { day, client }, &tokens) {
                 crate::term::warn(&format!(
                     "relay: could not record tokens in the budget: {err:#}"
                 ));

@@ -319,6 +319,7 @@ impl Call {
             None
         };
         self.relay.books.finish(Finished {
+            client: self.reservation.client.clone(),
             record: std::mem::take(&mut self.record),
             health,
             release,

@@ -30,6 +30,7 @@ use http::{HeaderValue, Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::call::{CallMeta, End, error_response};
+use super::clients::Caller;
 use super::proxy::{record_for, reserve};
 use super::server::Relay;
 use crate::config::relay::Upstream;
@@ -58,6 +59,7 @@ struct Failure {
 pub async fn answer(
     relay: Arc<Relay>,
     upstream: &Upstream,
+    caller: &Caller,
     parts: Parts,
     rest: String,
     body: Bytes,
@@ -116,8 +118,11 @@ pub async fn answer(
 
     let started = Instant::now();
     let meta = CallMeta::from_headers(&parts.headers);
-    let record = record_for(&meta, upstream, Some(model.clone()));
-    let reservation = match reserve(&relay, &record).await {
+    if let Some(refusal) = super::subscriptions::refusal(&relay, upstream, None).await {
+        return refusal;
+    }
+    let record = record_for(&meta, caller, upstream, Some(model.clone()));
+    let reservation = match reserve(&relay, caller, &record).await {
         Ok(reservation) => reservation,
         Err(response) => return response,
     };

@@ -16,6 +16,14 @@ pub struct Key {
     pub source: Arc<str>,
 }
 
+impl Key {
+    /// A Claude subscription (OAuth) token rather than an API key: a login for its owner's
+    /// own use (`relay::subscriptions`).
+    pub fn is_subscription_login(&self) -> bool {
+        crate::backend::endpoint::is_subscription_token(&self.value)
+    }
+}
+
 impl std::fmt::Debug for Key {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Key({})", self.source)

@@ -3,17 +3,19 @@
 //! with a relay token (from another machine, through an ssh reverse tunnel), and every
 //! call is reserved against the budget, recorded in the ledger and read for health.
 //!
-//! `agent --relay serve | init | install`. Only `serve` starts a runtime.
+//! `agent --relay serve | init | tokens | install`. Only `serve` starts a runtime.
 
 mod accounting;
 mod call;
 mod claude_cli;
+mod clients;
 mod gate;
 mod install;
 mod keys;
 mod proxy;
 mod scrub;
 mod server;
+mod subscriptions;
 mod target;
 mod token;
 mod usage;
@@ -58,6 +60,7 @@ pub fn run(
             ))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Tokens { command } => clients::run(config, command),
         Command::Install { dry_run, service } => {
             let launchd = match service.as_deref() {
                 Some(kind) => kind == "launchd",

@@ -21,6 +21,7 @@ use serde::Deserialize;
 
 use super::accounting::Finished;
 use super::call::{Call, CallMeta, End, error_response};
+use super::clients::Caller;
 use super::gate;
 use super::keys::Key;
 use super::scrub::Scrubber;
@@ -62,6 +63,7 @@ impl Peek {
 pub async fn forward(
     relay: Arc<Relay>,
     upstream: &Upstream,
+    caller: &Caller,
     parts: Parts,
     target: &Target,
     body: Bytes,
@@ -119,6 +121,10 @@ pub async fn forward(
         }
     };
 
+    if let Some(refusal) = super::subscriptions::refusal(&relay, upstream, Some(&key)).await {
+        return refusal;
+    }
+
     let call = if metered {
         let targets = relay.targets(upstream, &key, path, model.as_deref());
         let what = format!(
@@ -133,14 +139,14 @@ pub async fn forward(
                 Ok(claim) => claim,
                 Err(shut) => {
                     let answer = gate::refusal(&shut, upstream.kind, &what, now_ms());
-                    turned_away(&relay, &meta, upstream, model, &answer, started);
+                    turned_away(&relay, &meta, caller, upstream, model, &answer, started);
                     return answer;
                 }
             },
             None => None,
         };
-        let record = record_for(&meta, upstream, model.clone());
-        match reserve(&relay, &record).await {
+        let record = record_for(&meta, caller, upstream, model.clone());
+        match reserve(&relay, caller, &record).await {
             Ok(reservation) => {
                 let mut call = Call::new(
                     Arc::clone(&relay),
@@ -289,10 +295,12 @@ pub async fn forward(
 /// a refused call still gets its ledger line (`record`, marked refused).
 pub async fn reserve(
     relay: &Arc<Relay>,
+    caller: &Caller,
     record: &CallRecord,
 ) -> Result<crate::state::budget::Reservation, Response> {
     let refused = |status: StatusCode, code: &str| {
         relay.books.finish(super::accounting::Finished {
+            client: None,
             record: CallRecord {
                 time: jiff::Timestamp::now().to_string(),
                 status: Some(status.as_u16()),
@@ -305,13 +313,20 @@ pub async fn reserve(
             release: None,
         });
     };
-    // Most calls take a reservation already saved in a block, without blocking.
-    let taken = match relay.books.reserve_from_block() {
-        Some(reservation) => Ok(Ok(reservation)),
-        None => {
+    // Most calls take a reservation already saved in a block, without blocking; a named
+    // client with caps of its own takes each of its own.
+    let taken = match caller.caps() {
+        Some(caps) => {
             let books = Arc::clone(relay);
-            tokio::task::spawn_blocking(move || books.books.reserve()).await
+            tokio::task::spawn_blocking(move || books.books.reserve_for(&caps)).await
         }
+        None => match relay.books.reserve_from_block() {
+            Some(reservation) => Ok(Ok(reservation)),
+            None => {
+                let books = Arc::clone(relay);
+                tokio::task::spawn_blocking(move || books.books.reserve()).await
+            }
+        },
     };
     match taken {
         Ok(Ok(reservation)) => Ok(reservation),
@@ -350,12 +365,13 @@ pub async fn reserve(
 fn turned_away(
     relay: &Relay,
     meta: &CallMeta,
+    caller: &Caller,
     upstream: &Upstream,
     model: Option<String>,
     answer: &Response,
     started: Instant,
 ) {
-    let mut record = record_for(meta, upstream, model);
+    let mut record = record_for(meta, caller, upstream, model);
     record.time = jiff::Timestamp::now().to_string();
     record.day = crate::state::budget::today();
     record.status = Some(answer.status().as_u16());
@@ -364,14 +380,21 @@ fn turned_away(
     record.duration_s = super::call::round_ms(started.elapsed().as_secs_f64());
     relay.books.finish(Finished {
         record,
+        client: None,
         health: None,
         release: None,
     });
 }
 
 /// The ledger line's fixed columns for a relayed call.
-pub fn record_for(meta: &CallMeta, upstream: &Upstream, model: Option<String>) -> CallRecord {
+pub fn record_for(
+    meta: &CallMeta,
+    caller: &Caller,
+    upstream: &Upstream,
+    model: Option<String>,
+) -> CallRecord {
     CallRecord {
+        client: caller.name().map(str::to_string),
         run: meta
             .run
             .clone()

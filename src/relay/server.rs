@@ -37,6 +37,7 @@ use tower::ServiceExt as _;
 
 use super::accounting::Books;
 use super::call::error_response;
+use super::clients::{Unadmitted, admit};
 use super::gate::Gate;
 use super::keys::{Key, Keys};
 use super::target::{Base, Target};
@@ -44,6 +45,7 @@ use super::token::Token;
 use crate::config::Config;
 use crate::config::relay::{Kind, RelayConfig, Upstream};
 use crate::exit_codes::usage;
+use crate::state::relay_clients::Clients;
 use crate::state::target::Target as HealthTarget;
 
 pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
@@ -52,6 +54,8 @@ pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<B
 pub struct Relay {
     pub config: RelayConfig,
     pub token: Token,
+    /// The named clients, read afresh on each request that is not the team token's.
+    pub clients: Clients,
     pub keys: Keys,
     pub books: Books,
     /// What shared health says before a call goes upstream.
@@ -162,6 +166,17 @@ pub fn serve(
     }
     let state_dir = crate::paths::state_dir();
     crate::state::file::ensure_state_dir(&state_dir)?;
+    let clients = Clients::new(&state_dir);
+    let keys = Keys::default();
+    if !clients.list().is_empty() {
+        let personal = super::subscriptions::personal_upstreams(&relay_config, &keys);
+        if !personal.is_empty() {
+            return Err(usage(format!(
+                "refusing to start: {}",
+                super::subscriptions::why_refused(&personal)
+            )));
+        }
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
@@ -184,7 +199,8 @@ pub fn serve(
             client: http_client(&relay_config),
             books: Books::open(&state_dir, config.budget, config.policy()),
             gate: Gate::new(crate::state::health::Store::new(&state_dir)),
-            keys: Keys::default(),
+            keys,
+            clients,
             front: format!("http://{front_ip}:{}", local.port()),
             config: relay_config,
             token,
@@ -332,7 +348,7 @@ fn is_own_host(relay: &Relay, host: &str) -> bool {
 /// whether its key (or CLI) is there — true or false, never the key.
 async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let mut body = json!({"ok": true});
-    if relay.token.admits(request.headers()) {
+    if admit(&relay, request.headers()).await.is_ok() {
         let probe = Arc::clone(&relay);
         let upstreams = tokio::task::spawn_blocking(move || {
             let mut map = serde_json::Map::new();
@@ -364,13 +380,25 @@ async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response 
 /// own kind of forwarding.
 async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if !relay.token.admits(&parts.headers) {
-        return error_response(
-            StatusCode::UNAUTHORIZED,
-            "authentication_error",
-            "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
-        );
-    }
+    let caller = match admit(&relay, &parts.headers).await {
+        Ok(caller) => caller,
+        Err(Unadmitted::Unknown) => {
+            return error_response(
+                StatusCode::UNAUTHORIZED,
+                "authentication_error",
+                "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
+            );
+        }
+        Err(Unadmitted::StoreDown(why)) => {
+            return error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_unavailable",
+                &format!(
+                    "relay: {why}, and it holds the named clients' tokens; nothing was sent upstream"
+                ),
+            );
+        }
+    };
     let target = match Target::parse(&parts.uri) {
         Ok(target) => target,
         Err(why) => {
@@ -429,10 +457,10 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     };
     match upstream.kind {
         Kind::ClaudeCli => {
-            super::claude_cli::answer(relay, &upstream, parts, target.rest(), body).await
+            super::claude_cli::answer(relay, &upstream, &caller, parts, target.rest(), body).await
         }
         Kind::Anthropic | Kind::Openai => {
-            super::proxy::forward(relay, &upstream, parts, &target, body).await
+            super::proxy::forward(relay, &upstream, &caller, parts, &target, body).await
         }
     }
 }

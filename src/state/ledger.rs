@@ -70,6 +70,10 @@ pub struct CallRecord {
     pub node: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u32>,
+    /// The relay's named client that made the call (`agent --relay tokens add`); absent
+    /// for the team token and for agent's own calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// The local day whose budget the call was reserved against.
     #[serde(default)]
     pub day: String,

@@ -11,6 +11,7 @@ pub mod health;
 pub mod json_file;
 pub mod ledger;
 pub mod meter;
+pub mod relay_clients;
 pub mod store;
 pub mod target;
 pub mod window;

@@ -252,6 +252,7 @@ fn gather(config: &Config, cli: &UsageCli) -> anyhow::Result<Gathered> {
                     backend: call.cli,
                     model: &call.model,
                     account: "",
+                    client: "",
                     tokens: &call.tokens,
                     estimated: false,
                     error: false,

@@ -35,6 +35,8 @@ struct Line<'a> {
     #[serde(borrow, default)]
     account: Option<Text<'a>>,
     #[serde(borrow, default)]
+    client: Option<Text<'a>>,
+    #[serde(borrow, default)]
     role: Text<'a>,
     #[serde(borrow, default)]
     error_kind: Text<'a>,
@@ -304,6 +306,7 @@ fn line(bytes: &[u8], clock: &mut Clock, scan: &mut Scan, context: &Context) {
             backend: line.backend.as_deref().unwrap_or(""),
             model,
             account: line.account.as_deref().unwrap_or(""),
+            client: line.client.as_deref().unwrap_or(""),
             tokens: &line.tokens,
             estimated: line.estimated,
             error,

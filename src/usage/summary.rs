@@ -202,6 +202,7 @@ mod tests {
                     backend,
                     model: "m",
                     account: "",
+                    client: "",
                     tokens: &Tokens {
                         input,
                         ..Tokens::default()

@@ -257,6 +257,7 @@ fn key_text(by: By, key: &str) -> String {
         match by {
             By::Run => "(no run)".into(),
             By::Account => "(no account)".into(),
+            By::Client => "(no client)".into(),
             _ => "(unknown)".into(),
         }
     } else {

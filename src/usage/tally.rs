@@ -19,6 +19,7 @@ impl By {
             By::Account => "account",
             By::Run => "run",
             By::Backend => "backend",
+            By::Client => "client",
         }
     }
 }
@@ -58,6 +59,8 @@ pub struct View<'a> {
     pub backend: &'a str,
     pub model: &'a str,
     pub account: &'a str,
+    /// The relay's named client that made the call.
+    pub client: &'a str,
     pub tokens: &'a Tokens,
     pub estimated: bool,
     pub error: bool,
@@ -174,6 +177,7 @@ impl Tally {
             By::Account => call.account,
             By::Run => call.run,
             By::Backend => call.backend,
+            By::Client => call.client,
         };
         if !self.groups.contains_key(group) {
             self.groups.insert(group.into(), Sums::default());

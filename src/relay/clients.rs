@@ -1,0 +1,232 @@
+//! Who is calling the relay: the holder of the team token of `agent --relay init`, or a
+//! named client of `agent --relay tokens add` — one token per person, each with daily caps
+//! of its own, every call of theirs carrying their name into the ledger. Also the
+//! `tokens` command itself.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use http::HeaderMap;
+use serde_json::json;
+
+use super::server::Relay;
+use crate::cli::relay::TokensCommand;
+use crate::config::Config;
+use crate::config::limits::Limits;
+use crate::exit_codes::usage;
+use crate::state::budget::ClientCaps;
+use crate::state::relay_clients::Clients;
+
+/// Who a request came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// The team token (`AGENT_RELAY_TOKEN` or the `--relay init` file).
+    Team,
+    /// A named client, with its own daily caps (0: none of its own).
+    Named { name: String, limits: Limits },
+}
+
+impl Caller {
+    /// The caps the budget checks for this caller beside the team's: `None` for the team
+    /// token and for a client without caps of its own.
+    pub fn caps(&self) -> Option<ClientCaps> {
+        match self {
+            Caller::Named { name, limits } if limits.calls > 0 || limits.tokens > 0 => {
+                Some(ClientCaps {
+                    name: name.clone(),
+                    limits: *limits,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The name the ledger carries (`None` for the team token, as before named clients).
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Caller::Team => None,
+            Caller::Named { name, .. } => Some(name),
+        }
+    }
+}
+
+/// Why a request has no caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unadmitted {
+    /// No token, or one nobody holds: 401.
+    Unknown,
+    /// A token that is not the team's, while the shared store that holds the named clients
+    /// cannot be asked (and the relay is not told to go on without it): 503, like every
+    /// call then — a client is not told its token is wrong because the store is away.
+    StoreDown(String),
+}
+
+/// The caller a request's token belongs to. The team token is checked first, in memory;
+/// any other token against the named clients, read afresh — so a revoked token is refused
+/// from the next request on, by every relay that shares the state.
+pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Result<Caller, Unadmitted> {
+    if relay.token.admits(headers) {
+        return Ok(Caller::Team);
+    }
+    let presented: Vec<Vec<u8>> = [
+        headers.get("x-api-key").map(http::HeaderValue::as_bytes),
+        crate::access::bearer(headers),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|token| !token.is_empty())
+    .map(<[u8]>::to_vec)
+    .collect();
+    if presented.is_empty() {
+        return Err(Unadmitted::Unknown);
+    }
+    let clients = relay.clients.clone();
+    let found = tokio::task::spawn_blocking(move || {
+        let found = presented.iter().find_map(|p| clients.find(p));
+        // Not found may only mean the store was away and this machine's file was read.
+        let down = match crate::state::store::shared() {
+            Some(shared) if found.is_none() && !shared.falls_back() => shared.ping().err(),
+            _ => None,
+        };
+        (found, down)
+    })
+    .await;
+    match found {
+        Ok((Some((name, client)), _)) => Ok(Caller::Named {
+            limits: client.limits(),
+            name,
+        }),
+        Ok((None, Some(down))) => Err(Unadmitted::StoreDown(down.to_string())),
+        _ => Err(Unadmitted::Unknown),
+    }
+}
+
+/// `agent --relay tokens add|list|revoke`.
+pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> {
+    let state_dir = crate::paths::state_dir();
+    let clients = Clients::new(&state_dir);
+    let changes = matches!(
+        command,
+        TokensCommand::Add { .. } | TokensCommand::Revoke { .. }
+    );
+    // A change only this machine's file heard would leave a revoked token working on every
+    // replica (or a new one unknown to them): with the store away, nothing is changed.
+    if changes && let Some(shared) = crate::state::store::shared() {
+        shared
+            .ping()
+            .map_err(|down| anyhow::anyhow!("{down}; the relay clients were not changed"))?;
+    }
+    match command {
+        TokensCommand::Add {
+            name,
+            daily_calls,
+            daily_tokens,
+            force,
+        } => {
+            let limits = Limits {
+                calls: daily_calls,
+                tokens: daily_tokens,
+            };
+            let token = clients.add(&name, limits, force)?;
+            // The token alone on stdout, for `TOKEN=$(agent --relay tokens add NAME)`; it is
+            // printed this once and kept nowhere.
+            crate::term::emit(&format!("{token}\n"))?;
+            let kept_in = match crate::state::store::shared() {
+                Some(_) => "the shared store".to_string(),
+                None => clients.path().display().to_string(),
+            };
+            crate::term::notice(&format!(
+                "relay client \"{name}\" added ({}); its token is the line above, shown this once (only its SHA-256 is kept, in {kept_in}). `agent --relay tokens revoke {name}` ends it",
+                caps_text(limits),
+            ));
+            let personal = super::subscriptions::personal_upstreams(
+                &config.relay,
+                &super::keys::Keys::default(),
+            );
+            if !personal.is_empty() {
+                crate::term::warn(&format!(
+                    "{}; `agent --relay serve` will refuse to start until then",
+                    super::subscriptions::why_refused(&personal)
+                ));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TokensCommand::List { json } => {
+            let list = clients.list();
+            if json {
+                let rows: Vec<serde_json::Value> = list
+                    .iter()
+                    .map(|(name, client)| {
+                        json!({
+                            "name": name,
+                            "daily_calls": client.daily_calls,
+                            "daily_tokens": client.daily_tokens,
+                            "created": client.created,
+                            "sha256_tail": client.hash_tail(),
+                        })
+                    })
+                    .collect();
+                crate::term::emit_json(&json!({ "clients": rows }))?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            if list.is_empty() {
+                crate::term::emit(
+                    "no named relay clients (the team token still works); add one with `agent --relay tokens add NAME [--daily-calls N] [--daily-tokens N]`\n",
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let width = list.keys().map(String::len).max().unwrap_or(4).max(4);
+            let mut out = format!(
+                "{:width$}  {:>10}  {:>12}  {:20}  SHA-256\n",
+                "NAME", "CALLS/DAY", "TOKENS/DAY", "CREATED"
+            );
+            for (name, client) in &list {
+                let _ = writeln!(
+                    out,
+                    "{name:width$}  {:>10}  {:>12}  {:20}  …{}",
+                    cap_text(client.daily_calls),
+                    cap_text(client.daily_tokens),
+                    client.created.split('.').next().unwrap_or(&client.created),
+                    client.hash_tail()
+                );
+            }
+            crate::term::emit(&out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        TokensCommand::Revoke { name } => {
+            if !clients.revoke(&name)? {
+                return Err(usage(format!(
+                    "no relay client named \"{name}\" (see `agent --relay tokens list`)"
+                )));
+            }
+            crate::term::notice(&format!(
+                "relay client \"{name}\" revoked: its token is refused from its next request on"
+            ));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn cap_text(cap: u64) -> String {
+    if cap == 0 {
+        "-".to_string()
+    } else {
+        cap.to_string()
+    }
+}
+
+fn caps_text(limits: Limits) -> String {
+    let one = |cap: u64, unit: &str| {
+        if cap == 0 {
+            format!("no {unit} cap of its own")
+        } else {
+            format!("{cap} {unit}s a day")
+        }
+    };
+    format!(
+        "{}, {}; the team's caps hold too",
+        one(limits.calls, "call"),
+        one(limits.tokens, "token")
+    )
+}
