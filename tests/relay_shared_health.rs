@@ -123,7 +123,7 @@ fn a_429_learned_by_one_replica_stops_the_others_until_it_ends_then_one_call_res
     // The upstream has recovered but answers slowly: the half-open call is in flight while
     // the others arrive.
     api.clear_rules();
-    api.on(Rule::model(MODEL).reply(Reply::ok().delay(Duration::from_millis(1500))));
+    api.on(Rule::model(MODEL).reply(Reply::ok().delay(Duration::from_secs(3))));
     let until = upstream_health(&sb, &api).expect("the upstream's health")["cooldown_until_ms"]
         .as_u64()
         .expect("a cooldown with an end");

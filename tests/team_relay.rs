@@ -272,7 +272,7 @@ fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_
 
     // After the reset instant, one half-open call (slow, so the others arrive meanwhile).
     api.clear_rules();
-    api.on(Rule::model(MODEL).reply(Reply::ok().delay(Duration::from_millis(1500))));
+    api.on(Rule::model(MODEL).reply(Reply::ok().delay(Duration::from_secs(3))));
     let until = shared_upstream_health(&redis, &api).expect("the shared health record")
         ["cooldown_until_ms"]
         .as_u64()
