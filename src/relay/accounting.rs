@@ -134,6 +134,15 @@ impl Books {
     /// Reserves one call against today's budget: from the current block, else from a new
     /// one (blocking then: call it off the async workers).
     pub fn reserve(&self) -> Result<Reservation, Refusal> {
+        // On a shared store a reservation is one atomic step on the server, and a block
+        // held here could be refused to another replica: no blocks, and no lock held
+        // across the round trip.
+        if crate::state::store::shared().is_some() {
+            return self
+                .budget
+                .reserve_block(&crate::state::budget::today(), 1)
+                .map(|(reservation, _)| reservation);
+        }
         let mut pool = self
             .pool
             .lock()
