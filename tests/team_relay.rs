@@ -410,3 +410,23 @@ fn a_replica_killed_mid_stream_leaves_the_others_serving_and_the_books_apart_by_
         "apart by at most the killed replica's {PER_REPLICA} calls in flight, not {apart}"
     );
 }
+
+#[test]
+fn a_command_the_server_refuses_is_not_an_outage() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let sb = replica(&api, &redis, "");
+    // The ledger's key holds a string: every append to the stream is refused (WRONGTYPE),
+    // while the server itself answers everything else.
+    redis.command(&["SET", &format!("{PREFIX}:ledger"), "not a stream"]);
+    let relay = RelayProc::start(&sb, &[]);
+    let statuses: Vec<u16> = (0..8)
+        .map(|_| {
+            thread::sleep(Duration::from_millis(30));
+            post(&relay).status
+        })
+        .collect();
+    assert_eq!(statuses, vec![200; 8], "{}", relay.stderr());
+    assert_eq!(api.posts(), 8);
+}

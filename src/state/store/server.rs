@@ -96,6 +96,12 @@ impl Shared {
                 self.keep(connection);
                 Ok(value)
             }
+            // The server answered, with an error of its own (a wrong type, a script's):
+            // the connection is good and the server is up, so no outage starts.
+            Err(err) if !lost(&err) => {
+                self.keep(connection);
+                Err(Down(crate::redact::redact(&err.to_string())))
+            }
             Err(err) => Err(self.failed(&err)),
         }
     }
@@ -171,4 +177,14 @@ impl Shared {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// Whether `err` says the connection or the server is gone, rather than a command's own
+/// error.
+fn lost(err: &redis::RedisError) -> bool {
+    err.is_io_error()
+        || err.is_connection_dropped()
+        || err.is_timeout()
+        || err.is_connection_refusal()
+        || err.is_unrecoverable_error()
 }
