@@ -21,36 +21,8 @@ set -eu
 LITELLM_VERSION=1.108.7
 SECONDS_EACH=${BENCH_SECONDS:-8}
 
-say() { printf 'bench-relay: %s\n' "$*" >&2; }
-die() {
-    printf 'bench-relay: error: %s\n' "$*" >&2
-    exit 1
-}
-
-need_debian() {
-    command -v "$1" >/dev/null 2>&1 && return 0
-    command -v apt-get >/dev/null 2>&1 || die "$1 is missing and there is no apt-get to install $2"
-    [ "$(id -u)" = 0 ] || die "$1 is missing: install the Debian package $2 (needs root)"
-    say "installing $2 from Debian"
-    apt-get update -qq >/dev/null 2>&1 || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null || die "apt-get install $2 failed"
-}
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-wait_http() { # url what
-    i=0
-    until curl -s -o /dev/null "$1" 2>/dev/null; do
-        i=$((i + 1))
-        if [ "$i" -ge 900 ]; then
-            tail -n 20 "$work/$2.log" >&2
-            die "$2 did not start"
-        fi
-        sleep 0.1
-    done
-}
+BENCH_NAME=bench-relay
+. "$(dirname "$0")/bench/common.sh"
 
 # p50 and p99 of one wrk run, in microseconds: "P50 P99 REQS_PER_SEC"
 measure() { # url connections
@@ -143,7 +115,7 @@ http {
 EOF
     nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx.log" 2>&1 &
     pids="$pids $!"
-    wait_http "http://127.0.0.1:$nginx_port/" nginx
+    wait_http "http://127.0.0.1:$nginx_port/" nginx 900
 
     cat >"$work/config.toml" <<EOF
 [budget]
@@ -157,14 +129,14 @@ EOF
         AGENT_RELAY_TOKEN=$token AGENT_RELAY_OPENAI_KEY=sk-bench-upstream \
         "$agent" --quiet --relay serve --listen "127.0.0.1:$relay_port" >"$work/relay.log" 2>&1 &
     pids="$pids $!"
-    wait_http "http://127.0.0.1:$relay_port/healthz" relay
+    wait_http "http://127.0.0.1:$relay_port/healthz" relay 900
     if [ -n "$baseline" ]; then
         base_port=$(free_port)
         AGENT_CONFIG=$work/config.toml AGENT_STATE_DIR=$work/state-baseline \
             AGENT_RELAY_TOKEN=$token AGENT_RELAY_OPENAI_KEY=sk-bench-upstream \
             "$baseline" --quiet --relay serve --listen "127.0.0.1:$base_port" >"$work/baseline.log" 2>&1 &
         pids="$pids $!"
-        wait_http "http://127.0.0.1:$base_port/healthz" baseline
+        wait_http "http://127.0.0.1:$base_port/healthz" baseline 900
     fi
 
     cat >"$work/litellm.yaml" <<EOF
@@ -184,7 +156,7 @@ EOF
         "$venv/bin/litellm" --config "$work/litellm.yaml" --host 127.0.0.1 --port "$litellm_port" \
         >"$work/litellm.log" 2>&1 &
     pids="$pids $!"
-    wait_http "http://127.0.0.1:$litellm_port/health/liveliness" litellm
+    wait_http "http://127.0.0.1:$litellm_port/health/liveliness" litellm 900
 
     cat >"$work/post.lua" <<EOF
 wrk.method = "POST"

@@ -21,36 +21,8 @@ set -eu
 SECONDS_EACH=${BENCH_SECONDS:-8}
 CAP=${BENCH_CAP:-500}
 
-say() { printf 'bench-store: %s\n' "$*" >&2; }
-die() {
-    printf 'bench-store: error: %s\n' "$*" >&2
-    exit 1
-}
-
-need_debian() {
-    command -v "$1" >/dev/null 2>&1 && return 0
-    command -v apt-get >/dev/null 2>&1 || die "$1 is missing and there is no apt-get to install $2"
-    [ "$(id -u)" = 0 ] || die "$1 is missing: install the Debian package $2 (needs root)"
-    say "installing $2 from Debian"
-    apt-get update -qq >/dev/null 2>&1 || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null || die "apt-get install $2 failed"
-}
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-wait_http() { # url what
-    i=0
-    until curl -s -o /dev/null "$1" 2>/dev/null; do
-        i=$((i + 1))
-        if [ "$i" -ge 300 ]; then
-            tail -n 20 "$work/$2.log" >&2
-            die "$2 did not start"
-        fi
-        sleep 0.1
-    done
-}
+BENCH_NAME=bench-store
+. "$(dirname "$0")/bench/common.sh"
 
 # p50 of one wrk run in microseconds, and requests a second: "P50 REQS_PER_SEC"
 measure() { # url connections
