@@ -236,6 +236,9 @@ pub struct ParkedWindow {
 pub struct Parking {
     windows: Windows,
     parked: JsonFile<ParkedFile>,
+    /// Whether a change of what is parked is written to `parked.json` (a launch's
+    /// decision), or only reported (a page that looks, and must not write).
+    remember: bool,
 }
 
 impl Parking {
@@ -244,6 +247,15 @@ impl Parking {
             windows: Windows::new(state_dir),
             parked: JsonFile::new(state_dir, "parked.json")
                 .rebuilt_by("parked again at the next launch past the mark"),
+            remember: true,
+        }
+    }
+
+    /// Decides as [`Parking::new`] does, and writes nothing: the next launch remembers.
+    pub fn read_only(state_dir: &Path) -> Parking {
+        Parking {
+            remember: false,
+            ..Parking::new(state_dir)
         }
     }
 
@@ -303,7 +315,7 @@ impl Parking {
                 resets_at: w.resets_at,
             })
             .collect();
-        if now_parked != remembered {
+        if self.remember && now_parked != remembered {
             let result = self.parked.update(|file| {
                 file.logins.insert(login.to_string(), now_parked);
                 for parked in file.logins.values_mut() {
