@@ -366,8 +366,8 @@ mod tests {
     }
 
     /// Appends, lines cut in two across reads, rewrites in place and replacements by
-    /// rename, transcripts growing between reads: after every step the follower's answer
-    /// is the one a fresh `--usage` scan gives.
+    /// rename, transcripts growing between reads, two reports asked in any order: after
+    /// every step each answer is the one a fresh `--usage` scan gives.
     #[test]
     fn a_followed_ledger_adds_up_as_a_fresh_read_of_it_whatever_happens_between_reads() {
         let pricing = Pricing::default();
@@ -376,14 +376,14 @@ mod tests {
             let mut rng = fastrand::Rng::with_seed(case);
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("usage.jsonl");
-            let by = [By::Day, By::Model, By::Backend][rng.usize(0..3)];
-            let since = Day::parse(["2026-11-27", "2026-11-29"][rng.usize(0..2)]);
-            let rules = Rules {
-                by,
-                since,
+            // Two reports on one follower, asked in turn or not: they share the relay ids.
+            let report = |rng: &mut fastrand::Rng| Rules {
+                by: [By::Day, By::Model, By::Backend][rng.usize(0..3)],
+                since: Day::parse(["2026-11-27", "2026-11-29"][rng.usize(0..2)]),
                 until: None,
                 pricing: &pricing,
             };
+            let reports = [report(&mut rng), report(&mut rng)];
             let mut transcripts = Transcripts::default();
             let mut follower = Follower::default();
             let mut seq = 0;
@@ -436,20 +436,27 @@ mod tests {
                 for _ in 0..rng.usize(0..3) {
                     add_transcript_call(&mut rng, &mut transcripts);
                 }
-                let context = Context {
-                    rules,
-                    clock: &clock,
-                    linking: Linking::Now(&transcripts),
-                    reconcile: false,
-                };
-                let fresh = scan::scan(&path, &context).unwrap();
-                let followed = follower.scan(&path, &context, &transcripts).unwrap();
-                assert_eq!(
-                    shown(&followed),
-                    shown(&fresh),
-                    "case {case}, after {log:?}:\n{}",
-                    std::fs::read_to_string(&path).unwrap_or_default()
-                );
+                for rules in reports {
+                    if rng.u8(0..3) == 0 {
+                        continue;
+                    }
+                    let context = Context {
+                        rules,
+                        clock: &clock,
+                        linking: Linking::Now(&transcripts),
+                        reconcile: false,
+                    };
+                    let fresh = scan::scan(&path, &context).unwrap();
+                    let followed = follower.scan(&path, &context, &transcripts).unwrap();
+                    assert_eq!(
+                        shown(&followed),
+                        shown(&fresh),
+                        "case {case}, {:?} since {:?}, after {log:?}:\n{}",
+                        rules.by,
+                        rules.since.map(|d| d.as_str().to_string()),
+                        std::fs::read_to_string(&path).unwrap_or_default()
+                    );
+                }
             }
         }
     }
