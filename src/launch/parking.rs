@@ -251,7 +251,8 @@ impl Parking {
         }
     }
 
-    /// Decides as [`Parking::new`] does, and writes nothing: the next launch remembers.
+    /// Decides as [`Parking::new`] does ([`Parking::check`]) and records nothing: the next
+    /// launch does. For a page that looks; [`Parking::ask_codex`] asks and records anyway.
     pub fn read_only(state_dir: &Path) -> Parking {
         Parking {
             remember: false,
