@@ -4,8 +4,11 @@
 # at the median, < 100 KB. Prints a Markdown snippet for the README at the end.
 #
 #   scripts/bench-dashboard.sh [--runs N] [--lines N] [--no-build]
+#   BENCH_BASELINE=/tmp/agent-old scripts/bench-dashboard.sh   # also an older build, side by side
 #
-# Needs cargo and curl. Everything stays on 127.0.0.1.
+# The first load reads the whole ledger; the median is over the loads after it, each of
+# which first appends one line to the ledger (as a running agent would), so every load
+# has something new to read. Peak RSS is the dashboard's (Linux). Needs cargo and curl. Everything stays on 127.0.0.1.
 set -euo pipefail
 
 RUNS=21
@@ -16,7 +19,7 @@ while [ $# -gt 0 ]; do
         --runs) RUNS=${2:?--runs needs a number}; shift 2 ;;
         --lines) LINES=${2:?--lines needs a number}; shift 2 ;;
         --no-build) BUILD=0; shift ;;
-        *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+        *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 
@@ -24,8 +27,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { printf 'bench: %s\n' "$*" >&2; }
 work=$(mktemp -d)
 server=""
-cleanup() {
+stop() {
     if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    server=""
+}
+cleanup() {
+    stop
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -38,25 +45,40 @@ mkdir -p "$work/home" "$work/state"
 say "writing a $LINES-line ledger"
 LINES=$LINES LEDGER_ONLY="$work/state/usage.jsonl" cargo bench --quiet --bench usage >/dev/null
 
-HOME="$work/home" AGENT_STATE_DIR="$work/state" XDG_CONFIG_HOME="$work/home/.config" \
-    target/release/agent --dashboard >"$work/url" 2>/dev/null &
-server=$!
-for _ in $(seq 100); do
-    [ -s "$work/url" ] && break
-    sleep 0.1
-done
-url=$(sed -n 's/^dashboard: //p' "$work/url")
-[ -n "$url" ] || { say "the dashboard did not start"; exit 1; }
-base=${url%%/\?*}
-token=${url##*token=}
+# One line like the ledger's, for now (inside the page's window).
+extra=$(tail -n 1 "$work/state/usage.jsonl" | sed "s/\"time\":\"[^\"]*\"/\"time\":\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"/")
 
-times=()
-for _ in $(seq "$RUNS"); do
-    times+=("$(curl -s -o "$work/page.html" -w '%{time_total}' -H "Authorization: Bearer $token" "$base/")")
-done
-median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.0f", a[int((NR + 1) / 2)] * 1000 }')
-fastest=$(printf '%s\n' "${times[@]}" | sort -n | awk 'NR == 1 { printf "%.0f", $1 * 1000 }')
-size=$(wc -c <"$work/page.html")
-echo "| ledger lines | page median | fastest | page size |"
-echo "|---:|---:|---:|---:|"
-echo "| $LINES | $median ms | $fastest ms | $((size / 1024)) KB |"
+measure() { # binary label
+    rm -f "$work/url"
+    HOME="$work/home" AGENT_STATE_DIR="$work/state" XDG_CONFIG_HOME="$work/home/.config" \
+        "$1" --dashboard >"$work/url" 2>/dev/null &
+    server=$!
+    for _ in $(seq 100); do
+        [ -s "$work/url" ] && break
+        sleep 0.1
+    done
+    url=$(sed -n 's/^dashboard: //p' "$work/url")
+    [ -n "$url" ] || { say "the dashboard did not start"; exit 1; }
+    base=${url%%/\?*}
+    token=${url##*token=}
+    first=$(curl -s -o "$work/page.html" -w '%{time_total}' -H "Authorization: Bearer $token" "$base/")
+    times=()
+    for _ in $(seq "$RUNS"); do
+        printf '%s\n' "$extra" >>"$work/state/usage.jsonl"
+        times+=("$(curl -s -o "$work/page.html" -w '%{time_total}' -H "Authorization: Bearer $token" "$base/")")
+    done
+    rss=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$server/status" 2>/dev/null || echo "?")
+    stop
+    median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] * 1000 }')
+    fastest=$(printf '%s\n' "${times[@]}" | sort -n | awk 'NR == 1 { printf "%.1f", $1 * 1000 }')
+    first=$(awk -v t="$first" 'BEGIN { printf "%.0f", t * 1000 }')
+    size=$(wc -c <"$work/page.html")
+    echo "| $2 | $LINES | $first ms | $median ms | $fastest ms | $((size / 1024)) KB | $rss MB |"
+}
+
+echo "| build | ledger lines | first load | median load | fastest | page size | peak RSS |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    measure "$BENCH_BASELINE" "baseline"
+fi
+measure target/release/agent "this build"

@@ -39,7 +39,13 @@ struct Dashboard {
 
 impl Dashboard {
     fn start(sb: &Sandbox) -> Dashboard {
-        let mut cmd = sb.command(&["--dashboard"]);
+        Dashboard::start_with(sb, &[])
+    }
+
+    fn start_with(sb: &Sandbox, args: &[&str]) -> Dashboard {
+        let mut argv = vec!["--dashboard"];
+        argv.extend_from_slice(args);
+        let mut cmd = sb.command(&argv);
         cmd.stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0);
@@ -297,6 +303,35 @@ fn the_page_in_chromium_shows_each_rungs_state_the_windows_and_a_bar_group_per_d
         dom.contains(&format!("data-day=\"{old}\" data-tokens=\"0\"")),
         "{dom}"
     );
+    // Stacked by backend: a segment per backend on each day with calls, none on a day
+    // without; the same colour for a backend on every day; a legend; a column per backend
+    // in the table behind the chart.
+    for (colour, backend) in [(0, "claude"), (1, "gemini")] {
+        assert_eq!(
+            dom.matches(&format!(
+                "<rect class=\"b{colour}\" data-backend=\"{backend}\" "
+            ))
+            .count(),
+            21,
+            "{backend}: {dom}"
+        );
+        assert!(
+            dom.contains(&format!("data-backend=\"{backend}\" data-tokens=\"160\"")),
+            "{dom}"
+        );
+        assert!(dom.contains(&format!("data-legend=\"{backend}\"")), "{dom}");
+        assert!(
+            dom.contains(&format!("<th class=\"n\">{backend} tokens</th>")),
+            "{dom}"
+        );
+    }
+    assert_eq!(dom.matches("<rect ").count(), 42, "{dom}");
+    let old_day = dom
+        .split(&format!("data-day=\"{old}\" data-tokens=\"0\">"))
+        .nth(1)
+        .and_then(|rest| rest.split("</g>").next())
+        .unwrap();
+    assert!(!old_day.contains("<rect"), "{old_day}");
     assert!(dom.contains("data-watchdog=\"DOWN\""), "{dom}");
     assert!(dom.contains("<tr data-event=\"alert\">"), "{dom}");
     assert!(!dom.contains(dashboard.token()), "the token is in the page");
@@ -436,6 +471,225 @@ fn the_json_documents_are_the_reports_own() {
         .collect();
     assert_eq!(states, ["parked", "cooling", "ok"], "{status}");
     assert_eq!(status[2]["would_pick"], true, "{status}");
+}
+
+/// The day bar's tokens for `day` in a page.
+fn day_tokens(page: &str, day: &str) -> u64 {
+    page.split(&format!("data-day=\"{day}\" data-tokens=\""))
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no bar for {day}: {page}"))
+}
+
+#[test]
+fn lines_appended_to_the_ledger_between_two_loads_show_on_the_second() {
+    let w = seeded();
+    let dashboard = Dashboard::start(&w.sb);
+    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let today = jiff::ZonedDateTime::now().date().to_string();
+    let first = get(&dashboard.addr, "/", &bearer);
+    assert_eq!(first.status, 200, "{first:?}");
+    assert_eq!(day_tokens(&first.body, &today), 320);
+
+    // One whole line, and one still being written (no newline yet).
+    let line = |input: u64| {
+        json!({"time": format!("{today}T12:30:00Z"), "run": "77aa", "backend": "codex", "model": CODEX_MODEL, "role": "probe", "error_kind": "ok", "tokens": {"input": input}}).to_string()
+    };
+    let mut ledger = std::fs::OpenOptions::new()
+        .append(true)
+        .open(w.sb.state_dir().join("usage.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(
+        &mut ledger,
+        format!("{}\n{}", line(1000), line(5)).as_bytes(),
+    )
+    .unwrap();
+    let second = get(&dashboard.addr, "/", &bearer);
+    assert_eq!(
+        day_tokens(&second.body, &today),
+        1325,
+        "the appended lines are not counted"
+    );
+    assert!(
+        second.body.contains(CODEX_MODEL),
+        "no row for the new model"
+    );
+
+    // The torn line's end arrives; then the same document as `--usage --json`.
+    std::io::Write::write_all(&mut ledger, b"\n").unwrap();
+    std::io::Write::write_all(&mut ledger, format!("{}\n", line(2)).as_bytes()).unwrap();
+    let third = get(&dashboard.addr, "/", &bearer);
+    assert_eq!(day_tokens(&third.body, &today), 1327);
+    let usage = get(&dashboard.addr, "/usage.json", &bearer).json();
+    let since = (jiff::ZonedDateTime::now().date() - jiff::Span::new().days(29)).to_string();
+    let report =
+        w.sb.run(&["--usage", "--by", "day", "--since", &since, "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&report.stdout).unwrap();
+    assert_eq!(usage, report);
+
+    // A ledger replaced by a shorter one is read anew.
+    std::fs::write(
+        w.sb.state_dir().join("usage.jsonl"),
+        format!("{}\n", line(7)),
+    )
+    .unwrap();
+    let fourth = get(&dashboard.addr, "/", &bearer);
+    assert_eq!(day_tokens(&fourth.body, &today), 7);
+}
+
+/// Every file under `dir`: its contents and modification time.
+fn files_and_times(
+    dir: &Path,
+) -> std::collections::BTreeMap<std::path::PathBuf, (Vec<u8>, std::time::SystemTime)> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+                files.insert(path.clone(), (std::fs::read(&path).unwrap(), modified));
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn loading_the_page_and_its_documents_writes_nothing_in_the_state_directory() {
+    // A login past the mark that no launch has parked yet: deciding it parked is what a
+    // launch remembers in parked.json; a page that only looks must not.
+    let w = seeded();
+    assert!(!w.sb.state_dir().join("parked.json").exists());
+    let dashboard = Dashboard::start(&w.sb);
+    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let before = files_and_times(w.sb.state_dir());
+    for path in ["/", "/status.json", "/usage.json", "/budget.json", "/"] {
+        let answer = get(&dashboard.addr, path, &bearer);
+        assert_eq!(answer.status, 200, "{path}: {answer:?}");
+    }
+    let page = get(&dashboard.addr, "/", &bearer);
+    assert!(
+        page.body.contains("data-rung=\"1\" data-state=\"parked\""),
+        "{}",
+        page.body
+    );
+    let after = files_and_times(w.sb.state_dir());
+    let changed: Vec<_> = after
+        .iter()
+        .filter(|(path, file)| before.get(*path) != Some(file))
+        .map(|(path, _)| path)
+        .chain(before.keys().filter(|path| !after.contains_key(*path)))
+        .collect();
+    assert!(changed.is_empty(), "a page load wrote {changed:?}");
+}
+
+#[test]
+fn the_relay_serves_the_page_at_dashboard_behind_its_token_only_when_configured_to() {
+    use crate::relay::{TOKEN, relay_world};
+    use crate::support::relay::RelayProc;
+    let (sb, _api) = relay_world();
+    sb.write_config(&format!("{THREE_RUNGS}\n[relay]\ndashboard = true\n"));
+    let relay = RelayProc::start(&sb, &[]);
+    for path in [
+        "/dashboard",
+        "/dashboard/status.json",
+        "/dashboard/usage.json",
+        "/dashboard/budget.json",
+    ] {
+        assert_eq!(relay.get(path, None).status, 401, "{path}");
+        assert_eq!(relay.get(path, Some("agr-wrong")).status, 401, "{path}");
+        assert_eq!(relay.get(path, Some(TOKEN)).status, 200, "{path}");
+    }
+    let page = relay.get("/dashboard", Some(TOKEN));
+    assert!(
+        page.body.contains("<h1>agent dashboard</h1>"),
+        "{}",
+        page.body
+    );
+    assert_eq!(
+        page.body.matches("<tr data-rung=").count(),
+        3,
+        "{}",
+        page.body
+    );
+    // Every link stays under /dashboard; the token is never in the page.
+    assert!(
+        page.body.contains("action=\"/dashboard/probe\""),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("href=\"/dashboard/usage.json\""),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains(TOKEN), "the relay token is in the page");
+    let login = get(&relay.addr, &format!("/dashboard?token={TOKEN}"), "");
+    assert_eq!(login.status, 303, "{login:?}");
+    assert_eq!(login.header("location"), Some("/dashboard"));
+    assert!(
+        login
+            .header("set-cookie")
+            .is_some_and(|c| c.contains("Path=/dashboard")),
+        "{login:?}"
+    );
+    drop(relay);
+
+    // Off by default: the relay has no such route, whoever asks.
+    sb.write_config(THREE_RUNGS);
+    let relay = RelayProc::start(&sb, &[]);
+    assert_eq!(relay.get("/dashboard", Some(TOKEN)).status, 404);
+    assert_eq!(relay.get("/dashboard/status.json", Some(TOKEN)).status, 404);
+}
+
+#[test]
+fn open_hands_the_browser_a_one_time_address_and_never_the_token() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    w.sb.fake_cli("xdg-open").install();
+    let dashboard = Dashboard::start_with(&w.sb, &["--open"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let calls = loop {
+        let calls = w.sb.calls("xdg-open");
+        if !calls.is_empty() || Instant::now() > deadline {
+            break calls;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(calls.len(), 1, "xdg-open ran {} times", calls.len());
+    let argv = &calls[0].argv;
+    assert_eq!(argv.len(), 1, "{argv:?}");
+    for arg in argv {
+        assert!(
+            !arg.contains(dashboard.token()),
+            "the token is in the browser's argv: {arg}"
+        );
+    }
+    let url = &argv[0];
+    let path = url
+        .strip_prefix(&format!("http://{}", dashboard.addr))
+        .unwrap_or_else(|| panic!("not the dashboard's address: {url}"));
+    assert!(path.starts_with("/?once="), "{url}");
+
+    // The address opens the page once: a cookie, then the page with it.
+    let first = get(&dashboard.addr, path, "");
+    assert_eq!(first.status, 303, "{first:?}");
+    let cookie = first.header("set-cookie").expect("a cookie");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap();
+    let page = get(&dashboard.addr, "/", &format!("cookie: {pair}\n"));
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(page.body.contains("<h1>agent dashboard</h1>"));
+    // Used up: the same address again, or a made-up one, is refused.
+    assert_eq!(get(&dashboard.addr, path, "").status, 401);
+    assert_eq!(get(&dashboard.addr, "/?once=ago-0123", "").status, 401);
 }
 
 #[test]

@@ -50,6 +50,9 @@ const ALLOWED_SIDEWAYS: &[(&str, &str)] = &[
     ("dashboard", "report"),
     ("dashboard", "usage"),
     ("dashboard", "watch"),
+    // `[relay] dashboard = true` serves the page beside the routes; the page never calls
+    // the relay.
+    ("relay", "dashboard"),
 ];
 
 /// Floors that are side by side rather than stacked: neither may import the other.

@@ -711,9 +711,19 @@ fn by_day_json_is_the_same_document_without_any_bar() {
         "tokens",
         "unpriced_models",
     ];
+    // Each day also says its tokens per backend (what the dashboard stacks); the total
+    // does not.
+    let mut day_keys = group_keys.to_vec();
+    day_keys.push("tokens_by_backend");
+    day_keys.sort_unstable();
     for group in report["groups"].as_array().unwrap() {
-        assert_eq!(keys(group), group_keys, "{report:#}");
+        assert_eq!(keys(group), day_keys, "{report:#}");
     }
+    assert_eq!(
+        report["groups"][1]["tokens_by_backend"],
+        json!({"codex": report["groups"][1]["tokens"]["total"]}),
+        "{report:#}"
+    );
     assert_eq!(
         keys(&report["total"]),
         group_keys[..8]

@@ -1,4 +1,4 @@
-//! `agent --dashboard [--listen ADDR] [--allow-remote]`.
+//! `agent --dashboard [--listen ADDR] [--allow-remote] [--open]`.
 
 use clap::Parser;
 
@@ -12,4 +12,8 @@ pub struct DashboardCli {
     /// sees your usage; prefer an ssh -L tunnel)
     #[arg(long)]
     pub allow_remote: bool,
+    /// Open the page in the browser ($BROWSER, else xdg-open, or open on macOS) through a
+    /// one-time address that carries no token
+    #[arg(long)]
+    pub open: bool,
 }

@@ -89,6 +89,8 @@ pub struct RelayConfig {
     /// On SIGTERM, how long calls in flight may take to finish before they are cut.
     pub stop_grace: Duration,
     pub upstreams: BTreeMap<String, Upstream>,
+    /// Whether the relay also serves the dashboard's page at `/dashboard`.
+    pub dashboard: bool,
 }
 
 impl Default for RelayConfig {
@@ -112,6 +114,7 @@ impl Default for RelayConfig {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             upstream_timeout: DEFAULT_UPSTREAM_TIMEOUT,
             stop_grace: DEFAULT_STOP_GRACE,
+            dashboard: false,
             upstreams: BTreeMap::from([
                 builtin("anthropic", Kind::Anthropic, "https://api.anthropic.com"),
                 builtin("openai", Kind::Openai, "https://api.openai.com"),
@@ -132,6 +135,7 @@ pub struct RelayFile {
     connect_timeout_seconds: Option<Spanned<f64>>,
     upstream_timeout_seconds: Option<Spanned<f64>>,
     stop_grace_seconds: Option<Spanned<f64>>,
+    dashboard: Option<bool>,
     #[serde(default)]
     upstreams: BTreeMap<String, Spanned<UpstreamFile>>,
 }
@@ -198,6 +202,9 @@ impl RelayConfig {
         }
         if let Some(d) = seconds(file.stop_grace_seconds, "relay.stop_grace_seconds")? {
             self.stop_grace = d;
+        }
+        if let Some(dashboard) = file.dashboard {
+            self.dashboard = dashboard;
         }
         if let Some(limit) = file.body_limit_mb {
             let span = limit.span();

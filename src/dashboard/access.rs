@@ -1,6 +1,9 @@
 //! Who may see the page: a request carrying the page's token or the relay's, as a bearer,
 //! `x-api-key` or the cookie the one-time URL sets.
 
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use http::HeaderMap;
 
 use crate::access::Token;
@@ -10,8 +13,8 @@ pub const COOKIE: &str = "agent_dashboard";
 
 /// The tokens that open the page.
 pub struct Keys {
-    /// Fresh at each start; printed once, in the URL.
-    pub page: Token,
+    /// Fresh at each start; printed once, in the URL (none under the relay).
+    pub page: Option<Token>,
     /// The relay's token, when there is one.
     pub relay: Option<Token>,
 }
@@ -19,15 +22,15 @@ pub struct Keys {
 impl Keys {
     fn admit(&self, presented: &[u8]) -> bool {
         // Both compared, whatever the first says: the time taken tells nothing.
-        let page = self.page.matches(presented);
+        let page = self.page.as_ref().is_some_and(|t| t.matches(presented));
         let relay = self.relay.as_ref().is_some_and(|t| t.matches(presented));
         page | relay
     }
 
     /// Whether the request carries a token that opens the page.
     pub fn admits(&self, headers: &HeaderMap) -> bool {
-        let mut ok =
-            self.page.admits(headers) | self.relay.as_ref().is_some_and(|t| t.admits(headers));
+        let mut ok = self.page.as_ref().is_some_and(|t| t.admits(headers))
+            | self.relay.as_ref().is_some_and(|t| t.admits(headers));
         for value in cookies(headers, COOKIE) {
             ok |= self.admit(value.as_bytes());
         }
@@ -40,6 +43,47 @@ impl Keys {
             .split('&')
             .find_map(|pair| pair.strip_prefix("token="))?;
         self.admit(token.as_bytes()).then(|| token.to_string())
+    }
+}
+
+/// How long a one-time address opens the page.
+const ONCE_FOR: Duration = Duration::from_secs(60);
+
+/// One-time addresses (`/?once=…`) for `--open`: each opens the page once, within
+/// [`ONCE_FOR`], and is worth nothing after — so the browser's command line, which every
+/// local user can read, holds nothing reusable.
+#[derive(Default)]
+pub struct Onces {
+    issued: Mutex<Vec<(Token, Instant)>>,
+}
+
+impl Onces {
+    /// A new one-time value.
+    pub fn issue(&self) -> anyhow::Result<String> {
+        let value = crate::access::generate("ago-")?;
+        self.lock().push((Token::from_text(&value), Instant::now()));
+        Ok(value)
+    }
+
+    /// Whether `?once=` of the request is a value issued, unused and fresh; it is used up.
+    pub fn redeem(&self, query: Option<&str>) -> bool {
+        let Some(presented) =
+            query.and_then(|q| q.split('&').find_map(|p| p.strip_prefix("once=")))
+        else {
+            return false;
+        };
+        let mut issued = self.lock();
+        issued.retain(|(_, at)| at.elapsed() < ONCE_FOR);
+        let found = issued
+            .iter()
+            .position(|(value, _)| value.matches(presented.as_bytes()));
+        found.map(|at| issued.remove(at)).is_some()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Token, Instant)>> {
+        self.issued
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -62,7 +106,7 @@ mod tests {
 
     fn keys() -> Keys {
         Keys {
-            page: Token::from_text("agd-page-0123456789abcdef0123"),
+            page: Some(Token::from_text("agd-page-0123456789abcdef0123")),
             relay: Some(Token::from_text("agr-relay-0123456789abcdef012")),
         }
     }

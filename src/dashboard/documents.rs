@@ -2,7 +2,10 @@
 //! (`--status --json` without probing, `--usage --by day --json` over 30 days, `--budget
 //! status --json`), never a copy of their logic.
 
+use std::sync::Mutex;
+
 use crate::config::Config;
+use crate::usage::follow::Follower;
 
 /// How many days the usage chart covers, today included.
 pub const DAYS: i64 = 30;
@@ -13,14 +16,26 @@ pub fn status(config: &Config) -> serde_json::Value {
 }
 
 /// `/usage.json`: `agent --usage --by day --since <29 days ago> --json`.
-pub fn usage(config: &Config) -> anyhow::Result<serde_json::Value> {
-    usage_by(config, "day")
+pub fn usage(config: &Config, follower: &Mutex<Follower>) -> anyhow::Result<serde_json::Value> {
+    usage_by(config, follower, "day")
 }
 
-/// The usage report over the chart's days, grouped `by`.
-pub fn usage_by(config: &Config, by: &str) -> anyhow::Result<serde_json::Value> {
+/// The usage report over the chart's days, grouped `by`. The follower keeps the ledger's
+/// sums between loads, so a load reads only the lines appended since the last.
+pub fn usage_by(
+    config: &Config,
+    follower: &Mutex<Follower>,
+    by: &str,
+) -> anyhow::Result<serde_json::Value> {
     let since = first_day();
-    crate::usage::document(config, &["--by", by, "--since", &since])
+    let mut follower = follower
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    crate::usage::document(
+        config,
+        &["--by", by, "--since", &since],
+        Some(&mut follower),
+    )
 }
 
 /// The first day of the chart, local time, as `YYYY-MM-DD`.

@@ -6,6 +6,8 @@
 //! The tokio runtime is built here, only for this mode: the launcher never starts one.
 
 mod access;
+mod browser;
+mod chart;
 mod documents;
 mod page;
 mod server;
@@ -15,6 +17,18 @@ use std::process::ExitCode;
 use crate::cli::dashboard::DashboardCli;
 use crate::config::Config;
 
+/// The page and its documents at `/dashboard…`, for `agent --relay serve` with `[relay]
+/// dashboard = true`: the relay's token opens them (there is no one-time URL).
+pub fn under_relay(config: &Config) -> anyhow::Result<axum::Router> {
+    let keys = access::Keys {
+        page: None,
+        relay: Some(crate::access::Token::load_relay()?),
+    };
+    Ok(server::router(&std::sync::Arc::new(
+        server::Dashboard::new(config, keys, "/dashboard"),
+    )))
+}
+
 /// `agent --dashboard …`.
 pub fn run(config: &Config, args: &[String]) -> anyhow::Result<ExitCode> {
     let cli: DashboardCli = match crate::cli::parse_sub(args) {
@@ -22,5 +36,5 @@ pub fn run(config: &Config, args: &[String]) -> anyhow::Result<ExitCode> {
         Err(code) => return Ok(code),
     };
     let addr = crate::access::listen_address("--listen", &cli.listen, cli.allow_remote)?;
-    server::serve(config, addr)
+    server::serve(config, addr, cli.open)
 }

@@ -3,11 +3,13 @@
 //! no token, secret or prompt is ever put in it.
 
 use std::fmt::Write as _;
+use std::sync::Mutex;
 
 use serde_json::Value;
 
 use super::documents;
 use crate::config::Config;
+use crate::usage::follow::Follower;
 
 /// The page's `Content-Security-Policy`: nothing from anywhere but the inline style and
 /// script carrying this response's nonce, and requests only to the page's own origin.
@@ -47,13 +49,25 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .win{display:grid;grid-template-columns:9rem 1fr 16rem;gap:.5rem;align-items:center;margin:.2rem 0}
 .track{background:var(--track);height:.8rem;border-radius:.4rem;overflow:hidden}
 .bar{background:var(--bar);height:100%}.bar.full{background:var(--bad)}
-svg{width:100%;height:auto}svg .tok{fill:var(--bar)}svg text{fill:var(--mute);font-size:10px}
+svg{width:100%;height:auto}svg text{fill:var(--mute);font-size:10px}
+:root{--c0:#0969da;--c1:#bf3989;--c2:#9a6700;--c3:#1a7f37;--c4:#8250df;--c5:#57606a}
+@media (prefers-color-scheme:dark){:root{--c0:#58a6ff;--c1:#f778ba;--c2:#d29922;--c3:#3fb950;--c4:#bc8cff;--c5:#8b949e}}
+svg .b0{fill:var(--c0)}svg .b1{fill:var(--c1)}svg .b2{fill:var(--c2)}svg .b3{fill:var(--c3)}svg .b4{fill:var(--c4)}svg .b5{fill:var(--c5)}
+.key{display:inline-block;width:.8rem;height:.8rem;border-radius:.15rem;vertical-align:-.1rem}
+.k0{background:var(--c0)}.k1{background:var(--c1)}.k2{background:var(--c2)}.k3{background:var(--c3)}.k4{background:var(--c4)}.k5{background:var(--c5)}
+.legend span{margin-right:.8rem}
 .sr{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 details{margin:.5rem 0}button{font:inherit}
 ";
 
 /// The whole page, and the nonce its style and script carry.
-pub fn render(config: &Config, form: &str, nonce: &str) -> (String, String) {
+pub fn render(
+    config: &Config,
+    follower: &Mutex<Follower>,
+    base: &str,
+    form: &str,
+    nonce: &str,
+) -> (String, String) {
     let state_dir = crate::paths::state_dir();
     let mut html = String::with_capacity(64 * 1024);
     let _ = write!(
@@ -64,13 +78,21 @@ pub fn render(config: &Config, form: &str, nonce: &str) -> (String, String) {
     for percent in 0..=100 {
         let _ = write!(html, ".w{percent}{{width:{percent}%}}");
     }
-    html.push_str("</style></head><body><h1>agent dashboard</h1>");
-    rungs(&mut html, config, form);
+    let _ = write!(
+        html,
+        "</style></head><body data-base=\"{}\"><h1>agent dashboard</h1>",
+        escape(base)
+    );
+    rungs(&mut html, config, base, form);
     windows(&mut html, &state_dir);
     budget(&mut html, config);
-    usage(&mut html, config);
+    usage(&mut html, config, follower);
     events(&mut html, &state_dir);
-    html.push_str("<h2>As JSON</h2><p><a href=\"/status.json\">status.json</a> · <a href=\"/usage.json\">usage.json</a> · <a href=\"/budget.json\">budget.json</a></p>");
+    let base = escape(base);
+    let _ = write!(
+        html,
+        "<h2>As JSON</h2><p><a href=\"{base}/status.json\">status.json</a> · <a href=\"{base}/usage.json\">usage.json</a> · <a href=\"{base}/budget.json\">budget.json</a></p>"
+    );
     let _ = write!(
         html,
         "<script nonce=\"{nonce}\">{SCRIPT}</script></body></html>"
@@ -79,7 +101,7 @@ pub fn render(config: &Config, form: &str, nonce: &str) -> (String, String) {
 }
 
 /// Refreshes the rung table from `/status.json` every 10 s; the page is whole without it.
-const SCRIPT: &str = "setInterval(function(){fetch('/status.json',{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(rows){if(!rows)return;rows.forEach(function(row){var tr=document.querySelector('tr[data-rung=\"'+row.rung+'\"]');if(!tr)return;tr.dataset.state=row.state;var s=tr.querySelector('.state');if(s)s.textContent=row.state.replace('_',' ');});});},10000);";
+const SCRIPT: &str = "setInterval(function(){fetch(document.body.dataset.base+'/status.json',{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(rows){if(!rows)return;rows.forEach(function(row){var tr=document.querySelector('tr[data-rung=\"'+row.rung+'\"]');if(!tr)return;tr.dataset.state=row.state;var s=tr.querySelector('.state');if(s)s.textContent=row.state.replace('_',' ');});});},10000);";
 
 fn when(at: &str) -> String {
     let Ok(at) = at.parse::<jiff::Timestamp>() else {
@@ -103,7 +125,7 @@ fn duration_words(seconds: i64) -> String {
     }
 }
 
-fn rungs(html: &mut String, config: &Config, form: &str) {
+fn rungs(html: &mut String, config: &Config, base: &str, form: &str) {
     html.push_str("<h2>Rungs</h2><table><thead><tr><th class=\"n\">#</th><th>rung</th><th>state</th><th>why</th><th class=\"n\">last check</th><th class=\"n\">latency</th></tr></thead><tbody>");
     let rows = documents::status(config);
     for row in rows.as_array().into_iter().flatten() {
@@ -142,7 +164,8 @@ fn rungs(html: &mut String, config: &Config, form: &str) {
     }
     let _ = write!(
         html,
-        "</tbody></table><form method=\"post\" action=\"/probe\"><input type=\"hidden\" name=\"form\" value=\"{}\"><p><button type=\"submit\">probe now</button> <span class=\"mute\">probes every rung as <code>agent --status</code> does, within the budget; the page never probes on its own</span></p></form>",
+        "</tbody></table><form method=\"post\" action=\"{}/probe\"><input type=\"hidden\" name=\"form\" value=\"{}\"><p><button type=\"submit\">probe now</button> <span class=\"mute\">probes every rung as <code>agent --status</code> does, within the budget; the page never probes on its own</span></p></form>",
+        escape(base),
         escape(form)
     );
 }
@@ -229,7 +252,7 @@ fn budget(html: &mut String, config: &Config) {
     }
 }
 
-fn tokens_of(group: &Value) -> u64 {
+pub fn tokens_of(group: &Value) -> u64 {
     let tokens = &group["tokens"];
     tokens["total"].as_u64().unwrap_or_else(|| {
         ["input", "output", "reasoning", "cache_read", "cache_write"]
@@ -239,9 +262,9 @@ fn tokens_of(group: &Value) -> u64 {
     })
 }
 
-fn usage(html: &mut String, config: &Config) {
+fn usage(html: &mut String, config: &Config, follower: &Mutex<Follower>) {
     html.push_str("<h2>Usage, last 30 days</h2>");
-    let doc = documents::usage(config).unwrap_or(Value::Null);
+    let doc = documents::usage(config, follower).unwrap_or(Value::Null);
     let groups: std::collections::BTreeMap<String, &Value> = doc["groups"]
         .as_array()
         .into_iter()
@@ -253,54 +276,7 @@ fn usage(html: &mut String, config: &Config) {
         .filter_map(|i| first?.checked_add(jiff::Span::new().days(i)).ok())
         .map(|d| d.to_string())
         .collect();
-    let largest = days
-        .iter()
-        .filter_map(|d| groups.get(d).map(|g| tokens_of(g)))
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let (width, height) = (900u32, 160u32);
-    let step = width / u32::try_from(days.len().max(1)).unwrap_or(1);
-    let _ = write!(
-        html,
-        "<svg viewBox=\"0 0 {width} {}\" role=\"img\" aria-label=\"tokens per day, last 30 days (table below)\">",
-        height + 16
-    );
-    for (i, day) in days.iter().enumerate() {
-        let tokens = groups.get(day).map_or(0, |g| tokens_of(g));
-        #[allow(
-            clippy::cast_precision_loss,
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss
-        )]
-        let bar = ((tokens as f64 / largest as f64) * f64::from(height)).round() as u32;
-        let x = u32::try_from(i).unwrap_or(0) * step;
-        let _ = write!(
-            html,
-            "<g class=\"day\" data-day=\"{day}\" data-tokens=\"{tokens}\"><title>{day}: {tokens} tokens</title><rect class=\"tok\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{bar}\"/>",
-            x + 1,
-            height - bar,
-            step.saturating_sub(2)
-        );
-        if i % 5 == 0 {
-            let _ = write!(
-                html,
-                "<text x=\"{x}\" y=\"{}\">{}</text>",
-                height + 12,
-                &day[5..]
-            );
-        }
-        html.push_str("</g>");
-    }
-    html.push_str("</svg>");
-    html.push_str("<table class=\"sr\"><caption>tokens, calls and cost per day</caption><thead><tr><th>day</th><th class=\"n\">calls</th><th class=\"n\">tokens</th><th class=\"n\">cost (USD)</th><th class=\"n\">cache efficiency</th></tr></thead><tbody>");
-    for day in &days {
-        let Some(group) = groups.get(day) else {
-            continue;
-        };
-        group_row(html, day, group);
-    }
-    html.push_str("</tbody></table>");
+    super::chart::draw(html, &days, &groups);
     if let Some(total) = doc.get("total") {
         let _ = write!(
             html,
@@ -312,14 +288,14 @@ fn usage(html: &mut String, config: &Config) {
         );
     }
     html.push_str("<h3>Per model</h3><table><thead><tr><th>model</th><th class=\"n\">calls</th><th class=\"n\">tokens</th><th class=\"n\">cost (USD)</th><th class=\"n\">cache efficiency</th></tr></thead><tbody>");
-    let models = documents::usage_by(config, "model").unwrap_or(Value::Null);
+    let models = documents::usage_by(config, follower, "model").unwrap_or(Value::Null);
     for group in models["groups"].as_array().into_iter().flatten() {
         group_row(html, group["key"].as_str().unwrap_or("(none)"), group);
     }
     html.push_str("</tbody></table>");
 }
 
-fn cost(group: &Value) -> String {
+pub fn cost(group: &Value) -> String {
     match group["cost_usd"].as_f64() {
         Some(usd) => format!("${usd:.2}"),
         None => format!(
@@ -329,7 +305,7 @@ fn cost(group: &Value) -> String {
     }
 }
 
-fn efficiency(group: &Value) -> String {
+pub fn efficiency(group: &Value) -> String {
     group["cache_efficiency"]
         .as_f64()
         .map_or_else(|| "–".to_string(), |e| format!("{:.0} %", e * 100.0))

@@ -17,7 +17,7 @@ use http::{HeaderValue, StatusCode, header};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tower::ServiceExt as _;
 
-use super::access::{COOKIE, Keys};
+use super::access::{COOKIE, Keys, Onces};
 use super::{documents, page};
 use crate::access::Token;
 use crate::config::Config;
@@ -26,6 +26,13 @@ use crate::config::Config;
 pub struct Dashboard {
     pub config: Config,
     keys: Keys,
+    /// Where the page is: `""` for `agent --dashboard` (the page at `/`), `/dashboard`
+    /// under the relay. Every link, the redirect and the cookie's path start with it.
+    base: &'static str,
+    /// The one-time addresses `--open` hands the browser.
+    onces: Onces,
+    /// The ledger's sums, kept between loads.
+    usage: std::sync::Mutex<crate::usage::follow::Follower>,
     /// The per-page tokens a "probe now" form may carry (the last few pages served).
     forms: std::sync::Mutex<std::collections::VecDeque<String>>,
 }
@@ -33,17 +40,38 @@ pub struct Dashboard {
 /// How many pages' "probe now" forms stay valid at once.
 const FORMS_KEPT: usize = 32;
 
-/// Runs the dashboard until SIGTERM or SIGINT.
-pub fn serve(config: &Config, addr: SocketAddr) -> anyhow::Result<ExitCode> {
+impl Dashboard {
+    pub fn new(config: &Config, keys: Keys, base: &'static str) -> Dashboard {
+        Dashboard {
+            config: config.clone(),
+            keys,
+            base,
+            onces: Onces::default(),
+            usage: std::sync::Mutex::default(),
+            forms: std::sync::Mutex::new(std::collections::VecDeque::new()),
+        }
+    }
+
+    /// The page's own address.
+    fn home(&self) -> &'static str {
+        if self.base.is_empty() { "/" } else { self.base }
+    }
+}
+
+/// Runs the dashboard until SIGTERM or SIGINT; with `open`, in the browser too.
+pub fn serve(config: &Config, addr: SocketAddr, open: bool) -> anyhow::Result<ExitCode> {
     let page = Token::fresh("agd-")?;
     // The relay's token opens the page too, when there is one; without it the page's own
     // is enough.
     let relay = Token::load_relay().ok();
-    let dashboard = Arc::new(Dashboard {
-        config: config.clone(),
-        keys: Keys { page, relay },
-        forms: std::sync::Mutex::new(std::collections::VecDeque::new()),
-    });
+    let dashboard = Arc::new(Dashboard::new(
+        config,
+        Keys {
+            page: Some(page),
+            relay,
+        },
+        "",
+    ));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("dashboard")
@@ -66,27 +94,37 @@ pub fn serve(config: &Config, addr: SocketAddr) -> anyhow::Result<ExitCode> {
         crate::term::emit(&format!(
             "dashboard: http://{host}:{}/?token={}\n",
             local.port(),
-            dashboard.keys.page.expose()
+            dashboard.keys.page.as_ref().map_or("", Token::expose)
         ))?;
         crate::term::notice("dashboard: open the URL above once; Ctrl-C stops it");
+        if open {
+            let once = dashboard.onces.issue()?;
+            super::browser::open(&format!("http://{host}:{}/?once={once}", local.port()));
+        }
         accept_loop(&listener, &dashboard).await
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
     result.map(|()| ExitCode::SUCCESS)
 }
 
+/// The page's routes under `dashboard.base`. Alone (`agent --dashboard`) anything else is
+/// a 404; under the relay, anything else is the relay's.
+pub fn router(dashboard: &Arc<Dashboard>) -> Router {
+    let base = dashboard.base;
+    Router::new()
+        .route(dashboard.home(), get(index))
+        .route(&format!("{base}/status.json"), get(status_json))
+        .route(&format!("{base}/usage.json"), get(usage_json))
+        .route(&format!("{base}/budget.json"), get(budget_json))
+        .route(&format!("{base}/probe"), post(probe))
+        .with_state(Arc::clone(dashboard))
+}
+
 async fn accept_loop(
     listener: &tokio::net::TcpListener,
     dashboard: &Arc<Dashboard>,
 ) -> anyhow::Result<()> {
-    let router = Router::new()
-        .route("/", get(index))
-        .route("/status.json", get(status_json))
-        .route("/usage.json", get(usage_json))
-        .route("/budget.json", get(budget_json))
-        .route("/probe", post(probe))
-        .fallback(not_found)
-        .with_state(Arc::clone(dashboard));
+    let router = router(dashboard).fallback(not_found);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(Duration::from_secs(10));
@@ -152,15 +190,15 @@ fn no_store(mut response: Response) -> Response {
     response
 }
 
-fn redirect_home(cookie: Option<&str>) -> Response {
+fn redirect_home(home: &'static str, cookie: Option<&str>) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::SEE_OTHER;
     response
         .headers_mut()
-        .insert(header::LOCATION, HeaderValue::from_static("/"));
+        .insert(header::LOCATION, HeaderValue::from_static(home));
     if let Some(token) = cookie
         && let Ok(value) = HeaderValue::from_str(&format!(
-            "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+            "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path={home}"
         ))
     {
         response.headers_mut().insert(header::SET_COOKIE, value);
@@ -171,9 +209,18 @@ fn redirect_home(cookie: Option<&str>) -> Response {
 /// `/`: the one-time URL's token becomes a cookie (and leaves the address bar); with a
 /// token, the page.
 async fn index(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
+    if request.uri().query().is_some_and(|q| q.contains("once=")) {
+        let page = dashboard.keys.page.as_ref().map(Token::expose);
+        return match page {
+            Some(page) if dashboard.onces.redeem(request.uri().query()) => {
+                redirect_home(dashboard.home(), Some(page))
+            }
+            _ => unauthorized(),
+        };
+    }
     if request.uri().query().is_some_and(|q| q.contains("token=")) {
         return match dashboard.keys.admits_query(request.uri().query()) {
-            Some(token) => redirect_home(Some(&token)),
+            Some(token) => redirect_home(dashboard.home(), Some(&token)),
             None => unauthorized(),
         };
     }
@@ -195,8 +242,10 @@ async fn index(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Res
         forms.push_back(form.clone());
     }
     let shown = Arc::clone(&dashboard);
-    let html =
-        tokio::task::spawn_blocking(move || page::render(&shown.config, &form, &nonce[32..])).await;
+    let html = tokio::task::spawn_blocking(move || {
+        page::render(&shown.config, &shown.usage, shown.base, &form, &nonce[32..])
+    })
+    .await;
     let Ok((html, nonce)) = html else {
         return text(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -219,12 +268,12 @@ async fn index(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Res
 async fn document(
     dashboard: Arc<Dashboard>,
     admitted: bool,
-    make: fn(&Config) -> anyhow::Result<serde_json::Value>,
+    make: fn(&Dashboard) -> anyhow::Result<serde_json::Value>,
 ) -> Response {
     if !admitted {
         return unauthorized();
     }
-    let made = tokio::task::spawn_blocking(move || make(&dashboard.config)).await;
+    let made = tokio::task::spawn_blocking(move || make(&dashboard)).await;
     let (status, body) = match made {
         Ok(Ok(value)) => (StatusCode::OK, value),
         Ok(Err(err)) => (
@@ -249,17 +298,26 @@ async fn document(
 
 async fn status_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
     let admitted = dashboard.keys.admits(request.headers());
-    document(dashboard, admitted, |config| Ok(documents::status(config))).await
+    document(dashboard, admitted, |shown| {
+        Ok(documents::status(&shown.config))
+    })
+    .await
 }
 
 async fn usage_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
     let admitted = dashboard.keys.admits(request.headers());
-    document(dashboard, admitted, documents::usage).await
+    document(dashboard, admitted, |shown| {
+        documents::usage(&shown.config, &shown.usage)
+    })
+    .await
 }
 
 async fn budget_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
     let admitted = dashboard.keys.admits(request.headers());
-    document(dashboard, admitted, |config| Ok(documents::budget(config))).await
+    document(dashboard, admitted, |shown| {
+        Ok(documents::budget(&shown.config))
+    })
+    .await
 }
 
 /// "probe now": the page's form, with its per-page token; probes as `--status` does
@@ -292,8 +350,9 @@ async fn probe(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Res
             "403: this form is stale or not the dashboard's; reload the page and press \"probe now\" again\n",
         );
     }
+    let home = dashboard.home();
     let _ = tokio::task::spawn_blocking(move || documents::probe(&dashboard.config)).await;
-    redirect_home(None)
+    redirect_home(home, None)
 }
 
 async fn not_found() -> Response {

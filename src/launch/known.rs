@@ -72,11 +72,13 @@ pub struct Known<'a> {
     pub would_pick: bool,
 }
 
-/// Every rung of the table, as known now. Reads health and the windows; calls nothing.
+/// Every rung of the table, as known now. Reads health and the windows; calls and writes
+/// nothing.
 pub fn rungs(config: &Config) -> Vec<Known<'_>> {
     let state_dir = crate::paths::state_dir();
     let health = Store::new(&state_dir).load();
-    let parking = Parking::new(&state_dir);
+    // Looking writes nothing: what a launch would park is shown, and remembered by it.
+    let parking = Parking::read_only(&state_dir);
     let now = jiff::Timestamp::now();
     let now_ms = health::now_ms();
     let mut known: Vec<Known> = config

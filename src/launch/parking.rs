@@ -236,6 +236,9 @@ pub struct ParkedWindow {
 pub struct Parking {
     windows: Windows,
     parked: JsonFile<ParkedFile>,
+    /// Whether a change of what is parked is written to `parked.json` (a launch's
+    /// decision), or only reported (a page that looks, and must not write).
+    remember: bool,
 }
 
 impl Parking {
@@ -245,6 +248,16 @@ impl Parking {
             parked: JsonFile::new(state_dir, "parked.json")
                 .rebuilt_by("parked again at the next launch past the mark")
                 .shared(),
+            remember: true,
+        }
+    }
+
+    /// Decides as [`Parking::new`] does ([`Parking::check`]) and records nothing: the next
+    /// launch does. For a page that looks; [`Parking::ask_codex`] asks and records anyway.
+    pub fn read_only(state_dir: &Path) -> Parking {
+        Parking {
+            remember: false,
+            ..Parking::new(state_dir)
         }
     }
 
@@ -304,7 +317,7 @@ impl Parking {
                 resets_at: w.resets_at,
             })
             .collect();
-        if now_parked != remembered {
+        if self.remember && now_parked != remembered {
             let result = self.parked.update(|file| {
                 file.logins.insert(login.to_string(), now_parked);
                 for parked in file.logins.values_mut() {

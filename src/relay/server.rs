@@ -209,7 +209,13 @@ pub fn serve(
             cutting: AtomicBool::new(false),
         });
         announce(&relay, &state_dir);
-        let outcome = accept_loop(&listener, &relay).await;
+        // The page, behind the relay's token, when `[relay] dashboard = true`.
+        let pages = relay
+            .config
+            .dashboard
+            .then(|| crate::dashboard::under_relay(config))
+            .transpose()?;
+        let outcome = accept_loop(&listener, &relay, pages).await;
         relay.books.close();
         outcome
     });
@@ -248,11 +254,18 @@ fn http_client(config: &RelayConfig) -> HttpClient {
         .build(https)
 }
 
-async fn accept_loop(listener: &tokio::net::TcpListener, relay: &Arc<Relay>) -> anyhow::Result<()> {
-    let router = Router::new()
+async fn accept_loop(
+    listener: &tokio::net::TcpListener,
+    relay: &Arc<Relay>,
+    pages: Option<Router>,
+) -> anyhow::Result<()> {
+    let mut router = Router::new()
         .route("/healthz", get(healthz))
         .fallback(route)
         .with_state(Arc::clone(relay));
+    if let Some(pages) = pages {
+        router = router.merge(pages);
+    }
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())

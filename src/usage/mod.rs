@@ -15,8 +15,10 @@ pub mod bar;
 pub mod claude;
 pub mod clock;
 pub mod codex;
+pub mod follow;
 pub mod gemini;
 pub mod reconcile;
+pub mod relay_index;
 pub mod scan;
 pub mod summary;
 pub mod table;
@@ -74,7 +76,7 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
         Err(code) => return Ok(code),
     };
     let json = cli.json || global_json;
-    let gathered = gather(config, &cli)?;
+    let gathered = gather(config, &cli, None)?;
     if cli.reconcile {
         let rows = reconcile::rows(
             &gathered.client,
@@ -91,10 +93,15 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
 
 /// What `agent --usage ARGS --json` prints, as a value: the dashboard serves this same
 /// document. `args` are `--usage`'s own (`--by day --since …`); `--reconcile` is not one.
-pub fn document(config: &Config, args: &[&str]) -> anyhow::Result<serde_json::Value> {
+/// With a follower, the ledger's lines read by earlier calls are not read again.
+pub fn document(
+    config: &Config,
+    args: &[&str],
+    follower: Option<&mut follow::Follower>,
+) -> anyhow::Result<serde_json::Value> {
     use clap::Parser as _;
     let cli = UsageCli::try_parse_from(args).map_err(|err| usage(err.to_string()))?;
-    let gathered = gather(config, &cli)?;
+    let gathered = gather(config, &cli, follower)?;
     let summary = summary::build(&gathered.tally, gathered.query.by, &config.pricing);
     Ok(table::usage_document(
         &gathered.query,
@@ -114,7 +121,11 @@ struct Gathered {
     sources: Sources,
 }
 
-fn gather(config: &Config, cli: &UsageCli) -> anyhow::Result<Gathered> {
+fn gather(
+    config: &Config,
+    cli: &UsageCli,
+    follower: Option<&mut follow::Follower>,
+) -> anyhow::Result<Gathered> {
     let day = |flag: &str, text: &Option<String>| -> anyhow::Result<Option<Day>> {
         text.as_deref()
             .map(|t| {
@@ -179,7 +190,7 @@ fn gather(config: &Config, cli: &UsageCli) -> anyhow::Result<Gathered> {
         let context = scan::Context {
             rules,
             clock: &clock,
-            transcripts: &transcripts,
+            linking: scan::Linking::Now(&transcripts),
             reconcile: cli.reconcile,
         };
         // A team's ledger is the shared store's stream; this machine's file while it is away.
@@ -198,9 +209,12 @@ fn gather(config: &Config, cli: &UsageCli) -> anyhow::Result<Gathered> {
                 }
             }
         });
-        scanned = match from_store {
-            Some(scanned) => scanned,
-            None => scan::scan(&path, &context)?,
+        scanned = match (from_store, follower) {
+            (Some(scanned), _) => scanned,
+            (None, Some(follower)) if !cli.reconcile => {
+                follower.scan(&path, &context, &transcripts)?
+            }
+            (None, _) => scan::scan(&path, &context)?,
         };
         sources.ledger = Some(LedgerStats {
             path,

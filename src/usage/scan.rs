@@ -13,6 +13,7 @@ use anyhow::Context as _;
 use serde::Deserialize;
 
 use super::clock::Clock;
+use super::relay_index::RelayIndex;
 use super::tally::{PerRun, Rules, Tally, View};
 use super::transcripts::Transcripts;
 use crate::state::ledger::Tokens;
@@ -111,18 +112,21 @@ pub struct Scan {
     /// Relay lines per run and model (only with `--reconcile`).
     pub relay: PerRun,
     pub links: Links,
+    /// What linking needs, kept for later (only with [`Linking::Later`]).
+    pub index: RelayIndex,
     pub lines: u64,
     pub unreadable: u64,
 }
 
 impl Scan {
-    fn merge(&mut self, other: Scan) {
+    pub fn merge(&mut self, other: Scan) {
         self.tally.merge(other.tally);
         self.relay.merge(other.relay);
         self.links.by_id.extend(other.links.by_id);
         for (session, run) in other.links.by_session {
             self.links.by_session.entry(session).or_insert(run);
         }
+        self.index.merge(other.index);
         self.lines += other.lines;
         self.unreadable += other.unreadable;
     }
@@ -132,8 +136,19 @@ impl Scan {
 pub struct Context<'a> {
     pub rules: Rules<'a>,
     pub clock: &'a Clock,
-    pub transcripts: &'a Transcripts,
+    pub linking: Linking<'a>,
     pub reconcile: bool,
+}
+
+/// When relay lines are tied to the CLIs' records of the same calls.
+#[derive(Clone, Copy)]
+pub enum Linking<'a> {
+    /// As they are read, to these transcripts.
+    Now(&'a Transcripts),
+    /// Later, to transcripts not read yet: [`Scan::index`] keeps what that needs.
+    Later,
+    /// Never: there are no transcripts to tie them to.
+    Never,
 }
 
 /// Adds up `path` (a missing ledger is an empty one).
@@ -143,15 +158,20 @@ pub fn scan(path: &Path, context: &Context) -> anyhow::Result<Scan> {
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Scan::default()),
         Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
     };
-    let threads = if len < PARALLEL_FROM_BYTES {
+    scan_range(path, 0, len, context)
+}
+
+/// Adds up the lines of `path` from byte `start` (the start of a line) to `end`.
+pub fn scan_range(path: &Path, start: u64, end: u64, context: &Context) -> anyhow::Result<Scan> {
+    let threads = if end - start < PARALLEL_FROM_BYTES {
         1
     } else {
         std::thread::available_parallelism()
             .map_or(1, usize::from)
             .clamp(1, MAX_THREADS)
     };
-    let bounds =
-        part_bounds(path, len, threads).with_context(|| format!("reading {}", path.display()))?;
+    let bounds = part_bounds(path, start, end, threads)
+        .with_context(|| format!("reading {}", path.display()))?;
     let parts: Vec<(u64, u64)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     let results: Vec<io::Result<Scan>> = if parts.len() == 1 {
         vec![scan_part(path, parts[0], context)]
@@ -181,19 +201,22 @@ pub fn scan(path: &Path, context: &Context) -> anyhow::Result<Scan> {
 pub fn scan_documents(documents: &[Vec<u8>], context: &Context) -> Scan {
     let mut clock = context.clock.clone();
     let mut scan = Scan::default();
+    // Each document stands where it would in a file of them, one per line.
+    let mut at = 0u64;
     for document in documents {
-        line(document, &mut clock, &mut scan, context);
+        line(document, at, &mut clock, &mut scan, context);
+        at += document.len() as u64 + 1;
     }
     scan
 }
 
-/// `threads + 1` offsets, each the start of a line (or the end of the file).
-fn part_bounds(path: &Path, len: u64, threads: usize) -> io::Result<Vec<u64>> {
-    let mut bounds = vec![0];
+/// `threads + 1` offsets from `start` to `len`, each the start of a line (or `len`).
+fn part_bounds(path: &Path, start: u64, len: u64, threads: usize) -> io::Result<Vec<u64>> {
+    let mut bounds = vec![start];
     let mut reader = BufReader::with_capacity(1 << 16, crate::state::file::open_read(path)?);
     let mut skipped = Vec::new();
     for k in 1..threads as u64 {
-        let nominal = len * k / threads as u64;
+        let nominal = start + (len - start) * k / threads as u64;
         let last = *bounds.last().unwrap_or(&0);
         if nominal <= last {
             continue;
@@ -220,6 +243,8 @@ fn scan_part(path: &Path, (start, end): (u64, u64), context: &Context) -> io::Re
     // block is moved to the front before the next read.
     let mut block = vec![0u8; BLOCK];
     let mut filled = 0;
+    // The ledger offset of `block[0]`.
+    let mut base = start;
     loop {
         if filled == block.len() {
             // A line longer than a block: make room.
@@ -232,6 +257,7 @@ fn scan_part(path: &Path, (start, end): (u64, u64), context: &Context) -> io::Re
         while let Some(newline) = find_newline(&block[consumed..filled]) {
             line(
                 &block[consumed..consumed + newline],
+                base + consumed as u64,
                 &mut clock,
                 &mut scan,
                 context,
@@ -239,11 +265,18 @@ fn scan_part(path: &Path, (start, end): (u64, u64), context: &Context) -> io::Re
             consumed += newline + 1;
         }
         if at_end {
-            line(&block[consumed..filled], &mut clock, &mut scan, context);
+            line(
+                &block[consumed..filled],
+                base + consumed as u64,
+                &mut clock,
+                &mut scan,
+                context,
+            );
             return Ok(scan);
         }
         block.copy_within(consumed..filled, 0);
         filled -= consumed;
+        base += consumed as u64;
     }
 }
 
@@ -271,8 +304,8 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-/// Adds one ledger line.
-fn line(bytes: &[u8], clock: &mut Clock, scan: &mut Scan, context: &Context) {
+/// Adds one ledger line, which starts at byte `at`.
+fn line(bytes: &[u8], at: u64, clock: &mut Clock, scan: &mut Scan, context: &Context) {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
@@ -320,7 +353,16 @@ fn line(bytes: &[u8], clock: &mut Clock, scan: &mut Scan, context: &Context) {
             .as_deref()
             .is_some_and(|b| b.starts_with("relay:"));
     if relayed {
-        link(&mut scan.links, &line, context.transcripts);
+        match context.linking {
+            Linking::Now(transcripts) => link(&mut scan.links, &line, transcripts),
+            Linking::Later => scan.index.add(
+                at,
+                &line.run,
+                [line.request_id.as_deref(), line.message_id.as_deref()],
+                line.session.as_deref(),
+            ),
+            Linking::Never => {}
+        }
         if context.reconcile && context.rules.in_window(day) {
             scan.relay.add(&line.run, model, &line.tokens, error);
         }
@@ -394,12 +436,12 @@ mod tests {
                 pricing: &pricing,
             },
             clock: &clock,
-            transcripts: &transcripts,
+            linking: Linking::Now(&transcripts),
             reconcile: false,
         };
         let len = text.len() as u64;
         for threads in [1, 2, 3, 7] {
-            let bounds = part_bounds(&path, len, threads).unwrap();
+            let bounds = part_bounds(&path, 0, len, threads).unwrap();
             let mut total = Scan::default();
             for part in bounds.windows(2) {
                 total.merge(scan_part(&path, (part[0], part[1]), &context).unwrap());

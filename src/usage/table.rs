@@ -552,6 +552,9 @@ struct GroupOut<'a> {
     unpriced_models: Vec<&'a str>,
     cache_efficiency: Option<f64>,
     cache_hint: bool,
+    /// With `--by day`: the day's tokens per backend (what the stacked bars draw).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    tokens_by_backend: &'a BTreeMap<String, u64>,
 }
 
 impl<'a> GroupOut<'a> {
@@ -564,6 +567,7 @@ impl<'a> GroupOut<'a> {
             unpriced_models: group.cost.unpriced.iter().map(String::as_str).collect(),
             cache_efficiency: group.cache_efficiency().map(|e| round(e, 4)),
             cache_hint: group.wants_cache_hint(),
+            tokens_by_backend: &group.backends,
         }
     }
 }

@@ -125,7 +125,7 @@ fn add_plan_tokens(list: &mut Vec<(Box<str>, u64)>, key: &str, tokens: u64) {
 }
 
 /// Sums per group, and what plans need to be priced.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Tally {
     pub groups: HashMap<Box<str>, Sums>,
     /// Tokens per `plan SEP month`, over every call of the plan's accounts, whatever the

@@ -94,6 +94,16 @@ impl Transcripts {
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()
     }
+
+    /// Every request or message id, with its call.
+    pub fn ids(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.by_id.iter().map(|(id, &call)| (id.as_str(), call))
+    }
+
+    /// Every CLI session with a call.
+    pub fn sessions(&self) -> impl Iterator<Item = &str> {
+        self.by_session.keys().map(String::as_str)
+    }
 }
 
 /// Every `*.jsonl` file under `root` (depth-first, sorted, symlinked directories not

@@ -1,0 +1,187 @@
+//! The usage chart: one bar per day, stacked by backend (the same colour for a backend on
+//! every day, the largest over the 30 days first), its legend, and the table behind it
+//! for screen readers, with a column per backend. Drawn from `/usage.json`'s
+//! `tokens_by_backend`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::page::{cost, efficiency, escape, tokens_of};
+
+/// Colours (`b0`…`b5` in the page's style); backends past them share the last as "other".
+pub const COLOURS: usize = 6;
+
+const WIDTH: u32 = 900;
+const HEIGHT: u32 = 160;
+
+/// Which backend gets which colour.
+struct Stack {
+    named: Vec<String>,
+    other: bool,
+}
+
+fn backends(group: &Value) -> impl Iterator<Item = (&str, u64)> {
+    group["tokens_by_backend"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(backend, tokens)| (backend.as_str(), tokens.as_u64().unwrap_or(0)))
+}
+
+impl Stack {
+    fn new<'a>(groups: impl Iterator<Item = &'a Value>) -> Stack {
+        let mut sums: BTreeMap<&str, u64> = BTreeMap::new();
+        for group in groups {
+            for (backend, tokens) in backends(group) {
+                let sum = sums.entry(backend).or_default();
+                *sum = sum.saturating_add(tokens);
+            }
+        }
+        let mut order: Vec<(&str, u64)> = sums.into_iter().collect();
+        order.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let other = order.len() > COLOURS;
+        let kept = if other { COLOURS - 1 } else { COLOURS };
+        Stack {
+            named: order
+                .iter()
+                .take(kept)
+                .map(|(name, _)| (*name).to_string())
+                .collect(),
+            other,
+        }
+    }
+
+    /// The names shown, one per colour.
+    fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .named
+            .iter()
+            .map(|n| if n.is_empty() { "unknown" } else { n.as_str() })
+            .collect();
+        if self.other {
+            names.push("other");
+        }
+        names
+    }
+
+    /// The day's tokens per colour.
+    fn parts(&self, group: Option<&Value>) -> Vec<u64> {
+        let mut parts = vec![0u64; self.named.len() + usize::from(self.other)];
+        for (backend, tokens) in group.into_iter().flat_map(backends) {
+            let at = self
+                .named
+                .iter()
+                .position(|n| n == backend)
+                .unwrap_or(parts.len() - 1);
+            parts[at] = parts[at].saturating_add(tokens);
+        }
+        parts
+    }
+}
+
+/// `tokens` of `largest` as a height in the chart.
+fn scaled(tokens: u64, largest: u64) -> u32 {
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let height = ((tokens as f64 / largest.max(1) as f64) * f64::from(HEIGHT)).round() as u32;
+    height.min(HEIGHT)
+}
+
+/// The chart over `days` (`YYYY-MM-DD`, oldest first), from the day groups by key.
+pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value>) {
+    let stack = Stack::new(groups.values().copied());
+    let names = stack.names();
+    let largest = days
+        .iter()
+        .filter_map(|d| groups.get(d).map(|g| tokens_of(g)))
+        .max()
+        .unwrap_or(0);
+    let step = WIDTH / u32::try_from(days.len().max(1)).unwrap_or(1);
+    let _ = write!(
+        html,
+        "<svg viewBox=\"0 0 {WIDTH} {}\" role=\"img\" aria-label=\"tokens per day and backend, last 30 days (table below)\">",
+        HEIGHT + 16
+    );
+    for (i, day) in days.iter().enumerate() {
+        let group = groups.get(day).copied();
+        let tokens = group.map_or(0, tokens_of);
+        let x = u32::try_from(i).unwrap_or(0) * step;
+        let _ = write!(
+            html,
+            "<g class=\"day\" data-day=\"{day}\" data-tokens=\"{tokens}\"><title>{day}: {tokens} tokens</title>"
+        );
+        // Each segment from the rounded running sum, so the bar's height is the total's.
+        let mut below = 0u64;
+        for (colour, (part, name)) in stack.parts(group).iter().zip(&names).enumerate() {
+            if *part == 0 {
+                continue;
+            }
+            let bottom = scaled(below, largest);
+            below = below.saturating_add(*part);
+            let top = scaled(below, largest);
+            let _ = write!(
+                html,
+                "<rect class=\"b{colour}\" data-backend=\"{}\" data-tokens=\"{part}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{day} · {}: {part} tokens</title></rect>",
+                escape(name),
+                x + 1,
+                HEIGHT - top,
+                step.saturating_sub(2),
+                top - bottom,
+                escape(name)
+            );
+        }
+        if i % 5 == 0 {
+            let _ = write!(
+                html,
+                "<text x=\"{x}\" y=\"{}\">{}</text>",
+                HEIGHT + 12,
+                &day[5..]
+            );
+        }
+        html.push_str("</g>");
+    }
+    html.push_str("</svg><p class=\"legend\">");
+    for (colour, name) in names.iter().enumerate() {
+        let _ = write!(
+            html,
+            "<span data-legend=\"{}\"><span class=\"key k{colour}\"></span> {}</span> ",
+            escape(name),
+            escape(name)
+        );
+    }
+    html.push_str("</p>");
+
+    html.push_str("<table class=\"sr\"><caption>tokens, calls and cost per day, and tokens per backend</caption><thead><tr><th>day</th><th class=\"n\">calls</th><th class=\"n\">tokens</th>");
+    for name in &names {
+        let _ = write!(html, "<th class=\"n\">{} tokens</th>", escape(name));
+    }
+    html.push_str(
+        "<th class=\"n\">cost (USD)</th><th class=\"n\">cache efficiency</th></tr></thead><tbody>",
+    );
+    for day in days {
+        let Some(group) = groups.get(day) else {
+            continue;
+        };
+        let _ = write!(
+            html,
+            "<tr data-day=\"{day}\"><td>{day}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+            group["calls"].as_u64().unwrap_or(0),
+            tokens_of(group)
+        );
+        for part in stack.parts(Some(group)) {
+            let _ = write!(html, "<td class=\"n\">{part}</td>");
+        }
+        let _ = write!(
+            html,
+            "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            escape(&cost(group)),
+            escape(&efficiency(group))
+        );
+    }
+    html.push_str("</tbody></table>");
+}
