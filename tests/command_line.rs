@@ -297,3 +297,30 @@ fn man_page_and_completions_match_the_command_line() {
         );
     }
 }
+
+#[test]
+fn a_sub_commands_help_names_the_whole_command_to_type() {
+    let sb = Sandbox::new();
+    for (args, usage) in [
+        (
+            &["--relay", "serve", "--help"][..],
+            "Usage: agent --relay serve",
+        ),
+        (
+            &["--relay", "tokens", "add", "--help"][..],
+            "Usage: agent --relay tokens add",
+        ),
+        (
+            &["--budget", "set", "--help"][..],
+            "Usage: agent --budget set",
+        ),
+        (
+            &["--accounts", "add", "--help"][..],
+            "Usage: agent --accounts add",
+        ),
+    ] {
+        let run = sb.run(args);
+        assert_eq!(run.code, Some(0), "{args:?}: {run:?}");
+        assert!(run.stdout.contains(usage), "{args:?}: {}", run.stdout);
+    }
+}

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(
     name = "agent --budget",
+    bin_name = "agent --budget",
     no_binary_name = true,
     disable_help_subcommand = true
 )]

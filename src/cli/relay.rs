@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(
     name = "agent --relay",
+    bin_name = "agent --relay",
     no_binary_name = true,
     disable_help_subcommand = true
 )]

@@ -5,6 +5,7 @@ use clap::{Parser, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(
     name = "agent --usage",
+    bin_name = "agent --usage",
     no_binary_name = true,
     disable_help_subcommand = true,
     about = "Calls, tokens, cost and cache efficiency, from agent's ledger and the CLIs' own records",
