@@ -430,3 +430,38 @@ fn a_command_the_server_refuses_is_not_an_outage() {
     assert_eq!(statuses, vec![200; 8], "{}", relay.stderr());
     assert_eq!(api.posts(), 8);
 }
+
+#[test]
+fn usage_with_since_reads_the_team_stream_from_the_window_on() {
+    let redis = RedisServer::start();
+    let sb = Sandbox::new();
+    sb.write_config(&format!(
+        "[store]\nkind = \"redis\"\nurl = \"{}\"\nprefix = \"{PREFIX}\"\n",
+        redis.url()
+    ));
+    let today = jiff::ZonedDateTime::now().date().to_string();
+    let line = |run: &str| {
+        serde_json::json!({"time": jiff::Timestamp::now().to_string(), "run": run,
+            "backend": "relay:anthropic", "model": MODEL, "upstream": "anthropic",
+            "role": "relay", "status": 200, "error_kind": "ok",
+            "tokens": {"input": 10, "output": 5}, "day": today})
+        .to_string()
+    };
+    let key = format!("{PREFIX}:ledger");
+    // An entry the server added in 2001 (its id is its clock then), and one added now.
+    redis.command(&["XADD", &key, "1000000000000-0", "j", &line("old-entry")]);
+    redis.command(&["XADD", &key, "*", "j", &line("new-entry")]);
+
+    let calls = |args: &[&str]| {
+        let run = sb.run(args);
+        assert!(run.success(), "{}", run.stderr);
+        let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        document["total"]["calls"].as_u64().unwrap()
+    };
+    assert_eq!(calls(&["--usage", "--source", "agent", "--json"]), 2);
+    assert_eq!(
+        calls(&["--usage", "--source", "agent", "--since", &today, "--json"]),
+        1,
+        "the entries before the window were not read"
+    );
+}

@@ -30,6 +30,16 @@ impl Day {
         Day::from_date(date)
     }
 
+    /// A unix-millisecond instant no later than the first moment of this day in any time
+    /// zone (UTC−12 to UTC+14, with a day to spare): where a read of the calls since this
+    /// day may start.
+    pub fn earliest_ms(&self) -> Option<u64> {
+        let date: jiff::civil::Date = self.as_str().parse().ok()?;
+        let midnight_utc = date.to_zoned_datetime(TimeZone::UTC).ok()?.timestamp();
+        let earliest = midnight_utc.as_millisecond() - 2 * 24 * 3600 * 1000;
+        u64::try_from(earliest).ok()
+    }
+
     fn from_date(date: jiff::civil::Date) -> Option<Day> {
         let text = date.to_string();
         let bytes: [u8; 10] = text.as_bytes().try_into().ok()?;
@@ -141,6 +151,17 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_days_earliest_instant_is_before_its_midnight_in_every_zone() {
+        let day = Day::parse("2026-11-30").unwrap();
+        let earliest = day.earliest_ms().unwrap();
+        // Midnight at UTC+14 is 2026-11-29T10:00Z; a day to spare before that.
+        let kiribati_midnight: Timestamp = "2026-11-29T10:00:00Z".parse().unwrap();
+        let earliest = Timestamp::from_millisecond(i64::try_from(earliest).unwrap()).unwrap();
+        assert!(earliest < kiribati_midnight, "{earliest}");
+        assert_eq!(earliest.to_string(), "2026-11-28T00:00:00Z");
+    }
 
     #[test]
     fn a_fixed_offset_moves_the_day() {

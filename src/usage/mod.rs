@@ -195,9 +195,10 @@ fn gather(
         };
         // A team's ledger is the shared store's stream; this machine's file while it is away.
         let from_store = crate::state::store::shared().and_then(|shared| {
-            match crate::state::store::stream::read_all(
+            match crate::state::store::stream::read_from(
                 shared,
                 crate::state::store::stream::Stream::Ledger,
+                rules.since.and_then(|since| since.earliest_ms()),
             ) {
                 Ok(documents) => {
                     path = PathBuf::from(format!("{} {}", shared.place, shared.key("ledger")));

@@ -59,9 +59,20 @@ type Entry = (String, Vec<Vec<u8>>);
 
 /// Every entry, oldest first, as the bytes of its JSON document.
 pub fn read_all(shared: &Shared, stream: Stream) -> Result<Vec<Vec<u8>>, Down> {
+    read_from(shared, stream, None)
+}
+
+/// The entries appended at or after `from_ms` (unix milliseconds; `None`: all), oldest
+/// first. A stream entry's id is the server's clock when it was added, so a window is read
+/// without the entries before it.
+pub fn read_from(
+    shared: &Shared,
+    stream: Stream,
+    from_ms: Option<u64>,
+) -> Result<Vec<Vec<u8>>, Down> {
     let key = shared.key(stream.name());
     let mut documents = Vec::new();
-    let mut start = "-".to_string();
+    let mut start = from_ms.map_or_else(|| "-".to_string(), |ms| format!("{ms}-0"));
     loop {
         let page: Vec<Entry> = shared.run(|c| {
             redis::cmd("XRANGE")
