@@ -396,6 +396,7 @@ fn a_call_the_relay_turned_away_while_its_upstream_cooled_is_no_call() {
         "role": "relay",
         "status": 429,
         "error_kind": "cooling",
+        "refused": true,
         "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache_read": 0, "cache_write": 0},
         "ttfb_s": null
     }));

@@ -139,7 +139,9 @@ pub async fn forward(
                 Ok(claim) => claim,
                 Err(shut) => {
                     let answer = gate::refusal(&shut, upstream.kind, &what, now_ms());
-                    turned_away(&relay, &meta, caller, upstream, model, &answer, started);
+                    let mut record = record_for(&meta, caller, upstream, model);
+                    record.duration_s = super::call::round_ms(started.elapsed().as_secs_f64());
+                    turned_away(&relay, record, answer.status(), COOLING);
                     return answer;
                 }
             },
@@ -298,21 +300,7 @@ pub async fn reserve(
     caller: &Caller,
     record: &CallRecord,
 ) -> Result<crate::state::budget::Reservation, Response> {
-    let refused = |status: StatusCode, code: &str| {
-        relay.books.finish(super::accounting::Finished {
-            client: None,
-            record: CallRecord {
-                time: jiff::Timestamp::now().to_string(),
-                status: Some(status.as_u16()),
-                error_kind: code.to_string(),
-                day: crate::state::budget::today(),
-                refused: true,
-                ..record.clone()
-            },
-            health: None,
-            release: None,
-        });
-    };
+    let refused = |status: StatusCode, code: &str| turned_away(relay, record.clone(), status, code);
     // Most calls take a reservation already saved in a block, without blocking; a named
     // client with caps of its own takes each of its own.
     let taken = match caller.caps() {
@@ -359,25 +347,15 @@ pub async fn reserve(
     }
 }
 
-/// The ledger line of a call the gate turned away: nothing was sent or reserved, so it
-/// carries no tokens and its `error_kind` ([`COOLING`]) keeps it out of the budget's and
-/// the usage report's call counts.
-fn turned_away(
-    relay: &Relay,
-    meta: &CallMeta,
-    caller: &Caller,
-    upstream: &Upstream,
-    model: Option<String>,
-    answer: &Response,
-    started: Instant,
-) {
-    let mut record = record_for(meta, caller, upstream, model);
+/// The ledger line of a call the relay turned away before anything went upstream (its
+/// budget, the store, a cooling upstream): marked `refused`, which keeps it out of the
+/// budget's and the usage report's call counts, with no tokens.
+fn turned_away(relay: &Relay, mut record: CallRecord, status: StatusCode, error_kind: &str) {
     record.time = jiff::Timestamp::now().to_string();
     record.day = crate::state::budget::today();
-    record.status = Some(answer.status().as_u16());
-    record.error_kind = COOLING.to_string();
+    record.status = Some(status.as_u16());
+    record.error_kind = error_kind.to_string();
     record.refused = true;
-    record.duration_s = super::call::round_ms(started.elapsed().as_secs_f64());
     relay.books.finish(Finished {
         record,
         client: None,

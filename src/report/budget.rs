@@ -39,8 +39,7 @@ fn cap(limit: u64) -> String {
 /// What `agent --budget status --json` prints (the dashboard serves this same document).
 pub fn status_document(budget: &Budget) -> serde_json::Value {
     let (used, limits, source) = budget.status();
-    let exhausted = (limits.calls > 0 && used.calls >= limits.calls)
-        || (limits.tokens > 0 && used.tokens >= limits.tokens);
+    let exhausted = crate::state::budget::spent(used, limits);
     json!({
         "day": crate::state::budget::today(),
         "calls": used.calls,
@@ -60,8 +59,7 @@ fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let (used, limits, source) = budget.status();
-    let exhausted = (limits.calls > 0 && used.calls >= limits.calls)
-        || (limits.tokens > 0 && used.tokens >= limits.tokens);
+    let exhausted = crate::state::budget::spent(used, limits);
     let source = match source {
         LimitSource::Config => "config",
         LimitSource::SetCommand => "set",

@@ -104,7 +104,7 @@ fn spent_words(used: Day, limits: Limits) -> String {
 }
 
 /// Whether `used` has reached either of `limits`' caps (0 = no cap).
-fn spent(used: Day, limits: Limits) -> bool {
+pub fn spent(used: Day, limits: Limits) -> bool {
     (limits.calls > 0 && used.calls >= limits.calls)
         || (limits.tokens > 0 && used.tokens >= limits.tokens)
 }
@@ -379,7 +379,7 @@ pub fn rebuild(ledger: &Ledger) -> BudgetFile {
     let mut file = BudgetFile::default();
     for record in ledger.read_all() {
         // Turned away by the relay (its budget, the store, a cooling upstream): no call.
-        if record.refused || record.error_kind == crate::state::ledger::COOLING {
+        if record.refused {
             continue;
         }
         let day = if record.day.is_empty() {
@@ -403,8 +403,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::new(dir.path());
         let line = |kind: &str| {
+            let refused = kind != "ok";
             format!(
-                r#"{{"time":"2026-11-30T10:00:00Z","run":"r","day":"2026-11-30","error_kind":"{kind}","tokens":{{"input":3}}}}"#
+                r#"{{"time":"2026-11-30T10:00:00Z","run":"r","day":"2026-11-30","error_kind":"{kind}","refused":{refused},"tokens":{{"input":3}}}}"#
             )
         };
         std::fs::write(

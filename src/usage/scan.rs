@@ -318,17 +318,15 @@ fn line(bytes: &[u8], at: u64, clock: &mut Clock, scan: &mut Scan, context: &Con
         scan.unreadable += 1;
         return;
     };
-    if &*line.error_kind == crate::state::ledger::COOLING {
-        // Turned away by the relay's gate: nothing was sent, so it is no call.
+    if line.refused {
+        // Turned away by the relay (its budget, the store, a cooling upstream): nothing
+        // was sent, so it is no call.
         return;
     }
     let Some(day) = clock.day(&line.time) else {
         scan.unreadable += 1;
         return;
     };
-    if line.refused {
-        return;
-    }
     let model = line.model.as_deref().unwrap_or("");
     let error = !line.error_kind.is_empty() && &*line.error_kind != "ok";
     scan.tally.add(
