@@ -250,11 +250,8 @@ impl Budget {
         if calls == 0 {
             return Ok(());
         }
-        if let Some(shared) = store::shared() {
-            match store::budget::release(shared, day, calls) {
-                Ok(()) => return Ok(()),
-                Err(down) => shared.tell_fallback(&down),
-            }
+        if let Some(()) = store::answered(|shared| store::budget::release(shared, day, calls)) {
+            return Ok(());
         }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
@@ -269,11 +266,10 @@ impl Budget {
         if tokens.total() == 0 {
             return Ok(());
         }
-        if let Some(shared) = store::shared() {
-            match store::budget::record(shared, reservation, tokens) {
-                Ok(()) => return Ok(()),
-                Err(down) => shared.tell_fallback(&down),
-            }
+        if let Some(()) =
+            store::answered(|shared| store::budget::record(shared, reservation, tokens))
+        {
+            return Ok(());
         }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();
@@ -293,12 +289,12 @@ impl Budget {
 
     /// Today's use and the caps in force.
     pub fn status(&self) -> (Day, Limits, LimitSource) {
-        if let Some(shared) = store::shared() {
-            match store::budget::status(shared, &today()) {
-                Ok((used, Some(set))) => return (used, set, LimitSource::SetCommand),
-                Ok((used, None)) => return (used, self.configured, LimitSource::Config),
-                Err(down) => shared.tell_fallback(&down),
-            }
+        if let Some((used, set)) = store::answered(|shared| store::budget::status(shared, &today()))
+        {
+            return match set {
+                Some(set) => (used, set, LimitSource::SetCommand),
+                None => (used, self.configured, LimitSource::Config),
+            };
         }
         let file = self.read_or_rebuilt();
         let (limits, source) = match file.limits {

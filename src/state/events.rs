@@ -43,11 +43,7 @@ pub fn record(state_dir: &Path, event: Kind, from: &str, to: &str, reason: &str)
     let Ok(json) = serde_json::to_string(&line) else {
         return;
     };
-    if let Some(shared) = store::shared()
-        && let Err(down) = stream::append(shared, Stream::Events, std::slice::from_ref(&json))
-    {
-        shared.tell_fallback(&down);
-    }
+    store::answered(|shared| stream::append(shared, Stream::Events, std::slice::from_ref(&json)));
     if let Err(err) = state_file::append_line(&state_dir.join("events.jsonl"), &json) {
         crate::term::debug(&format!("could not record an event: {err:#}"));
     }
@@ -56,16 +52,12 @@ pub fn record(state_dir: &Path, event: Kind, from: &str, to: &str, reason: &str)
 /// The last `count` events of `events.jsonl`, oldest first (lines that are not JSON are
 /// left out). Reads only the file's tail, however long the file has grown.
 pub fn recent(state_dir: &Path, count: usize) -> Vec<serde_json::Value> {
-    if let Some(shared) = store::shared() {
-        match stream::recent(shared, Stream::Events, count) {
-            Ok(documents) => {
-                return documents
-                    .iter()
-                    .filter_map(|document| serde_json::from_slice(document).ok())
-                    .collect();
-            }
-            Err(down) => shared.tell_fallback(&down),
-        }
+    if let Some(documents) = store::answered(|shared| stream::recent(shared, Stream::Events, count))
+    {
+        return documents
+            .iter()
+            .filter_map(|document| serde_json::from_slice(document).ok())
+            .collect();
     }
     recent_in_file(state_dir, count)
 }

@@ -132,12 +132,15 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
     /// empty. Corrupt: moved aside with a warning and an event, and the caller is told, to
     /// rebuild (or refuse the call that found it).
     pub fn read(&self) -> Result<T, Corrupt> {
-        if let Some(shared) = self.store() {
-            match document::get(shared, &self.name()) {
-                Ok(None) => return Ok(T::default()),
-                Ok(Some(bytes)) => return self.parse_shared(shared, &bytes),
-                Err(down) => shared.tell_fallback(&down),
-            }
+        if self.shared
+            && let Some(found) = store::answered(|shared| {
+                Ok(match document::get(shared, &self.name())? {
+                    None => Ok(T::default()),
+                    Some(bytes) => self.parse_shared(shared, &bytes),
+                })
+            })
+        {
+            return found;
         }
         let mut bytes = Vec::new();
         let read = state_file::open_read(&self.path).and_then(|mut f| f.read_to_end(&mut bytes));
@@ -227,11 +230,10 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         } else {
             serde_json::to_vec(value)?
         };
-        if let Some(shared) = self.store() {
-            match document::set(shared, &self.name(), &json) {
-                Ok(()) => return Ok(()),
-                Err(down) => shared.tell_fallback(&down),
-            }
+        if self.shared
+            && let Some(()) = store::answered(|shared| document::set(shared, &self.name(), &json))
+        {
+            return Ok(());
         }
         state_file::write_atomic(&self.path, &json, self.durability)
     }

@@ -112,11 +112,7 @@ impl Ledger {
         if lines.is_empty() {
             return Ok(());
         }
-        if let Some(shared) = store::shared()
-            && let Err(down) = stream::append(shared, Stream::Ledger, lines)
-        {
-            shared.tell_fallback(&down);
-        }
+        store::answered(|shared| stream::append(shared, Stream::Ledger, lines));
         crate::state::file::append_line(&self.path, &lines.join("\n"))
     }
 
@@ -124,22 +120,18 @@ impl Ledger {
     /// skipped, and the read goes on) — the team's stream when a shared store is
     /// configured and answers, else this machine's file.
     pub fn read_all(&self) -> Vec<CallRecord> {
-        if let Some(shared) = store::shared() {
-            match stream::read_all(shared, Stream::Ledger) {
-                Ok(documents) => return parse_all(&documents),
-                Err(down) => shared.tell_fallback(&down),
-            }
+        if let Some(documents) = store::answered(|shared| stream::read_all(shared, Stream::Ledger))
+        {
+            return parse_all(&documents);
         }
         crate::state::file::read_jsonl(&self.path)
     }
 
     /// The last `n` records.
     pub fn tail(&self, n: usize) -> Vec<CallRecord> {
-        if let Some(shared) = store::shared() {
-            match stream::recent(shared, Stream::Ledger, n) {
-                Ok(documents) => return parse_all(&documents),
-                Err(down) => shared.tell_fallback(&down),
-            }
+        if let Some(documents) = store::answered(|shared| stream::recent(shared, Stream::Ledger, n))
+        {
+            return parse_all(&documents);
         }
         let mut all = crate::state::file::read_jsonl(&self.path);
         let skip = all.len().saturating_sub(n);

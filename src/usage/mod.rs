@@ -194,21 +194,14 @@ fn gather(
             reconcile: cli.reconcile,
         };
         // A team's ledger is the shared store's stream; this machine's file while it is away.
-        let from_store = crate::state::store::shared().and_then(|shared| {
-            match crate::state::store::stream::read_from(
+        let from_store = crate::state::store::answered(|shared| {
+            let documents = crate::state::store::stream::read_from(
                 shared,
                 crate::state::store::stream::Stream::Ledger,
                 rules.since.and_then(|since| since.earliest_ms()),
-            ) {
-                Ok(documents) => {
-                    path = PathBuf::from(format!("{} {}", shared.place, shared.key("ledger")));
-                    Some(scan::scan_documents(&documents, &context))
-                }
-                Err(down) => {
-                    shared.tell_fallback(&down);
-                    None
-                }
-            }
+            )?;
+            path = PathBuf::from(format!("{} {}", shared.place, shared.key("ledger")));
+            Ok(scan::scan_documents(&documents, &context))
         });
         scanned = match (from_store, follower) {
             (Some(scanned), _) => scanned,

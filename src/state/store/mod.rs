@@ -50,3 +50,10 @@ pub fn install(store: &RedisStore, role: Role) -> anyhow::Result<()> {
 pub fn shared() -> Option<&'static Shared> {
     SHARED.get()
 }
+
+/// What `op` answered from the shared store; `None` when no store is configured or it is
+/// away (said once per outage): the caller goes on with this machine's files.
+pub fn answered<T>(op: impl FnOnce(&'static Shared) -> Result<T, Down>) -> Option<T> {
+    let shared = shared()?;
+    op(shared).map_err(|down| shared.tell_fallback(&down)).ok()
+}
