@@ -109,15 +109,19 @@ impl Token {
 
     /// Whether the request carries this token, in `x-api-key` or as a bearer.
     pub fn admits(&self, headers: &HeaderMap) -> bool {
-        let mut ok = false;
-        if let Some(value) = headers.get("x-api-key") {
-            ok |= self.matches(value.as_bytes());
-        }
-        if let Some(value) = bearer(headers) {
-            ok |= self.matches(value);
-        }
-        ok
+        // Both places are compared, whichever matches: no early answer to time.
+        presented(headers).fold(false, |ok, value| ok | self.matches(value))
     }
+}
+
+/// The tokens a request carries: `x-api-key`, then `Authorization: Bearer …`.
+pub fn presented(headers: &HeaderMap) -> impl Iterator<Item = &[u8]> {
+    [
+        headers.get("x-api-key").map(http::HeaderValue::as_bytes),
+        bearer(headers),
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// The value of `Authorization: Bearer …`, if sent.
@@ -132,13 +136,7 @@ pub fn generate(prefix: &str) -> anyhow::Result<String> {
     fs::File::open("/dev/urandom")
         .and_then(|mut random| random.read_exact(&mut bytes))
         .context("reading /dev/urandom")?;
-    let mut token = String::with_capacity(prefix.len() + 64);
-    token.push_str(prefix);
-    for byte in bytes {
-        use std::fmt::Write as _;
-        let _ = write!(token, "{byte:02x}");
-    }
-    Ok(token)
+    Ok(format!("{prefix}{}", crate::digest::hex(&bytes)))
 }
 
 /// The next connection to serve, or `None` once Ctrl-C or SIGTERM asks the server to stop.

@@ -9,6 +9,7 @@
 pub mod access;
 pub mod bounds;
 pub mod child;
+pub mod digest;
 pub mod error_class;
 pub mod exit_codes;
 pub mod expand;

@@ -15,6 +15,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "access",
             "bounds",
             "child",
+            "digest",
             "error_class",
             "exit_codes",
             "expand",

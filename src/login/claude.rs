@@ -67,7 +67,7 @@ pub fn keychain_service(secure_storage_dir: Option<&str>, config_dir: Option<&st
     match hashed {
         Some(dir) => format!(
             "Claude Code-credentials-{}",
-            &super::sha256::hex(dir.as_bytes())[..8]
+            &crate::digest::sha256_hex(dir.as_bytes())[..8]
         ),
         None => "Claude Code-credentials".to_string(),
     }

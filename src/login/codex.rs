@@ -72,7 +72,7 @@ fn read_keyring(_home: &Path) -> Option<Auth> {
 pub fn keyring_account(canonical_home: &str) -> String {
     format!(
         "cli|{}",
-        &super::sha256::hex(canonical_home.as_bytes())[..16]
+        &crate::digest::sha256_hex(canonical_home.as_bytes())[..16]
     )
 }
 

@@ -38,7 +38,6 @@ pub mod keychain;
 pub mod last_model;
 pub mod records;
 pub mod reset_text;
-pub mod sha256;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};

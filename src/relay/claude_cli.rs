@@ -118,7 +118,7 @@ pub async fn answer(
 
     let started = Instant::now();
     let meta = CallMeta::from_headers(&parts.headers);
-    if let Some(refusal) = super::subscriptions::refusal(&relay, upstream, None).await {
+    if let Some(refusal) = super::subscriptions::refusal(&relay, caller, upstream, None).await {
         return refusal;
     }
     let record = record_for(&meta, caller, upstream, Some(model.clone()));

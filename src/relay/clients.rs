@@ -69,21 +69,16 @@ pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Result<Caller, Un
     if relay.token.admits(headers) {
         return Ok(Caller::Team);
     }
-    let presented: Vec<Vec<u8>> = [
-        headers.get("x-api-key").map(http::HeaderValue::as_bytes),
-        crate::access::bearer(headers),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|token| !token.is_empty())
-    .map(<[u8]>::to_vec)
-    .collect();
+    let presented: Vec<Vec<u8>> = crate::access::presented(headers)
+        .filter(|token| !token.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
     if presented.is_empty() {
         return Err(Unadmitted::Unknown);
     }
     let clients = relay.clients.clone();
     let found = tokio::task::spawn_blocking(move || {
-        let found = presented.iter().find_map(|p| clients.find(p));
+        let found = clients.find(&presented);
         // Not found may only mean the store was away and this machine's file was read.
         let down = match crate::state::store::shared() {
             Some(shared) if found.is_none() && !shared.falls_back() => shared.ping().err(),

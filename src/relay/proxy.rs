@@ -121,7 +121,8 @@ pub async fn forward(
         }
     };
 
-    if let Some(refusal) = super::subscriptions::refusal(&relay, upstream, Some(&key)).await {
+    if let Some(refusal) = super::subscriptions::refusal(&relay, caller, upstream, Some(&key)).await
+    {
         return refusal;
     }
 
@@ -132,6 +133,7 @@ pub async fn forward(
             model.as_deref().unwrap_or("the model"),
             upstream.name
         );
+        let mut record = record_for(&meta, caller, upstream, model);
         // The upstream as the relay calls it is the target its own answers speak for; the
         // gate is asked before the budget, so a call turned away spends nothing.
         let claim = match targets.first() {
@@ -139,7 +141,6 @@ pub async fn forward(
                 Ok(claim) => claim,
                 Err(shut) => {
                     let answer = gate::refusal(&shut, upstream.kind, &what, now_ms());
-                    let mut record = record_for(&meta, caller, upstream, model);
                     record.duration_s = super::call::round_ms(started.elapsed().as_secs_f64());
                     turned_away(&relay, record, answer.status(), COOLING);
                     return answer;
@@ -147,7 +148,6 @@ pub async fn forward(
             },
             None => None,
         };
-        let record = record_for(&meta, caller, upstream, model.clone());
         match reserve(&relay, caller, &record).await {
             Ok(reservation) => {
                 let mut call = Call::new(

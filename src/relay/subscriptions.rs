@@ -10,6 +10,7 @@ use axum::response::Response;
 use http::StatusCode;
 
 use super::call::error_response;
+use super::clients::Caller;
 use super::keys::{Key, Keys};
 use super::server::Relay;
 use crate::config::relay::{Kind, RelayConfig, Upstream};
@@ -49,17 +50,24 @@ pub fn why_refused(personal: &[String]) -> String {
 }
 
 /// A call about to spend a subscription login while named clients exist (added after the
-/// relay started): 403, and nothing is sent. Reads the clients only for such upstreams.
+/// relay started): 403, and nothing is sent. Reads the clients only for such upstreams,
+/// and only when the caller is not itself a named client.
 pub async fn refusal(
     relay: &Arc<Relay>,
+    caller: &Caller,
     upstream: &Upstream,
     key: Option<&Key>,
 ) -> Option<Response> {
     let why = personal(upstream, key)?;
-    let clients = relay.clients.clone();
-    let named = tokio::task::spawn_blocking(move || !clients.list().is_empty())
-        .await
-        .unwrap_or(true);
+    let named = match caller {
+        Caller::Named { .. } => true,
+        Caller::Team => {
+            let clients = relay.clients.clone();
+            tokio::task::spawn_blocking(move || !clients.list().is_empty())
+                .await
+                .unwrap_or(true)
+        }
+    };
     named.then(|| {
         error_response(
             StatusCode::FORBIDDEN,

@@ -228,7 +228,6 @@ fn check_state_dir(dir: &Path, checks: &mut Vec<Check>) {
     }
 }
 
-/// Whether this user may create files in `dir` (the kernel's own answer: `access(2)`).
 /// A configured Redis store answers (the doctor asks it once; nothing falls back here).
 fn check_store(config: &Config, checks: &mut Vec<Check>) {
     let Some(store) = &config.store else {
@@ -261,6 +260,7 @@ fn check_store(config: &Config, checks: &mut Vec<Check>) {
     }
 }
 
+/// Whether this user may create files in `dir` (the kernel's own answer: `access(2)`).
 fn is_writable_dir(dir: &Path) -> bool {
     use nix::unistd::{AccessFlags, access};
     dir.is_dir() && access(dir, AccessFlags::W_OK | AccessFlags::X_OK).is_ok()

@@ -90,7 +90,7 @@ impl Clients {
         check_name(name)?;
         let token = crate::access::generate("agr-")?;
         let client = Client {
-            sha256: sha256_hex(token.as_bytes()),
+            sha256: crate::digest::sha256_hex(token.as_bytes()),
             daily_calls: limits.calls,
             daily_tokens: limits.tokens,
             created: jiff::Timestamp::now().to_string(),
@@ -116,13 +116,19 @@ impl Clients {
         self.file.update(|file| file.clients.remove(name).is_some())
     }
 
-    /// The client whose token `presented` is, read afresh. Every stored hash is compared,
-    /// each in constant time, whichever matches.
-    pub fn find(&self, presented: &[u8]) -> Option<(String, Client)> {
-        let wanted = sha256_hex(presented);
+    /// The client one of the `presented` tokens belongs to, the clients read afresh (once).
+    /// Every stored hash is compared with every token, each in constant time, whichever
+    /// matches.
+    pub fn find(&self, presented: &[impl AsRef<[u8]>]) -> Option<(String, Client)> {
+        let wanted: Vec<String> = presented
+            .iter()
+            .map(|token| crate::digest::sha256_hex(token.as_ref()))
+            .collect();
         let mut found = None;
         for (name, client) in self.list() {
-            let same = bool::from(client.sha256.as_bytes().ct_eq(wanted.as_bytes()));
+            let same = wanted.iter().fold(false, |same, hash| {
+                same | bool::from(client.sha256.as_bytes().ct_eq(hash.as_bytes()))
+            });
             if same && found.is_none() {
                 found = Some((name, client));
             }
@@ -148,19 +154,6 @@ pub fn check_name(name: &str) -> anyhow::Result<()> {
         )));
     }
     Ok(())
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex(ring::digest::digest(&ring::digest::SHA256, bytes).as_ref())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
 }
 
 #[cfg(test)]
@@ -203,16 +196,19 @@ mod tests {
         };
         let alice = clients.add("alice", limits, false).unwrap();
         let bob = clients.add("bob", Limits::default(), false).unwrap();
-        assert_eq!(clients.find(alice.as_bytes()).unwrap().0, "alice");
-        assert_eq!(clients.find(alice.as_bytes()).unwrap().1.limits(), limits);
-        assert_eq!(clients.find(bob.as_bytes()).unwrap().0, "bob");
-        assert!(clients.find(b"agr-not-a-token").is_none());
-        assert!(clients.find(&alice.as_bytes()[1..]).is_none());
+        assert_eq!(clients.find(&[alice.as_bytes()]).unwrap().0, "alice");
+        assert_eq!(
+            clients.find(&[alice.as_bytes()]).unwrap().1.limits(),
+            limits
+        );
+        assert_eq!(clients.find(&[bob.as_bytes()]).unwrap().0, "bob");
+        assert!(clients.find(&[b"agr-not-a-token"]).is_none());
+        assert!(clients.find(&[&alice.as_bytes()[1..]]).is_none());
 
         assert!(clients.revoke("alice").unwrap());
         assert!(!clients.revoke("alice").unwrap());
-        assert!(clients.find(alice.as_bytes()).is_none());
-        assert_eq!(clients.find(bob.as_bytes()).unwrap().0, "bob");
+        assert!(clients.find(&[alice.as_bytes()]).is_none());
+        assert_eq!(clients.find(&[bob.as_bytes()]).unwrap().0, "bob");
     }
 
     #[test]
@@ -222,10 +218,10 @@ mod tests {
         let first = clients.add("alice", Limits::default(), false).unwrap();
         let err = clients.add("alice", Limits::default(), false).unwrap_err();
         assert!(format!("{err:#}").contains("--force"), "{err:#}");
-        assert!(clients.find(first.as_bytes()).is_some(), "nothing lost");
+        assert!(clients.find(&[first.as_bytes()]).is_some(), "nothing lost");
 
         let second = clients.add("alice", Limits::default(), true).unwrap();
-        assert!(clients.find(first.as_bytes()).is_none());
-        assert!(clients.find(second.as_bytes()).is_some());
+        assert!(clients.find(&[first.as_bytes()]).is_none());
+        assert!(clients.find(&[second.as_bytes()]).is_some());
     }
 }
