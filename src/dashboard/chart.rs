@@ -9,18 +9,13 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::page::{cost, efficiency, escape, tokens_of};
+use crate::usage::stack::Stack;
 
 /// Colours (`b0`…`b5` in the page's style); backends past them share the last as "other".
-pub const COLOURS: usize = 6;
+const COLOURS: usize = 6;
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 160;
-
-/// Which backend gets which colour.
-struct Stack {
-    named: Vec<String>,
-    other: bool,
-}
 
 fn backends(group: &Value) -> impl Iterator<Item = (&str, u64)> {
     group["tokens_by_backend"]
@@ -28,57 +23,6 @@ fn backends(group: &Value) -> impl Iterator<Item = (&str, u64)> {
         .into_iter()
         .flatten()
         .map(|(backend, tokens)| (backend.as_str(), tokens.as_u64().unwrap_or(0)))
-}
-
-impl Stack {
-    fn new<'a>(groups: impl Iterator<Item = &'a Value>) -> Stack {
-        let mut sums: BTreeMap<&str, u64> = BTreeMap::new();
-        for group in groups {
-            for (backend, tokens) in backends(group) {
-                let sum = sums.entry(backend).or_default();
-                *sum = sum.saturating_add(tokens);
-            }
-        }
-        let mut order: Vec<(&str, u64)> = sums.into_iter().collect();
-        order.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        let other = order.len() > COLOURS;
-        let kept = if other { COLOURS - 1 } else { COLOURS };
-        Stack {
-            named: order
-                .iter()
-                .take(kept)
-                .map(|(name, _)| (*name).to_string())
-                .collect(),
-            other,
-        }
-    }
-
-    /// The names shown, one per colour.
-    fn names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self
-            .named
-            .iter()
-            .map(|n| if n.is_empty() { "unknown" } else { n.as_str() })
-            .collect();
-        if self.other {
-            names.push("other");
-        }
-        names
-    }
-
-    /// The day's tokens per colour.
-    fn parts(&self, group: Option<&Value>) -> Vec<u64> {
-        let mut parts = vec![0u64; self.named.len() + usize::from(self.other)];
-        for (backend, tokens) in group.into_iter().flat_map(backends) {
-            let at = self
-                .named
-                .iter()
-                .position(|n| n == backend)
-                .unwrap_or(parts.len() - 1);
-            parts[at] = parts[at].saturating_add(tokens);
-        }
-        parts
-    }
 }
 
 /// `tokens` of `largest` as a height in the chart.
@@ -94,8 +38,8 @@ fn scaled(tokens: u64, largest: u64) -> u32 {
 
 /// The chart over `days` (`YYYY-MM-DD`, oldest first), from the day groups by key.
 pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value>) {
-    let stack = Stack::new(groups.values().copied());
-    let names = stack.names();
+    let stack = Stack::new(groups.values().map(|group| backends(group)), COLOURS);
+    let names = stack.names("unknown");
     let largest = days
         .iter()
         .filter_map(|d| groups.get(d).map(|g| tokens_of(g)))
@@ -117,7 +61,12 @@ pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value
         );
         // Each segment from the rounded running sum, so the bar's height is the total's.
         let mut below = 0u64;
-        for (colour, (part, name)) in stack.parts(group).iter().zip(&names).enumerate() {
+        for (colour, (part, name)) in stack
+            .parts(group.into_iter().flat_map(backends))
+            .iter()
+            .zip(&names)
+            .enumerate()
+        {
             if *part == 0 {
                 continue;
             }
@@ -173,7 +122,7 @@ pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value
             group["calls"].as_u64().unwrap_or(0),
             tokens_of(group)
         );
-        for part in stack.parts(Some(group)) {
+        for part in stack.parts(backends(group)) {
             let _ = write!(html, "<td class=\"n\">{part}</td>");
         }
         let _ = write!(

@@ -20,6 +20,7 @@ pub mod gemini;
 pub mod reconcile;
 pub mod relay_index;
 pub mod scan;
+pub mod stack;
 pub mod summary;
 pub mod table;
 pub mod tally;

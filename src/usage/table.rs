@@ -9,6 +9,7 @@ use owo_colors::{AnsiColors, OwoColorize as _};
 use serde::Serialize;
 
 use super::reconcile::{Row, Status, TOLERANCE};
+use super::stack::Stack;
 use super::summary::{CACHE_HINT_BELOW, Cost, Group, Summary};
 use super::tally::{By, Counts};
 use super::{CliStats, Query, Sources, bar};
@@ -48,79 +49,33 @@ const PALETTE: [AnsiColors; 6] = [
     AnsiColors::Red,
 ];
 
-/// `--by day`'s bar cut by backend: which backend gets which colour, the same on every day.
-struct Stack {
-    /// Backends with a colour of their own, the largest over the whole table first.
-    named: Vec<String>,
-    /// More backends than colours: the rest share the last colour as `other`.
-    other: bool,
+/// A day's `(backend, tokens)`.
+fn backends(group: &Group) -> impl Iterator<Item = (&str, u64)> {
+    group
+        .backends
+        .iter()
+        .map(|(name, tokens)| (name.as_str(), *tokens))
 }
 
-impl Stack {
-    fn new(summary: &Summary) -> Stack {
-        let mut sums: BTreeMap<&str, u64> = BTreeMap::new();
-        for group in &summary.groups {
-            for (backend, tokens) in &group.backends {
-                let sum = sums.entry(backend).or_default();
-                *sum = sum.saturating_add(*tokens);
-            }
-        }
-        let mut order: Vec<(&str, u64)> = sums.into_iter().collect();
-        order.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        let other = order.len() > PALETTE.len();
-        let kept = if other {
-            PALETTE.len() - 1
-        } else {
-            PALETTE.len()
-        };
-        Stack {
-            named: order
-                .iter()
-                .take(kept)
-                .map(|(name, _)| (*name).to_string())
-                .collect(),
-            other,
-        }
-    }
+/// The day's bar, one coloured segment per backend.
+fn stacked_bar(stack: &Stack, group: &Group, largest: u64, width: usize) -> String {
+    bar::stacked(&stack.parts(backends(group)), largest, width)
+        .iter()
+        .zip(PALETTE)
+        .filter(|(segment, _)| !segment.is_empty())
+        .map(|(segment, colour)| segment.color(colour).to_string())
+        .collect()
+}
 
-    /// The day's bar, one coloured segment per backend.
-    fn bar(&self, group: &Group, largest: u64, width: usize) -> String {
-        let mut parts = vec![0u64; self.named.len() + usize::from(self.other)];
-        for (backend, tokens) in &group.backends {
-            let at = self
-                .named
-                .iter()
-                .position(|n| n == backend)
-                .unwrap_or(parts.len() - 1);
-            parts[at] = parts[at].saturating_add(*tokens);
-        }
-        bar::stacked(&parts, largest, width)
-            .iter()
-            .zip(PALETTE)
-            .filter(|(segment, _)| !segment.is_empty())
-            .map(|(segment, colour)| segment.color(colour).to_string())
-            .collect()
-    }
-
-    /// `bar: █ claude  █ codex`, each block in its backend's colour.
-    fn legend(&self) -> String {
-        let names = self
-            .named
-            .iter()
-            .map(|n| {
-                if n.is_empty() {
-                    "(unknown)"
-                } else {
-                    n.as_str()
-                }
-            })
-            .chain(self.other.then_some("other"));
-        let entries: Vec<String> = names
-            .zip(PALETTE)
-            .map(|(name, colour)| format!("{} {name}", "█".color(colour)))
-            .collect();
-        format!("bar: {}", entries.join("  "))
-    }
+/// `bar: █ claude  █ codex`, each block in its backend's colour.
+fn stack_legend(stack: &Stack) -> String {
+    let entries: Vec<String> = stack
+        .names("(unknown)")
+        .into_iter()
+        .zip(PALETTE)
+        .map(|(name, colour)| format!("{} {name}", "█".color(colour)))
+        .collect();
+    format!("bar: {}", entries.join("  "))
 }
 
 // ---- the usage report --------------------------------------------------------------------
@@ -198,15 +153,17 @@ pub fn usage_text(query: &Query, summary: &Summary, sources: &Sources, style: St
             style.columns,
             lines.first().map_or(0, |l| l.chars().count()),
         );
-        let stack = style.color.then(|| Stack::new(summary));
+        let stack = style
+            .color
+            .then(|| Stack::new(summary.groups.iter().map(backends), PALETTE.len()));
         for (line, group) in lines[1..last].iter_mut().zip(&summary.groups) {
             line.push_str("  ");
             match &stack {
-                Some(stack) => line.push_str(&stack.bar(group, largest, width)),
+                Some(stack) => line.push_str(&stacked_bar(stack, group, largest, width)),
                 None => line.push_str(&bar::total(group.counts.tokens.total(), largest, width)),
             }
         }
-        legend = stack.map(|s| s.legend());
+        legend = stack.as_ref().map(stack_legend);
     }
     for (index, line) in lines.into_iter().enumerate() {
         let line = if style.color && (index == 0 || index == last) {
