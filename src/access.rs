@@ -43,6 +43,7 @@ pub fn listen_address(setting: &str, text: &str, allow_remote: bool) -> anyhow::
 }
 
 /// A bearer token a client must present.
+#[derive(Clone)]
 pub struct Token(String);
 
 impl std::fmt::Debug for Token {

@@ -18,14 +18,17 @@ use crate::cli::dashboard::DashboardCli;
 use crate::config::Config;
 
 /// The page and its documents at `/dashboard…`, for `agent --relay serve` with `[relay]
-/// dashboard = true`: the relay's token opens them (there is no one-time URL).
-pub fn under_relay(config: &Config) -> anyhow::Result<axum::Router> {
+/// dashboard = true`: the relay's token, as the relay loaded it, opens them (there is no
+/// one-time URL).
+pub fn under_relay(config: &Config, relay_token: crate::access::Token) -> axum::Router {
     let keys = access::Keys {
         page: None,
-        relay: Some(crate::access::Token::load_relay()?),
+        relay: Some(relay_token),
     };
-    Ok(server::router(&std::sync::Arc::new(
-        server::Dashboard::new(config, keys, "/dashboard"),
+    server::router(&std::sync::Arc::new(server::Dashboard::new(
+        config,
+        keys,
+        "/dashboard",
     )))
 }
 

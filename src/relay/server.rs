@@ -213,8 +213,7 @@ pub fn serve(
         let pages = relay
             .config
             .dashboard
-            .then(|| crate::dashboard::under_relay(config))
-            .transpose()?;
+            .then(|| crate::dashboard::under_relay(config, relay.token.clone()));
         let outcome = accept_loop(&listener, &relay, pages).await;
         relay.books.close();
         outcome
