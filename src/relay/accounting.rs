@@ -131,16 +131,18 @@ impl Books {
         None
     }
 
-    /// Reserves one call against today's budget: from the current block, else from a new
-    /// one (blocking then: call it off the async workers).
-    pub fn reserve(&self) -> Result<Reservation, Refusal> {
-        // On a shared store a reservation is one atomic step on the server, and a block
-        // held here could be refused to another replica: no blocks, and no lock held
-        // across the round trip.
-        if crate::state::store::shared().is_some() {
+    /// Reserves one call against today's budget, and against a named client's own caps
+    /// when it has some: from the current block, else from a new one (blocking then: call
+    /// it off the async workers).
+    pub fn reserve(&self, client: Option<&ClientCaps>) -> Result<Reservation, Refusal> {
+        // A client's own caps are checked and counted with the team's, one call at a time;
+        // on a shared store a reservation is one atomic step on the server, and a block held
+        // here could be refused to another replica. Neither takes blocks, nor holds the
+        // block's lock across the step.
+        if client.is_some() || crate::state::store::shared().is_some() {
             return self
                 .budget
-                .reserve_block(&crate::state::budget::today(), 1)
+                .reserve_block_for(&crate::state::budget::today(), 1, client)
                 .map(|(reservation, _)| reservation);
         }
         let mut pool = self
@@ -165,14 +167,6 @@ impl Books {
         pool.left = granted - 1;
         pool.taken_at = Instant::now();
         Ok(reservation)
-    }
-
-    /// Reserves one call for a named client with caps of its own: its caps and the team's,
-    /// checked and counted together (blocking: call it off the async workers).
-    pub fn reserve_for(&self, client: &ClientCaps) -> Result<Reservation, Refusal> {
-        self.budget
-            .reserve_block_for(&crate::state::budget::today(), 1, Some(client))
-            .map(|(reservation, _)| reservation)
     }
 
     /// Hands a finished call to the bookkeeping thread; returns at once.

@@ -300,40 +300,39 @@ pub async fn reserve(
     caller: &Caller,
     record: &CallRecord,
 ) -> Result<crate::state::budget::Reservation, Response> {
-    let refused = |status: StatusCode, code: &str| turned_away(relay, record.clone(), status, code);
+    let caps = caller.caps();
     // Most calls take a reservation already saved in a block, without blocking; a named
     // client with caps of its own takes each of its own.
-    let taken = match caller.caps() {
-        Some(caps) => {
+    let from_block = caps
+        .is_none()
+        .then(|| relay.books.reserve_from_block())
+        .flatten();
+    let taken = match from_block {
+        Some(reservation) => Ok(Ok(reservation)),
+        None => {
             let books = Arc::clone(relay);
-            tokio::task::spawn_blocking(move || books.books.reserve_for(&caps)).await
+            tokio::task::spawn_blocking(move || books.books.reserve(caps.as_ref())).await
         }
-        None => match relay.books.reserve_from_block() {
-            Some(reservation) => Ok(Ok(reservation)),
-            None => {
-                let books = Arc::clone(relay);
-                tokio::task::spawn_blocking(move || books.books.reserve()).await
-            }
-        },
+    };
+    // A refusal that sends nothing gets its ledger line, marked refused.
+    let turned = |status: StatusCode, code: &str, refusal: &Refusal| {
+        turned_away(relay, record.clone(), status, code);
+        error_response(
+            status,
+            code,
+            &format!("relay: {refusal}; nothing was sent upstream"),
+        )
     };
     match taken {
         Ok(Ok(reservation)) => Ok(reservation),
-        Ok(Err(refusal @ (Refusal::Exhausted { .. } | Refusal::ClientExhausted { .. }))) => {
-            refused(StatusCode::TOO_MANY_REQUESTS, "budget_exhausted");
-            Err(error_response(
-                StatusCode::TOO_MANY_REQUESTS,
-                "budget_exhausted",
-                &format!("relay: {refusal}; nothing was sent upstream"),
-            ))
-        }
-        Ok(Err(refusal @ Refusal::StoreUnavailable(_))) => {
-            refused(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable");
-            Err(error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "store_unavailable",
-                &format!("relay: {refusal}; nothing was sent upstream"),
-            ))
-        }
+        Ok(Err(refusal @ (Refusal::Exhausted { .. } | Refusal::ClientExhausted { .. }))) => Err(
+            turned(StatusCode::TOO_MANY_REQUESTS, "budget_exhausted", &refusal),
+        ),
+        Ok(Err(refusal @ Refusal::StoreUnavailable(_))) => Err(turned(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "store_unavailable",
+            &refusal,
+        )),
         Ok(Err(refusal)) => Err(error_response(
             StatusCode::SERVICE_UNAVAILABLE,
             "budget_unavailable",
