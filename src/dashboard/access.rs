@@ -27,23 +27,26 @@ impl Keys {
         page | relay
     }
 
-    /// Whether the request carries a token that opens the page.
+    /// Whether the request carries a token that opens the page: `x-api-key`, a bearer or
+    /// the cookie, every one compared.
     pub fn admits(&self, headers: &HeaderMap) -> bool {
-        let mut ok = self.page.as_ref().is_some_and(|t| t.admits(headers))
-            | self.relay.as_ref().is_some_and(|t| t.admits(headers));
-        for value in cookies(headers, COOKIE) {
-            ok |= self.admit(value.as_bytes());
-        }
-        ok
+        crate::access::presented(headers)
+            .chain(cookies(headers, COOKIE).map(str::as_bytes))
+            .fold(false, |ok, value| ok | self.admit(value))
     }
 
-    /// Whether `?token=` of the one-time URL opens the page.
-    pub fn admits_query(&self, query: Option<&str>) -> Option<String> {
-        let token = query?
-            .split('&')
-            .find_map(|pair| pair.strip_prefix("token="))?;
-        self.admit(token.as_bytes()).then(|| token.to_string())
+    /// The one-time URL's `?token=`, if it opens the page.
+    pub fn admits_query<'a>(&self, query: Option<&'a str>) -> Option<&'a str> {
+        query_value(query, "token").filter(|token| self.admit(token.as_bytes()))
     }
+}
+
+/// The value of `name=` in a request's query.
+pub fn query_value<'a>(query: Option<&'a str>, name: &str) -> Option<&'a str> {
+    query?.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        (key == name).then_some(value)
+    })
 }
 
 /// How long a one-time address opens the page.
@@ -65,13 +68,9 @@ impl Onces {
         Ok(value)
     }
 
-    /// Whether `?once=` of the request is a value issued, unused and fresh; it is used up.
-    pub fn redeem(&self, query: Option<&str>) -> bool {
-        let Some(presented) =
-            query.and_then(|q| q.split('&').find_map(|p| p.strip_prefix("once=")))
-        else {
-            return false;
-        };
+    /// Whether `presented` (a request's `?once=`) is a value issued, unused and fresh; it
+    /// is used up.
+    pub fn redeem(&self, presented: &str) -> bool {
         let mut issued = self.lock();
         issued.retain(|(_, at)| at.elapsed() < ONCE_FOR);
         let found = issued

@@ -17,7 +17,7 @@ use http::{HeaderValue, StatusCode, header};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tower::ServiceExt as _;
 
-use super::access::{COOKIE, Keys, Onces};
+use super::access::{COOKIE, Keys, Onces, query_value};
 use super::{documents, page};
 use crate::access::Token;
 use crate::config::Config;
@@ -209,18 +209,19 @@ fn redirect_home(home: &'static str, cookie: Option<&str>) -> Response {
 /// `/`: the one-time URL's token becomes a cookie (and leaves the address bar); with a
 /// token, the page.
 async fn index(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
-    if request.uri().query().is_some_and(|q| q.contains("once=")) {
+    let query = request.uri().query();
+    if let Some(once) = query_value(query, "once") {
         let page = dashboard.keys.page.as_ref().map(Token::expose);
         return match page {
-            Some(page) if dashboard.onces.redeem(request.uri().query()) => {
+            Some(page) if dashboard.onces.redeem(once) => {
                 redirect_home(dashboard.home(), Some(page))
             }
             _ => unauthorized(),
         };
     }
-    if request.uri().query().is_some_and(|q| q.contains("token=")) {
-        return match dashboard.keys.admits_query(request.uri().query()) {
-            Some(token) => redirect_home(dashboard.home(), Some(&token)),
+    if query_value(query, "token").is_some() {
+        return match dashboard.keys.admits_query(query) {
+            Some(token) => redirect_home(dashboard.home(), Some(token)),
             None => unauthorized(),
         };
     }
