@@ -53,19 +53,10 @@ impl RelayIndex {
         let run = self.run_number(run);
         let seen = Seen { at, run };
         for id in ids.into_iter().flatten() {
-            let kept = self.ids.entry(hash(id)).or_insert(seen);
-            if kept.at <= at {
-                *kept = seen;
-            }
+            keep_last(&mut self.ids, hash(id), seen);
         }
         if let Some(session) = session {
-            match self.sessions.get_mut(session) {
-                Some(kept) if kept.at <= at => {}
-                Some(kept) => *kept = seen,
-                None => {
-                    self.sessions.insert(session.into(), seen);
-                }
-            }
+            keep_first(&mut self.sessions, session.into(), seen);
         }
     }
 
@@ -81,18 +72,10 @@ impl RelayIndex {
             run: numbers[seen.run as usize],
         };
         for (id, seen) in other.ids {
-            let seen = renumber(seen);
-            let kept = self.ids.entry(id).or_insert(seen);
-            if kept.at <= seen.at {
-                *kept = seen;
-            }
+            keep_last(&mut self.ids, id, renumber(seen));
         }
         for (session, seen) in other.sessions {
-            let seen = renumber(seen);
-            let kept = self.sessions.entry(session).or_insert(seen);
-            if seen.at < kept.at {
-                *kept = seen;
-            }
+            keep_first(&mut self.sessions, session, renumber(seen));
         }
     }
 
@@ -138,5 +121,20 @@ impl RelayIndex {
             }
         }
         links
+    }
+}
+/// An id keeps the last relay line that carried it (as `scan::link` does).
+fn keep_last<K: Eq + std::hash::Hash>(map: &mut HashMap<K, Seen>, key: K, seen: Seen) {
+    let kept = map.entry(key).or_insert(seen);
+    if kept.at <= seen.at {
+        *kept = seen;
+    }
+}
+
+/// A session keeps the first relay line that carried it (as `scan::link` does).
+fn keep_first<K: Eq + std::hash::Hash>(map: &mut HashMap<K, Seen>, key: K, seen: Seen) {
+    let kept = map.entry(key).or_insert(seen);
+    if seen.at < kept.at {
+        *kept = seen;
     }
 }
