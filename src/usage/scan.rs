@@ -212,6 +212,10 @@ pub fn scan_documents(documents: &[Vec<u8>], context: &Context) -> Scan {
 
 /// `threads + 1` offsets from `start` to `len`, each the start of a line (or `len`).
 fn part_bounds(path: &Path, start: u64, len: u64, threads: usize) -> io::Result<Vec<u64>> {
+    if threads <= 1 {
+        // One part: nothing to find, no need to open the file for it.
+        return Ok(vec![start, len]);
+    }
     let mut bounds = vec![start];
     let mut reader = BufReader::with_capacity(1 << 16, crate::state::file::open_read(path)?);
     let mut skipped = Vec::new();
