@@ -83,39 +83,7 @@ main() {
     relay_port=$(free_port)
     litellm_port=$(free_port)
 
-    answer='{"id":"chatcmpl-bench","object":"chat.completion","created":1700000000,"model":"bench-model","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":1,"total_tokens":9}}'
-    mkdir -p "$work/nginx/logs"
-    user_line=""
-    [ "$(id -u)" = 0 ] && user_line="user root;"
-    cat >"$work/nginx/nginx.conf" <<EOF
-$user_line
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $work/nginx/body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
-    keepalive_requests 10000000;
-    keepalive_timeout 120s;
-    tcp_nodelay on;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        location / {
-            default_type application/json;
-            return 200 '$answer';
-        }
-    }
-}
-EOF
-    nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx.log" 2>&1 &
-    pids="$pids $!"
-    wait_http "http://127.0.0.1:$nginx_port/" nginx 900
+    start_upstream "$nginx_port" "" 900
 
     cat >"$work/config.toml" <<EOF
 [budget]

@@ -84,49 +84,17 @@ main() {
     replica_a_port=$(free_port)
     replica_b_port=$(free_port)
 
-    # Two servers with the same answer: the second logs every request, so the calls that
-    # reached the upstream in the exactness run can be counted.
-    answer='{"id":"chatcmpl-bench","object":"chat.completion","created":1700000000,"model":"bench-model","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":1,"total_tokens":9}}'
-    mkdir -p "$work/nginx/logs" "$work/redis"
-    user_line=""
-    [ "$(id -u)" = 0 ] && user_line="user root;"
-    cat >"$work/nginx/nginx.conf" <<EOF
-$user_line
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $work/nginx/body;
-    proxy_temp_path $work/nginx/proxy;
-    fastcgi_temp_path $work/nginx/fastcgi;
-    uwsgi_temp_path $work/nginx/uwsgi;
-    scgi_temp_path $work/nginx/scgi;
-    keepalive_requests 10000000;
-    keepalive_timeout 120s;
-    tcp_nodelay on;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        location / {
-            default_type application/json;
-            return 200 '$answer';
-        }
-    }
-    server {
+    # Beside the upstream, a second server with the same answer that logs every request,
+    # so the calls that reached the upstream in the exactness run can be counted.
+    mkdir -p "$work/redis"
+    start_upstream "$nginx_port" "    server {
         listen 127.0.0.1:$counted_port;
         access_log $work/nginx/counted.log;
         location / {
             default_type application/json;
-            return 200 '$answer';
+            return 200 '$BENCH_ANSWER';
         }
-    }
-}
-EOF
-    nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx.log" 2>&1 &
-    pids="$pids $!"
-    wait_http "http://127.0.0.1:$nginx_port/" nginx
+    }"
 
     redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
         --dir "$work/redis" >"$work/redis.log" 2>&1 &

@@ -35,3 +35,45 @@ wait_http() { # url what [tenths]
         sleep 0.1
     done
 }
+
+# The one answer the fixed upstream gives: a small OpenAI chat completion.
+BENCH_ANSWER='{"id":"chatcmpl-bench","object":"chat.completion","created":1700000000,"model":"bench-model","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":1,"total_tokens":9}}'
+
+# A fixed-answer upstream: nginx on 127.0.0.1:PORT answering every request with
+# BENCH_ANSWER, EXTRA (more nginx `server` blocks) beside it; waits until it answers and adds
+# its pid to $pids.
+start_upstream() { # port [extra] [tenths]
+    mkdir -p "$work/nginx/logs"
+    user_line=""
+    [ "$(id -u)" = 0 ] && user_line="user root;"
+    cat >"$work/nginx/nginx.conf" <<NGINX
+$user_line
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    fastcgi_temp_path $work/nginx/fastcgi;
+    uwsgi_temp_path $work/nginx/uwsgi;
+    scgi_temp_path $work/nginx/scgi;
+    keepalive_requests 10000000;
+    keepalive_timeout 120s;
+    tcp_nodelay on;
+    server {
+        listen 127.0.0.1:$1;
+        location / {
+            default_type application/json;
+            return 200 '$BENCH_ANSWER';
+        }
+    }
+${2:-}
+}
+NGINX
+    nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" >"$work/nginx.log" 2>&1 &
+    pids="$pids $!"
+    wait_http "http://127.0.0.1:$1/" nginx "${3:-300}"
+}
