@@ -131,19 +131,18 @@ pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>), Down>
         Option<u64>,
     ) = shared.run(|c| {
         redis::pipe()
-            .cmd("HGET")
+            .cmd("HMGET")
             .arg(day_key(shared, day))
             .arg("calls")
-            .cmd("HGET")
-            .arg(day_key(shared, day))
             .arg("tokens")
-            .cmd("HGET")
+            .cmd("HMGET")
             .arg(limits_key(shared))
             .arg("calls")
-            .cmd("HGET")
-            .arg(limits_key(shared))
             .arg("tokens")
-            .query(c)
+            .query::<((Option<u64>, Option<u64>), (Option<u64>, Option<u64>))>(c)
+            .map(|((calls, tokens), (cap_calls, cap_tokens))| {
+                (calls, tokens, cap_calls, cap_tokens)
+            })
     })?;
     let set = match (cap_calls, cap_tokens) {
         (None, None) => None,
