@@ -100,7 +100,9 @@ fn project_dir(sb: &Sandbox, cwd: &Path) -> PathBuf {
 }
 
 /// A fake `claude` that, like Claude Code refused by a usage limit, writes its synthetic
-/// error row into the transcript of the working directory and exits 1 at once.
+/// error row into the transcript of the working directory and exits 1 at once. The file's
+/// time is set from the clock the row's time came from (the file system stamps the
+/// machine's, which is not the test's under `scripts/test-at-dates.sh`).
 fn claude_refused_with(sb: &Sandbox, text: &str) {
     let dir = project_dir(sb, sb.home());
     let row = json!({
@@ -118,7 +120,7 @@ fn claude_refused_with(sb: &Sandbox, text: &str) {
     std::fs::write(&template, format!("{row}\n")).unwrap();
     sb.fake_cli("claude")
         .script(&format!(
-            "mkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/\" '{template}' >> '{dir}/s-1.jsonl'\nexit 1",
+            "mkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
             dir = dir.display(),
             template = template.display(),
         ))
@@ -207,7 +209,7 @@ fn a_full_window_in_a_fast_failed_codex_runs_rollout_parks_the_codex_rung() {
     let w = world();
     codex_on_chatgpt(&w.sb);
     let reset = in_hours(4).as_second();
-    // Codex files a rollout under the day it ran.
+    // Codex files a rollout under the day it ran, stamped by the clock it ran on.
     let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
     let dir = w.sb.home().join(".codex/sessions").join(day);
     w.sb.fake_cli("codex")
@@ -219,6 +221,7 @@ cwd=$(pwd -P)
 f='{dir}/rollout-2026-01-01T00-00-00-run.jsonl'
 printf '{{"timestamp":"%s","type":"session_meta","payload":{{"cwd":"%s"}}}}\n' "$now" "$cwd" >> "$f"
 printf '{{"timestamp":"%s","type":"event_msg","payload":{{"type":"token_count","info":null,"rate_limits":{{"limit_id":"codex","primary":{{"used_percent":100.0,"window_minutes":300,"resets_at":{reset}}},"secondary":{{"used_percent":40.0,"window_minutes":10080,"resets_at":{later}}}}}}}}}\n' "$now" >> "$f"
+touch -d "$now" "$f"
 echo 'You have hit your usage limit' >&2
 exit 1"#,
             dir = dir.display(),

@@ -301,6 +301,12 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, lines.join("\n")).unwrap();
+        // Written now by the test's clock (the file system stamps the machine's).
+        std::fs::File::options()
+            .append(true)
+            .open(&path)
+            .and_then(|file| file.set_modified(std::time::SystemTime::now()))
+            .unwrap();
         path
     }
 

@@ -350,8 +350,9 @@ pub async fn reserve(
 /// budget, the store, a cooling upstream): marked `refused`, which keeps it out of the
 /// budget's and the usage report's call counts, with no tokens.
 fn turned_away(relay: &Relay, mut record: CallRecord, status: StatusCode, error_kind: &str) {
-    record.time = jiff::Timestamp::now().to_string();
-    record.day = crate::state::budget::today();
+    let now = jiff::Timestamp::now();
+    record.time = now.to_string();
+    record.day = crate::state::budget::day_of(now);
     record.status = Some(status.as_u16());
     record.error_kind = error_kind.to_string();
     record.refused = true;

@@ -38,10 +38,11 @@ fn cap(limit: u64) -> String {
 
 /// What `agent --budget status --json` prints (the dashboard serves this same document).
 pub fn status_document(budget: &Budget) -> serde_json::Value {
-    let (used, limits, source) = budget.status();
+    let day = crate::state::budget::today();
+    let (used, limits, source) = budget.status_on(&day);
     let exhausted = crate::state::budget::spent(used, limits);
     json!({
-        "day": crate::state::budget::today(),
+        "day": day,
         "calls": used.calls,
         "tokens": used.tokens,
         "limits": {"calls": limits.calls, "tokens": limits.tokens},
@@ -58,7 +59,8 @@ fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
         emit_json(&status_document(budget))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let (used, limits, source) = budget.status();
+    let day = crate::state::budget::today();
+    let (used, limits, source) = budget.status_on(&day);
     let exhausted = crate::state::budget::spent(used, limits);
     let source = match source {
         LimitSource::Config => "config",
@@ -67,8 +69,7 @@ fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "today ({}, local): {} of {} calls, {} of {} tokens{}",
-        crate::state::budget::today(),
+        "today ({day}, local): {} of {} calls, {} of {} tokens{}",
         used.calls,
         cap(limits.calls),
         used.tokens,

@@ -137,17 +137,22 @@ pub struct Budget {
 
 /// Today's local calendar date, `YYYY-MM-DD`.
 pub fn today() -> String {
-    jiff::ZonedDateTime::now().date().to_string()
+    day_of(jiff::Timestamp::now())
+}
+
+/// The local calendar date of an instant: the day a record stamped `at` is counted on (one
+/// clock reading gives both, so a record made at midnight never has a time of one day and
+/// a day of the next).
+pub fn day_of(at: jiff::Timestamp) -> String {
+    at.to_zoned_datetime(jiff::tz::TimeZone::system())
+        .date()
+        .to_string()
 }
 
 /// The local calendar date of an RFC 3339 time.
 pub fn local_day(time: &str) -> Option<String> {
     let ts: jiff::Timestamp = time.parse().ok()?;
-    Some(
-        ts.to_zoned_datetime(jiff::tz::TimeZone::system())
-            .date()
-            .to_string(),
-    )
+    Some(day_of(ts))
 }
 
 impl Budget {
@@ -289,8 +294,13 @@ impl Budget {
 
     /// Today's use and the caps in force.
     pub fn status(&self) -> (Day, Limits, LimitSource) {
-        if let Some((used, set)) = store::answered(|shared| store::budget::status(shared, &today()))
-        {
+        self.status_on(&today())
+    }
+
+    /// `day`'s use and the caps in force. The day is read once by the caller, so a report
+    /// that straddles midnight reads one day from the store and the file alike.
+    pub fn status_on(&self, day: &str) -> (Day, Limits, LimitSource) {
+        if let Some((used, set)) = store::answered(|shared| store::budget::status(shared, day)) {
             return match set {
                 Some(set) => (used, set, LimitSource::SetCommand),
                 None => (used, self.configured, LimitSource::Config),
@@ -302,7 +312,7 @@ impl Budget {
             None => (self.configured, LimitSource::Config),
         };
         (
-            file.days.get(&today()).copied().unwrap_or_default(),
+            file.days.get(day).copied().unwrap_or_default(),
             limits,
             source,
         )
@@ -511,7 +521,7 @@ mod tests {
         };
         assert!(budget.reserve_block_for(day, 1, Some(&bo)).is_ok());
         assert_eq!(
-            budget.status().0.calls,
+            budget.status_on(day).0.calls,
             3,
             "every client's call counts for the team"
         );

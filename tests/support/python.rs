@@ -97,6 +97,7 @@ pub fn run_script(script: &str, args: &[&str], env: &[(&str, &str)]) -> serde_js
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("HOME", std::env::temp_dir())
+        .envs(super::clock::env())
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()

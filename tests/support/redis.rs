@@ -80,7 +80,10 @@ impl RedisServer {
     /// Starts the server (again) on its port and waits until it answers PING.
     pub fn restart(&mut self) {
         self.stop();
-        let child = Command::new(binary())
+        let mut command = Command::new(binary());
+        // redis-server cannot start under libfaketime; it keeps the machine's clock.
+        super::clock::without_faked_clock(&mut command);
+        let child = command
             .args([
                 "--port",
                 &self.port.to_string(),

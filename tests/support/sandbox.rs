@@ -187,7 +187,8 @@ impl Sandbox {
     }
 
     /// The `agent` binary with a clean environment: `HOME`, `PATH` (`bin/` first),
-    /// `TMPDIR`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `AGENT_STATE_DIR`, then every
+    /// `TMPDIR`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `AGENT_STATE_DIR`, the test's clock
+    /// ([`super::clock::env`]), then every
     /// [`Sandbox::env`] pair; stdin is null and the working directory is `home/`.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
@@ -199,6 +200,7 @@ impl Sandbox {
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
             .env("XDG_STATE_HOME", self.home.join(".local/state"))
             .env("AGENT_STATE_DIR", &self.state)
+            .envs(super::clock::env())
             .envs(self.env.borrow().iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .current_dir(self.cwd.borrow().as_deref().unwrap_or(&self.home));

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Runs the built test binaries at fixed instants and time zones under libfaketime, so a
+# test (or product code) that only works on the day it was written, or only in UTC, fails
+# here instead of on the first day after.
+#
+#   scripts/test-at-dates.sh            unit tests at every instant, the integration suite
+#                                       at the first two (what .ci/run does)
+#   scripts/test-at-dates.sh --all      the integration suite at every instant too
+#   scripts/test-at-dates.sh --list     print the instants and exit
+#
+# The binaries run under faketime, not cargo (cargo itself hangs under it). The clock runs
+# on from each instant; only the wall clock is faked (FAKETIME_DONT_FAKE_MONOTONIC), so
+# timeouts and sleeps keep their real length. The integration tests hand TZ and
+# libfaketime's variables to every child they start (tests/support/clock.rs), except
+# redis-server, which cannot start under libfaketime and keeps the machine's clock.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# zone | local date and time | why this instant
+INSTANTS=(
+    "UTC|2026-12-31 12:00:00|the last day of a month and of a year"
+    "Pacific/Kiritimati|2027-01-01 08:00:00|UTC+14: the local day is a day ahead of UTC's"
+    "UTC|2028-02-29 12:00:00|a leap day"
+    "Europe/Berlin|2027-03-28 12:00:00|Berlin's clocks go forward (a 23-hour day)"
+    "Europe/Berlin|2027-10-31 12:00:00|Berlin's clocks go back (a 25-hour day)"
+    "America/New_York|2027-03-14 12:00:00|New York's clocks go forward"
+    "America/New_York|2027-11-07 12:00:00|New York's clocks go back"
+    "Pacific/Pago_Pago|2026-12-31 18:00:00|UTC-11: the local day is a day behind UTC's"
+)
+# How many of the instants (from the top) the integration suite runs at by default: at
+# every instant it takes about 20 minutes on 2 cores, past CI's 30-minute budget.
+INTEGRATION_AT=2
+
+# The one integration test that reads what a shared Redis store stamped with its own
+# clock (stream ids are the server's milliseconds): the store cannot share a faked clock.
+SKIP_UNDER_FAKED_CLOCK=(
+    team_relay::usage_with_since_reads_the_team_stream_from_the_window_on
+)
+
+say() { printf '%s\n' "$*"; }
+die() {
+    say "test-at-dates: $*" >&2
+    exit 2
+}
+
+main() {
+    local all=false
+    case "${1:-}" in
+    --all) all=true ;;
+    --list)
+        printf '%s\n' "${INSTANTS[@]}"
+        return 0
+        ;;
+    "") ;;
+    *) die "unknown option $1 (expected --all or --list)" ;;
+    esac
+    command -v faketime >/dev/null || die "faketime not found (apt-get install faketime)"
+    command -v python3 >/dev/null || die "python3 not found"
+
+    local unit=() integration=()
+    while IFS=' ' read -r kind path; do
+        case "$kind" in
+        unit) unit+=("$path") ;;
+        integration) integration+=("$path") ;;
+        esac
+    done < <(test_binaries)
+    [ "${#unit[@]}" -gt 0 ] || die "cargo built no unit-test binary"
+    [ "${#integration[@]}" -gt 0 ] || die "cargo built no integration-test binary"
+
+    local skips=()
+    for name in "${SKIP_UNDER_FAKED_CLOCK[@]}"; do
+        skips+=(--skip "$name")
+    done
+
+    local failed=0 index=0
+    for entry in "${INSTANTS[@]}"; do
+        IFS='|' read -r zone at why <<<"$entry"
+        say ""
+        say "==> $at $zone — $why"
+        for binary in "${unit[@]}"; do
+            at_instant "$zone" "$at" "$binary" -q || failed=$((failed + 1))
+        done
+        if $all || [ "$index" -lt "$INTEGRATION_AT" ]; then
+            for binary in "${integration[@]}"; do
+                at_instant "$zone" "$at" "$binary" -q "${skips[@]}" || failed=$((failed + 1))
+            done
+        fi
+        index=$((index + 1))
+    done
+    say ""
+    if [ "$failed" -gt 0 ]; then
+        say "test-at-dates: $failed run(s) failed"
+        return 1
+    fi
+    say "test-at-dates: every run passed at ${#INSTANTS[@]} instants"
+}
+
+# Builds the test binaries and prints `unit PATH` (the library's and binary's own tests)
+# and `integration PATH` (tests/lib.rs) for each.
+test_binaries() {
+    cargo test --locked --no-run --lib --bins --tests --message-format=json 2>/dev/null |
+        python3 -c '
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("reason") != "compiler-artifact" or not message.get("executable"):
+        continue
+    if not message["profile"]["test"]:
+        continue
+    kinds = message["target"]["kind"]
+    print(("integration" if "test" in kinds else "unit"), message["executable"])
+'
+}
+
+# Runs one test binary with the wall clock set to `at` in `zone`.
+at_instant() {
+    local zone=$1 at=$2 binary=$3
+    shift 3
+    TZ=$zone FAKETIME_DONT_FAKE_MONOTONIC=1 faketime "$at" "$binary" "$@"
+}
+
+main "$@"
