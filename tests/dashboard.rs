@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
+use crate::support::clock;
 use crate::support::relay::raw;
 use crate::support::sandbox::kill_group;
 use crate::support::{Reply, Rule, Sandbox};
@@ -151,7 +152,7 @@ fn seeded() -> World {
         let day = today - jiff::Span::new().days(back);
         for (backend, model) in [("claude", "claude-opus-5"), ("gemini", GEMINI_MODEL)] {
             let line = json!({
-                "time": format!("{day}T12:00:00Z"),
+                "time": clock::local_time_on(day, 12, 0),
                 "run": "3f2a0c1d9e8b",
                 "backend": backend,
                 "model": model,
@@ -487,14 +488,15 @@ fn lines_appended_to_the_ledger_between_two_loads_show_on_the_second() {
     let w = seeded();
     let dashboard = Dashboard::start(&w.sb);
     let bearer = format!("authorization: Bearer {}\n", dashboard.token());
-    let today = jiff::ZonedDateTime::now().date().to_string();
+    let date = jiff::ZonedDateTime::now().date();
+    let today = date.to_string();
     let first = get(&dashboard.addr, "/", &bearer);
     assert_eq!(first.status, 200, "{first:?}");
     assert_eq!(day_tokens(&first.body, &today), 320);
 
     // One whole line, and one still being written (no newline yet).
     let line = |input: u64| {
-        json!({"time": format!("{today}T12:30:00Z"), "run": "77aa", "backend": "codex", "model": CODEX_MODEL, "role": "probe", "error_kind": "ok", "tokens": {"input": input}}).to_string()
+        json!({"time": clock::local_time_on(date, 12, 30), "run": "77aa", "backend": "codex", "model": CODEX_MODEL, "role": "probe", "error_kind": "ok", "tokens": {"input": input}}).to_string()
     };
     let mut ledger = std::fs::OpenOptions::new()
         .append(true)

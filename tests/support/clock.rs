@@ -34,3 +34,13 @@ pub fn without_faked_clock(cmd: &mut Command) -> &mut Command {
     }
     cmd
 }
+
+/// The RFC 3339 instant of `hour:minute` on the local calendar day `day` (in the zone the
+/// test runs in): a ledger line stamped with it is counted on `day` in every zone.
+pub fn local_time_on(day: jiff::civil::Date, hour: i8, minute: i8) -> String {
+    day.at(hour, minute, 0, 0)
+        .to_zoned_datetime(jiff::tz::TimeZone::system())
+        .expect("a local time that exists")
+        .timestamp()
+        .to_string()
+}
