@@ -31,7 +31,7 @@ use crate::config::accounts::Kind;
 use crate::launch::rung::Rung;
 use crate::login::{self, Cli};
 use crate::state::json_file::JsonFile;
-use crate::state::window::{Scope, Source, Window, rfc3339};
+use crate::state::window::{self, Scope, Source, Window, rfc3339};
 use crate::state::windows::Windows;
 
 /// Windows seen this recently are fresh: the CLI is not asked again.
@@ -231,6 +231,15 @@ pub struct ParkedWindow {
     pub resets_at: Timestamp,
 }
 
+impl ParkedWindow {
+    /// Whether this memory still holds at `now`: its window has not reset, and it resets
+    /// within the window's length of now (the rule of [`window::plausible`]; a memory
+    /// written before that rule, of a reset in year 9999, is forgotten).
+    fn holds(&self, now: Timestamp) -> bool {
+        self.resets_at > now && window::plausible(&self.scope, self.resets_at, now, now).is_ok()
+    }
+}
+
 /// The windows store and the parked memory, read for one launch.
 #[derive(Debug, Clone)]
 pub struct Parking {
@@ -293,7 +302,7 @@ impl Parking {
             .remove(login)
             .unwrap_or_default()
             .into_iter()
-            .filter(|p| p.resets_at > now)
+            .filter(|p| p.holds(now))
             .collect();
         let over: Vec<Window> = all
             .iter()
@@ -321,7 +330,7 @@ impl Parking {
             let result = self.parked.update(|file| {
                 file.logins.insert(login.to_string(), now_parked);
                 for parked in file.logins.values_mut() {
-                    parked.retain(|p| p.resets_at > now);
+                    parked.retain(|p| p.holds(now));
                 }
                 file.logins.retain(|_, parked| !parked.is_empty());
             });
@@ -516,10 +525,32 @@ mod tests {
         // Released: it parks again only at the mark.
         assert!(parking.over(key, &at(92.0), 95.0, now).is_empty());
         assert_eq!(parking.over(key, &at(95.0), 95.0, now).len(), 1);
-        // A new window (after the reset) starts unparked.
-        let next = now + jiff::SignedDuration::from_hours(7);
+        // A new window (another reset) starts unparked.
+        let next = now + jiff::SignedDuration::from_hours(4);
         let fresh =
             vec![Window::new(Scope::FiveHour, 92.0, next, Source::Statusline, now).unwrap()];
         assert!(parking.over(key, &fresh, 95.0, now).is_empty());
+    }
+
+    #[test]
+    fn parked_json_never_keeps_a_reset_beyond_its_windows_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Timestamp::now();
+        // Written before the rule: another login parked until year 9999.
+        std::fs::write(
+            dir.path().join("parked.json"),
+            serde_json::json!({"logins": {"claude:/other": [
+                {"scope": {"kind": "five_hour"}, "resets_at": "9999-01-01T00:00:00Z"}]}})
+            .to_string(),
+        )
+        .unwrap();
+        let parking = Parking::new(dir.path());
+        let resets = now + jiff::SignedDuration::from_hours(2);
+        let full =
+            vec![Window::new(Scope::FiveHour, 96.0, resets, Source::Statusline, now).unwrap()];
+        assert_eq!(parking.over("claude:/x", &full, 95.0, now).len(), 1);
+        let text = std::fs::read_to_string(dir.path().join("parked.json")).unwrap();
+        assert!(text.contains("claude:/x"), "{text}");
+        assert!(!text.contains("9999"), "{text}");
     }
 }
