@@ -183,6 +183,77 @@ fn a_short_rate_limit_of_the_service_parks_nothing() {
     );
 }
 
+/// 9999-01-01, a reset no window has (and within any clock's range).
+fn year_9999() -> Timestamp {
+    Timestamp::from_second(253_370_764_800).unwrap()
+}
+
+/// How many times `stderr` says a window was refused.
+fn refusals(stderr: &str) -> usize {
+    stderr.matches("[agent] ignored a ").count()
+}
+
+#[test]
+fn a_stored_window_resetting_in_year_9999_parks_nothing() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    // What an older agent believed and kept.
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, year_9999())],
+    );
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(w.sb.calls("claude").len(), 1, "parked: {}", run.stderr);
+    assert!(!run.stderr.contains("limit, resets"), "{}", run.stderr);
+    assert_eq!(refusals(&run.stderr), 1, "{}", run.stderr);
+}
+
+#[test]
+fn a_limit_row_naming_a_reset_in_year_9999_parks_nothing() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    claude_refused_with(
+        &w.sb,
+        &format!("Claude AI usage limit reached|{}", year_9999().as_second()),
+    );
+
+    let first = w.sb.run(&["-p", "hi"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert_eq!(refusals(&first.stderr), 1, "{}", first.stderr);
+    let second = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(w.sb.calls("claude").len(), 2, "parked: {}", second.stderr);
+    assert!(
+        !second.stderr.contains("limit, resets"),
+        "{}",
+        second.stderr
+    );
+}
+
+#[test]
+fn an_app_server_naming_a_reset_in_year_9999_parks_nothing() {
+    let w = world();
+    codex_on_chatgpt(&w.sb);
+    codex_app_server_answering(&w.sb, year_9999());
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(launches(&w.sb, "codex"), 1, "parked: {}", run.stderr);
+    assert_eq!(w.sb.calls("gemini").len(), 0);
+    assert_eq!(refusals(&run.stderr), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("ignored a weekly window from codex app-server: it resets 9999-01-01"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// The runs of fake `name` that were launches (not `codex app-server` asked for windows).
 fn launches(sb: &Sandbox, name: &str) -> usize {
     sb.calls(name)
