@@ -144,6 +144,30 @@ fn a_feed_naming_a_reset_in_year_9999_records_nothing_and_says_so_once() {
 }
 
 #[test]
+fn a_model_name_with_control_or_bidi_characters_is_shown_without_them() {
+    let w = world();
+    let (five, week) = resets();
+    let input = feed(five, week).replace(
+        r#""display_name":"Opus 4.8""#,
+        r#""display_name":"\u202eOpus\u2066 4.8\u001b]0;x\u0007\u200f""#,
+    );
+    assert!(input.contains(r"\u202e"), "{input}");
+
+    let (code, stdout, stderr) = statusline(&w.sb, &input);
+
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("Opus 4.8]0;x · 5h 42% "), "{stdout:?}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout:?}");
+    assert!(
+        !stdout
+            .trim_end_matches('\n')
+            .chars()
+            .any(agent::text::is_unprintable),
+        "{stdout:?}"
+    );
+}
+
+#[test]
 fn bad_input_gives_a_minimal_line_and_exit_0() {
     let w = world();
     for input in [

@@ -184,7 +184,7 @@ pub fn describe(window: &Window, park_at_percent: f64) -> String {
 /// (the CLIs' records keep it in lowercase).
 fn scope_words(scope: &Scope) -> String {
     let words = scope.describe();
-    let Some(family) = scope.family() else {
+    let Some(family) = scope.family().map(crate::text::printable) else {
         return words;
     };
     let capitalized: String = family
@@ -197,7 +197,7 @@ fn scope_words(scope: &Scope) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    words.replace(family, &capitalized)
+    words.replace(&family, &capitalized)
 }
 
 /// The reset in local time: `Thu 09:00`.

@@ -101,21 +101,23 @@ impl Scope {
         Some(SignedDuration::from_mins(i64::try_from(minutes).ok()?))
     }
 
-    /// Words for a notice: "5-hour", "weekly Opus".
+    /// Words for a notice: "5-hour", "weekly Opus". A family is the vendor's text: printed
+    /// without its control and bidi characters.
     pub fn describe(&self) -> String {
+        let family = |family: &str| crate::text::printable(family);
         match self {
             Scope::FiveHour => "5-hour".to_string(),
             Scope::Weekly => "weekly".to_string(),
-            Scope::ModelWeekly { family } => format!("weekly {family}"),
-            Scope::ModelFiveHour { family } => format!("5-hour {family}"),
+            Scope::ModelWeekly { family: name } => format!("weekly {}", family(name)),
+            Scope::ModelFiveHour { family: name } => format!("5-hour {}", family(name)),
             Scope::Other {
                 minutes,
                 family: None,
             } => length_words(*minutes),
             Scope::Other {
                 minutes,
-                family: Some(family),
-            } => format!("{} {family}", length_words(*minutes)),
+                family: Some(name),
+            } => format!("{} {}", length_words(*minutes), family(name)),
             Scope::Unstated => "usage".to_string(),
             Scope::Credits => "usage credits".to_string(),
         }
@@ -567,6 +569,33 @@ mod tests {
         assert!(serde_json::from_str::<Window>(&text).is_ok());
         let stuck = text.replace(&w.resets_at.to_string(), "9999-01-01T00:00:00Z");
         assert!(serde_json::from_str::<Window>(&stuck).is_err(), "{stuck}");
+    }
+
+    #[test]
+    fn a_window_named_by_a_vendor_is_described_without_control_or_bidi_characters() {
+        let family = "opus\u{202E}\u{1b}[2J".to_string();
+        assert_eq!(
+            Scope::ModelWeekly {
+                family: family.clone()
+            }
+            .describe(),
+            "weekly opus[2J"
+        );
+        assert_eq!(
+            Scope::ModelFiveHour {
+                family: family.clone()
+            }
+            .describe(),
+            "5-hour opus[2J"
+        );
+        assert_eq!(
+            Scope::Other {
+                minutes: 1440,
+                family: Some(family)
+            }
+            .describe(),
+            "1-day opus[2J"
+        );
     }
 
     #[test]
