@@ -467,6 +467,29 @@ fn a_logins_known_windows_are_shown_with_percent_reset_source_and_age() {
 }
 
 #[test]
+fn a_model_the_cli_last_ran_is_listed_without_control_or_bidi_characters() {
+    let w = world();
+    // Codex's settings name no model: the one its records last name is the probe's.
+    w.sb.write_file(".codex/config.toml", "");
+    w.sb.write_file(
+        ".codex/sessions/2026/09/14/rollout-2026-09-14T10-00-00-abc.jsonl",
+        r#"{"timestamp":"2026-09-14T10:00:00Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt\u202e-last\u001b-ran"}}"#,
+    );
+    w.sb.write_config("[[rungs]]\nbackend = \"codex\"\n");
+
+    let list = w.sb.run(&["--list"]);
+
+    assert_eq!(list.code, Some(0), "{list:?}");
+    assert!(list.stdout.contains("  gpt-last-ran  "), "{list:?}");
+    let odd: Vec<char> = list
+        .stdout
+        .chars()
+        .filter(|&c| c != '\n' && agent::text::is_unprintable(c))
+        .collect();
+    assert!(odd.is_empty(), "{odd:?} in {:?}", list.stdout);
+}
+
+#[test]
 fn a_probe_that_needs_a_model_uses_the_one_the_cli_last_ran() {
     let w = world();
     let url = w.api.url();

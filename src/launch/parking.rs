@@ -480,6 +480,22 @@ mod tests {
     }
 
     #[test]
+    fn a_window_named_by_a_vendor_is_described_without_its_control_or_bidi_characters() {
+        let w = window(
+            Scope::ModelWeekly {
+                family: "\u{202E}opus\u{1b}[2J".into(),
+            },
+            100.0,
+            Source::UsageEndpoint,
+        );
+        let reason = describe(&w, 95.0);
+        assert!(
+            reason.starts_with("weekly Opus[2J limit, resets "),
+            "{reason:?}"
+        );
+    }
+
+    #[test]
     fn extra_usage_runs_past_the_subscription_wall_until_the_credits_are_spent() {
         let paid = Policy {
             extra_usage: true,
