@@ -123,7 +123,8 @@ fn claude_refused_with(sb: &Sandbox, text: &str) {
 /// the test's under `scripts/test-at-dates.sh`).
 fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
     let dir = project_dir(sb, sb.home());
-    let lines: String = rows.iter().map(|row| format!("{row}\n")).collect();
+    let lines: Vec<String> = rows.iter().map(ToString::to_string).collect();
+    let lines = format!("{}\n", lines.join("\n"));
     let template = sb.tmp_dir().join("transcript-rows.jsonl");
     std::fs::write(&template, lines).unwrap();
     sb.fake_cli("claude")
@@ -245,7 +246,7 @@ fn a_function_output_quoting_a_token_count_in_the_rollout_parks_nothing() {
     let template = w.sb.tmp_dir().join("rollout-lines.jsonl");
     std::fs::write(
         &template,
-        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        format!("{}\n", lines.map(|l| l.to_string()).join("\n")),
     )
     .unwrap();
     let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
