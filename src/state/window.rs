@@ -226,14 +226,15 @@ fn refused(scope: &Scope, source: Source, resets_at: Timestamp, why: Implausible
     ));
 }
 
-/// "5 hours", "7 days".
+/// "5 hours", "7 days", "1 day".
 fn duration_words(length: SignedDuration) -> String {
-    let minutes = length.as_mins();
-    match minutes {
-        m if m % (24 * 60) == 0 => format!("{} days", m / (24 * 60)),
-        m if m % 60 == 0 => format!("{} hours", m / 60),
-        m => format!("{m} minutes"),
-    }
+    let (count, unit) = match length.as_mins() {
+        m if m > 0 && m % (24 * 60) == 0 => (m / (24 * 60), "day"),
+        m if m > 0 && m % 60 == 0 => (m / 60, "hour"),
+        m => (m, "minute"),
+    };
+    let s = if count == 1 { "" } else { "s" };
+    format!("{count} {unit}{s}")
 }
 
 impl Source {
@@ -552,6 +553,16 @@ mod tests {
         let endless = Scope::from_minutes(LONGEST_MINUTES + 1, None);
         assert!(new(&endless, now + SignedDuration::from_hours(1), now).is_none());
         assert_eq!(endless.length(), None);
+    }
+
+    #[test]
+    fn a_refusal_names_the_windows_length_in_words() {
+        let words = |minutes| duration_words(SignedDuration::from_mins(minutes));
+        assert_eq!(words(300), "5 hours");
+        assert_eq!(words(10_080), "7 days");
+        assert_eq!(words(1440), "1 day");
+        assert_eq!(words(90), "90 minutes");
+        assert_eq!(words(0), "0 minutes");
     }
 
     #[test]
