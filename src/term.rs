@@ -61,12 +61,18 @@ fn emit_notice(line: &str) {
     let _ = writeln!(stderr, "{line}");
 }
 
+/// What agent prints of a message on stderr: its secrets redacted, and none of the control
+/// or bidi characters others' text in it may carry (`text::printable_lines`).
+fn shown(message: &str) -> String {
+    crate::text::printable_lines(&crate::redact::redact(message))
+}
+
 /// `[agent] …` — a notice a person must see (descent, fast-fail); `--quiet` silences it.
 pub fn notice(message: &str) {
     if settings().quiet {
         return;
     }
-    let message = crate::redact::redact(message);
+    let message = shown(message);
     if settings().color {
         emit_notice(&format!("{} {message}", "[agent]".yellow()));
     } else {
@@ -76,7 +82,7 @@ pub fn notice(message: &str) {
 
 /// `agent: warning: …` — printed even with `--quiet`.
 pub fn warn(message: &str) {
-    let message = crate::redact::redact(message);
+    let message = shown(message);
     if settings().color {
         emit_notice(&format!("{} {message}", "agent: warning:".yellow().bold()));
     } else {
@@ -86,7 +92,7 @@ pub fn warn(message: &str) {
 
 /// `agent: …` — the one line an error is printed as.
 pub fn error(message: &str) {
-    let message = crate::redact::redact(message);
+    let message = shown(message);
     if settings().color {
         emit_notice(&format!("{} {message}", "agent:".red().bold()));
     } else {
@@ -97,7 +103,7 @@ pub fn error(message: &str) {
 /// `[agent:debug] …` with `AGENT_LOG=debug`: every decision and why.
 pub fn debug(message: &str) {
     if settings().debug {
-        emit_notice(&format!("[agent:debug] {}", crate::redact::redact(message)));
+        emit_notice(&format!("[agent:debug] {}", shown(message)));
     }
 }
 
@@ -118,4 +124,19 @@ pub fn emit_json(value: &serde_json::Value) -> anyhow::Result<()> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     emit(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn what_goes_to_stderr_keeps_agents_lines_and_loses_others_controls() {
+        assert_eq!(
+            super::shown("Claude Code unavailable — weekly \u{202E}supO limit\u{1b}[2K"),
+            "Claude Code unavailable — weekly supO limit[2K"
+        );
+        assert_eq!(
+            super::shown("bad config\n  |\n1 | x = \u{7}1\r"),
+            "bad config\n  |\n1 | x = 1 "
+        );
+    }
 }

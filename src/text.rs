@@ -1,11 +1,60 @@
-//! Text helpers every floor may use: one-line snippets of an answer's body for reasons, and
-//! argv quoted as a person would type it in a POSIX shell.
+//! Text helpers every floor may use: others' text made safe to print ([`printable`]),
+//! one-line snippets of an answer's body for reasons, and argv quoted as a person would
+//! type it in a POSIX shell.
+//!
+//! Text agent prints from others — a model's display name from the statusline feed, a
+//! CLI's error, a window's name, an upstream body quoted in a reason — loses every control
+//! and bidi character (DESIGN §19): none of it may move the cursor, clear the screen, set
+//! a terminal's title or reorder what a person reads (`U+202E` turning `txt.exe` around).
 
 /// The longest part of a failing body a reason quotes.
 pub const REASON_BODY_CHARS: usize = 140;
 
+/// Whether `c` may not reach a terminal or a page from others' text: a C0 or C1 control
+/// (newline and tab included), DEL, or a format character that reorders or hides text —
+/// the bidi marks, embeddings, overrides and isolates (`U+061C`, `U+200E`, `U+200F`,
+/// `U+202A`–`U+202E`, `U+2066`–`U+2069`), the zero-width and invisible characters
+/// (`U+180E`, `U+200B`–`U+200D`, `U+2060`–`U+2064`, `U+206A`–`U+206F`, `U+FEFF`), the line
+/// and paragraph separators and the interlinear annotation marks.
+pub fn is_unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+        )
+}
+
+/// Others' text as one printed line: white space that is a control (a newline, a tab, a
+/// line separator) becomes a space, and every other [`is_unprintable`] character is
+/// dropped. The one function applied wherever others' text enters what agent prints.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .filter_map(|c| match c {
+            c if !is_unprintable(c) => Some(c),
+            c if c.is_whitespace() => Some(' '),
+            _ => None,
+        })
+        .collect()
+}
+
+/// [`printable`] for each line of a message agent wrote on several lines (an error with
+/// the configuration's lines under it): its own line breaks are kept, nothing else.
+pub fn printable_lines(text: &str) -> String {
+    text.split('\n')
+        .map(printable)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// One line of at most [`REASON_BODY_CHARS`] characters: control characters and runs of
-/// white space folded to one space, an ellipsis where it was cut.
+/// white space folded to one space, the other [`is_unprintable`] characters dropped, an
+/// ellipsis where it was cut.
 pub fn snippet(text: &str) -> String {
     let mut folded = String::with_capacity(text.len().min(512));
     let mut last_space = true;
@@ -15,6 +64,7 @@ pub fn snippet(text: &str) -> String {
                 folded.push(' ');
                 last_space = true;
             }
+        } else if is_unprintable(ch) {
         } else {
             folded.push(ch);
             last_space = false;
@@ -51,12 +101,41 @@ pub fn shell_quote(arg: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn others_text_loses_control_and_bidi_characters() {
+        assert_eq!(printable("Opus 4.8"), "Opus 4.8");
+        assert_eq!(printable("Opus\u{1b}[2J 4.8\u{7}"), "Opus[2J 4.8");
+        assert_eq!(printable("a\nb\tc\r\u{2028}d"), "a b c  d");
+        assert_eq!(printable("\u{202E}evil\u{202C}.txt"), "evil.txt");
+        for c in [
+            '\u{0}', '\u{7f}', '\u{85}', '\u{9b}', '\u{61c}', '\u{200b}', '\u{200e}', '\u{200f}',
+            '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}',
+            '\u{2068}', '\u{2069}', '\u{feff}',
+        ] {
+            assert!(is_unprintable(c), "{:04x}", u32::from(c));
+            let shown = printable(&format!("x{c}y"));
+            assert!(shown == "xy" || shown == "x y", "{:04x}", u32::from(c));
+            assert!(
+                !snippet(&format!("x{c}y")).contains(c),
+                "{:04x}",
+                u32::from(c)
+            );
+        }
+        // Letters of every script, emoji and their joiner-free forms stay.
+        for text in ["Sonnet 5", "Ünïcödé", "מודל", "模型", "🙂", "café"] {
+            assert_eq!(printable(text), text);
+        }
+        assert_eq!(
+            printable_lines("agent line 1\n  | \u{202E}x\u{1b}]0;t\u{7}\n"),
+            "agent line 1\n  | x]0;t\n"
+        );
+    }
+
     #[test]
     fn shell_join_quotes_only_what_needs_it() {
         let argv = ["claude", "-p", "it's a bug", "--model", "x"].map(String::from);
-        assert_eq!(
-            super::shell_join(&argv),
-            r"claude -p 'it'\''s a bug' --model x"
-        );
+        assert_eq!(shell_join(&argv), r"claude -p 'it'\''s a bug' --model x");
     }
 }

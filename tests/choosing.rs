@@ -295,3 +295,35 @@ fn no_rung_left_exits_69_listing_why_each_failed() {
             && w.sb.calls("gemini").is_empty()
     );
 }
+
+#[test]
+fn an_upstreams_control_and_bidi_characters_reach_neither_the_notice_nor_the_status_rows() {
+    let w = world();
+    let body = "slow \u{202E}nwod\u{202C} \u{1b}]0;owned\u{7}\u{1b}[2J\u{2066}down\u{200F}";
+    w.api
+        .on(Rule::model("claude-opus-5").reply(Reply::status(429).body(body)));
+
+    let run = w.sb.run(&["-p", "hi"]);
+    let status = w.sb.run(&["--status"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let notice = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("[agent] Claude Code (claude-opus-5) unavailable — "))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(notice.contains("slow nwod ]0;owned [2Jdown"), "{notice:?}");
+    let row = status
+        .stdout
+        .lines()
+        .find(|l| l.contains("claude-opus-5") && l.contains("slow"))
+        .unwrap_or_else(|| panic!("{status:?}"));
+    for text in [&run.stderr, &status.stdout] {
+        let odd: Vec<char> = text
+            .chars()
+            .filter(|&c| c != '\n' && agent::text::is_unprintable(c))
+            .collect();
+        assert!(odd.is_empty(), "{odd:?} in {text:?}");
+    }
+    assert!(row.contains("slow nwod"), "{row:?}");
+}

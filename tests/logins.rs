@@ -372,9 +372,11 @@ fn a_machine_logged_in_everywhere_with_no_proxy_and_no_key_has_no_problem() {
 #[test]
 fn agy_past_the_version_gate_reports_its_windows_without_a_prompt() {
     let (sb, _api) = logged_in();
+    // A 5-hour window resets within five hours of when it is seen.
+    let reset = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(2)).to_string();
     let usage = json!({"command": {"name": "usage", "data": {"groups": [
         {"name": "Gemini Models", "buckets": [
-            {"id": "gemini-5h", "window": "5h", "remaining_fraction": 0.58, "reset_time": "2099-10-02T16:59:24Z"}]},
+            {"id": "gemini-5h", "window": "5h", "remaining_fraction": 0.58, "reset_time": reset}]},
     ]}}});
     sb.fake_cli("agy")
         .script(&format!(
@@ -442,11 +444,12 @@ fn a_logins_known_windows_are_shown_with_percent_reset_source_and_age() {
     sb.write_config(CLAUDE_RUNGS);
     let key = format!("claude:{}", sb.home().join(".claude").display());
     let observed = jiff::Timestamp::now() - jiff::SignedDuration::from_mins(3);
+    let reset = (observed + jiff::SignedDuration::from_hours(4)).to_string();
     std::fs::write(
         sb.state_dir().join("windows.json"),
         json!({"logins": {key: [{
             "scope": {"kind": "five_hour"}, "used_percent": 42.0,
-            "resets_at": "2099-09-14T15:00:00Z", "source": "statusline",
+            "resets_at": reset, "source": "statusline",
             "observed_at": observed.to_string()}]}})
         .to_string(),
     )
@@ -470,8 +473,31 @@ fn a_logins_known_windows_are_shown_with_percent_reset_source_and_age() {
     let window = &list["rungs"][0]["login"]["windows"][0];
     assert_eq!(window["used_percent"], 42.0, "{list}");
     assert_eq!(window["source"], "statusline", "{list}");
-    assert_eq!(window["resets_at"], "2099-09-14T15:00:00Z", "{list}");
+    assert_eq!(window["resets_at"], reset.as_str(), "{list}");
     assert!(window["age_seconds"].as_i64().unwrap() >= 180, "{list}");
+}
+
+#[test]
+fn a_model_the_cli_last_ran_is_listed_without_control_or_bidi_characters() {
+    let w = world();
+    // Codex's settings name no model: the one its records last name is the probe's.
+    w.sb.write_file(".codex/config.toml", "");
+    w.sb.write_file(
+        ".codex/sessions/2026/09/14/rollout-2026-09-14T10-00-00-abc.jsonl",
+        r#"{"timestamp":"2026-09-14T10:00:00Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt\u202e-last\u001b-ran"}}"#,
+    );
+    w.sb.write_config("[[rungs]]\nbackend = \"codex\"\n");
+
+    let list = w.sb.run(&["--list"]);
+
+    assert_eq!(list.code, Some(0), "{list:?}");
+    assert!(list.stdout.contains("  gpt-last-ran  "), "{list:?}");
+    let odd: Vec<char> = list
+        .stdout
+        .chars()
+        .filter(|&c| c != '\n' && agent::text::is_unprintable(c))
+        .collect();
+    assert!(odd.is_empty(), "{odd:?} in {:?}", list.stdout);
 }
 
 #[test]
@@ -507,11 +533,13 @@ fn a_probe_that_needs_a_model_uses_the_one_the_cli_last_ran() {
 #[test]
 fn agy_with_every_pool_spent_fails_until_the_reset_whatever_its_exit_code() {
     let (sb, _api) = logged_in();
+    let in_hours =
+        |hours| (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(hours)).to_string();
     let usage = json!({"command": {"name": "usage", "data": {"groups": [
         {"name": "Gemini Models", "buckets": [
-            {"id": "gemini-5h", "window": "5h", "remaining_fraction": 0.0, "reset_time": "2099-10-02T16:59:24Z"}]},
+            {"id": "gemini-5h", "window": "5h", "remaining_fraction": 0.0, "reset_time": in_hours(2)}]},
         {"name": "Claude and GPT models", "buckets": [
-            {"id": "cg-5h", "window": "5h", "remaining_fraction": 0.0, "reset_time": "2099-10-02T17:59:24Z"}]},
+            {"id": "cg-5h", "window": "5h", "remaining_fraction": 0.0, "reset_time": in_hours(3)}]},
     ]}}});
     // agy exits 0 even with its quota spent: only its own report says so.
     sb.fake_cli("agy")

@@ -100,27 +100,36 @@ fn project_dir(sb: &Sandbox, cwd: &Path) -> PathBuf {
 }
 
 /// A fake `claude` that, like Claude Code refused by a usage limit, writes its synthetic
-/// error row into the transcript of the working directory and exits 1 at once. The file's
-/// time is set from the clock the row's time came from (the file system stamps the
-/// machine's, which is not the test's under `scripts/test-at-dates.sh`).
+/// error row into the transcript of the working directory and exits 1 at once.
 fn claude_refused_with(sb: &Sandbox, text: &str) {
+    claude_failing_with_rows(
+        sb,
+        &[json!({
+            "type": "assistant",
+            "sessionId": "s-1",
+            "timestamp": "@NOW@",
+            "message": {"model": "<synthetic>", "role": "assistant",
+                        "content": [{"type": "text", "text": text}]},
+            "error": "rate_limit",
+            "isApiErrorMessage": true,
+            "apiErrorStatus": 429,
+        })],
+    );
+}
+
+/// A fake `claude` that writes `rows` (`@NOW@` standing for the time it runs) into the
+/// transcript of the working directory and exits 1 at once. The file's time is set from
+/// the clock the rows' time came from (the file system stamps the machine's, which is not
+/// the test's under `scripts/test-at-dates.sh`).
+fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
     let dir = project_dir(sb, sb.home());
-    let row = json!({
-        "type": "assistant",
-        "sessionId": "s-1",
-        "timestamp": "@NOW@",
-        "message": {"model": "<synthetic>", "role": "assistant",
-                    "content": [{"type": "text", "text": text}]},
-        "error": "rate_limit",
-        "isApiErrorMessage": true,
-        "apiErrorStatus": 429,
-    })
-    .to_string();
-    let template = sb.tmp_dir().join("limit-row.json");
-    std::fs::write(&template, format!("{row}\n")).unwrap();
+    let lines: Vec<String> = rows.iter().map(ToString::to_string).collect();
+    let lines = format!("{}\n", lines.join("\n"));
+    let template = sb.tmp_dir().join("transcript-rows.jsonl");
+    std::fs::write(&template, lines).unwrap();
     sb.fake_cli("claude")
         .script(&format!(
-            "mkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
+            "mkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/g\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
             dir = dir.display(),
             template = template.display(),
         ))
@@ -180,6 +189,166 @@ fn a_short_rate_limit_of_the_service_parks_nothing() {
         !second.stderr.contains("limit, resets"),
         "{}",
         second.stderr
+    );
+}
+
+#[test]
+fn a_prompt_or_an_answer_quoting_a_limit_text_parks_nothing() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    // A plausible reset: only who wrote the row keeps it from parking the login.
+    let text = format!("Claude AI usage limit reached|{}", in_hours(2).as_second());
+    let session = "You've hit your session limit · resets 3pm (Europe/Berlin)";
+    claude_failing_with_rows(
+        &w.sb,
+        &[
+            json!({"type": "user", "sessionId": "s-1", "timestamp": "@NOW@",
+                   "message": {"role": "user", "content": text}}),
+            json!({"type": "user", "sessionId": "s-1", "timestamp": "@NOW@",
+                   "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                               "content": [{"type": "text", "text": text}]}]}}),
+            json!({"type": "assistant", "sessionId": "s-1", "timestamp": "@NOW@",
+                   "message": {"model": "claude-opus-5", "role": "assistant",
+                               "content": [{"type": "text", "text": text}, {"type": "text", "text": session}]},
+                   "error": "rate_limit", "isApiErrorMessage": true}),
+        ],
+    );
+
+    let first = w.sb.run(&["-p", "hi"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert!(!first.stderr.contains("parked until"), "{}", first.stderr);
+    let second = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(w.sb.calls("claude").len(), 2, "parked: {}", second.stderr);
+    assert!(
+        !second.stderr.contains("limit, resets"),
+        "{}",
+        second.stderr
+    );
+    assert!(!w.sb.state_dir().join("windows.json").exists());
+}
+
+#[test]
+fn a_function_output_quoting_a_token_count_in_the_rollout_parks_nothing() {
+    let w = world();
+    codex_on_chatgpt(&w.sb);
+    let token_count = json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {
+        "type": "token_count", "info": null, "rate_limits": {"limit_id": "codex",
+        "primary": {"used_percent": 100.0, "window_minutes": 300, "resets_at": in_hours(2).as_second()}}}})
+    .to_string();
+    let lines = [
+        json!({"timestamp": "@NOW@", "type": "session_meta", "payload": {"cwd": "@CWD@"}}),
+        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": "c", "output": token_count}}),
+        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {
+            "type": "user_message", "message": token_count}}),
+    ];
+    let template = w.sb.tmp_dir().join("rollout-lines.jsonl");
+    std::fs::write(
+        &template,
+        format!("{}\n", lines.map(|l| l.to_string()).join("\n")),
+    )
+    .unwrap();
+    let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
+    let dir = w.sb.home().join(".codex/sessions").join(day);
+    w.sb.fake_cli("codex")
+        .script(&format!(
+            r#"[ "$1" = app-server ] && exit 0
+mkdir -p '{dir}'
+now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+cwd=$(pwd -P)
+f='{dir}/rollout-2026-01-01T00-00-00-run.jsonl'
+sed "s|@NOW@|$now|g; s|@CWD@|$cwd|g" '{template}' >> "$f"
+touch -d "$now" "$f"
+exit 1"#,
+            dir = dir.display(),
+            template = template.display(),
+        ))
+        .install();
+
+    let first = w.sb.run(&["-p", "hi"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    let second = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(launches(&w.sb, "codex"), 2, "parked: {}", second.stderr);
+    assert!(
+        !second.stderr.contains("limit, resets"),
+        "{}",
+        second.stderr
+    );
+    let windows =
+        std::fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap_or_default();
+    assert!(!windows.contains(&codex_login(&w.sb)), "{windows}");
+}
+
+/// 9999-01-01, a reset no window has (and within any clock's range).
+fn year_9999() -> Timestamp {
+    Timestamp::from_second(253_370_764_800).unwrap()
+}
+
+/// How many times `stderr` says a window was refused.
+fn refusals(stderr: &str) -> usize {
+    stderr.matches("[agent] ignored a ").count()
+}
+
+#[test]
+fn a_stored_window_resetting_in_year_9999_parks_nothing() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    // What an older agent believed and kept.
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, year_9999())],
+    );
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(w.sb.calls("claude").len(), 1, "parked: {}", run.stderr);
+    assert!(!run.stderr.contains("limit, resets"), "{}", run.stderr);
+    assert_eq!(refusals(&run.stderr), 1, "{}", run.stderr);
+}
+
+#[test]
+fn a_limit_row_naming_a_reset_in_year_9999_parks_nothing() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    claude_refused_with(
+        &w.sb,
+        &format!("Claude AI usage limit reached|{}", year_9999().as_second()),
+    );
+
+    let first = w.sb.run(&["-p", "hi"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert_eq!(refusals(&first.stderr), 1, "{}", first.stderr);
+    let second = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(w.sb.calls("claude").len(), 2, "parked: {}", second.stderr);
+    assert!(
+        !second.stderr.contains("limit, resets"),
+        "{}",
+        second.stderr
+    );
+}
+
+#[test]
+fn an_app_server_naming_a_reset_in_year_9999_parks_nothing() {
+    let w = world();
+    codex_on_chatgpt(&w.sb);
+    codex_app_server_answering(&w.sb, year_9999());
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(launches(&w.sb, "codex"), 1, "parked: {}", run.stderr);
+    assert_eq!(w.sb.calls("gemini").len(), 0);
+    assert_eq!(refusals(&run.stderr), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("ignored a weekly window from codex app-server: it resets 9999-01-01"),
+        "{}",
+        run.stderr
     );
 }
 

@@ -119,6 +119,55 @@ fn the_line_shows_model_windows_and_resets_and_records_them_with_no_call() {
 }
 
 #[test]
+fn a_feed_naming_a_reset_in_year_9999_records_nothing_and_says_so_once() {
+    let w = world();
+    // 9999-01-01 for both windows: neither is a window, and one line says so.
+    let (code, stdout, stderr) = statusline(&w.sb, &feed(253_370_764_800, 253_370_764_800));
+
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout:?}");
+    assert!(!stdout.contains("7d"), "{stdout}");
+    assert!(!stdout.contains("5h"), "{stdout}");
+    assert_eq!(windows_json(&w.sb), Value::Null, "recorded");
+    assert_eq!(stderr.matches("[agent] ignored a ").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "ignored a 5-hour window from Claude Code's statusline feed: it resets 9999-01-01"
+        ),
+        "{stderr}"
+    );
+    // The last second of year 9999 is past what any clock shows: not a window either.
+    let (code, stdout, _) = statusline(&w.sb, &feed(253_402_300_799, 253_402_300_799));
+    assert_eq!(code, Some(0));
+    assert!(!stdout.contains("5h"), "{stdout}");
+    assert_eq!(windows_json(&w.sb), Value::Null, "recorded");
+}
+
+#[test]
+fn a_model_name_with_control_or_bidi_characters_is_shown_without_them() {
+    let w = world();
+    let (five, week) = resets();
+    let input = feed(five, week).replace(
+        r#""display_name":"Opus 4.8""#,
+        r#""display_name":"\u202eOpus\u2066 4.8\u001b]0;x\u0007\u200f""#,
+    );
+    assert!(input.contains(r"\u202e"), "{input}");
+
+    let (code, stdout, stderr) = statusline(&w.sb, &input);
+
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("Opus 4.8]0;x · 5h 42% "), "{stdout:?}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout:?}");
+    assert!(
+        !stdout
+            .trim_end_matches('\n')
+            .chars()
+            .any(agent::text::is_unprintable),
+        "{stdout:?}"
+    );
+}
+
+#[test]
 fn bad_input_gives_a_minimal_line_and_exit_0() {
     let w = world();
     for input in [

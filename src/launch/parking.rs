@@ -31,7 +31,7 @@ use crate::config::accounts::Kind;
 use crate::launch::rung::Rung;
 use crate::login::{self, Cli};
 use crate::state::json_file::JsonFile;
-use crate::state::window::{Scope, Source, Window, rfc3339};
+use crate::state::window::{self, Scope, Source, Window, rfc3339};
 use crate::state::windows::Windows;
 
 /// Windows seen this recently are fresh: the CLI is not asked again.
@@ -184,7 +184,7 @@ pub fn describe(window: &Window, park_at_percent: f64) -> String {
 /// (the CLIs' records keep it in lowercase).
 fn scope_words(scope: &Scope) -> String {
     let words = scope.describe();
-    let Some(family) = scope.family() else {
+    let Some(family) = scope.family().map(crate::text::printable) else {
         return words;
     };
     let capitalized: String = family
@@ -197,7 +197,7 @@ fn scope_words(scope: &Scope) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    words.replace(family, &capitalized)
+    words.replace(&family, &capitalized)
 }
 
 /// The reset in local time: `Thu 09:00`.
@@ -229,6 +229,15 @@ pub struct ParkedWindow {
     pub scope: Scope,
     #[serde(with = "rfc3339")]
     pub resets_at: Timestamp,
+}
+
+impl ParkedWindow {
+    /// Whether this memory still holds at `now`: its window has not reset, and it resets
+    /// within the window's length of now (the rule of [`window::plausible`]; a memory
+    /// written before that rule, of a reset in year 9999, is forgotten).
+    fn holds(&self, now: Timestamp) -> bool {
+        self.resets_at > now && window::plausible(&self.scope, self.resets_at, now, now).is_ok()
+    }
 }
 
 /// The windows store and the parked memory, read for one launch.
@@ -293,7 +302,7 @@ impl Parking {
             .remove(login)
             .unwrap_or_default()
             .into_iter()
-            .filter(|p| p.resets_at > now)
+            .filter(|p| p.holds(now))
             .collect();
         let over: Vec<Window> = all
             .iter()
@@ -321,7 +330,7 @@ impl Parking {
             let result = self.parked.update(|file| {
                 file.logins.insert(login.to_string(), now_parked);
                 for parked in file.logins.values_mut() {
-                    parked.retain(|p| p.resets_at > now);
+                    parked.retain(|p| p.holds(now));
                 }
                 file.logins.retain(|_, parked| !parked.is_empty());
             });
@@ -471,6 +480,22 @@ mod tests {
     }
 
     #[test]
+    fn a_window_named_by_a_vendor_is_described_without_its_control_or_bidi_characters() {
+        let w = window(
+            Scope::ModelWeekly {
+                family: "\u{202E}opus\u{1b}[2J".into(),
+            },
+            100.0,
+            Source::UsageEndpoint,
+        );
+        let reason = describe(&w, 95.0);
+        assert!(
+            reason.starts_with("weekly Opus[2J limit, resets "),
+            "{reason:?}"
+        );
+    }
+
+    #[test]
     fn extra_usage_runs_past_the_subscription_wall_until_the_credits_are_spent() {
         let paid = Policy {
             extra_usage: true,
@@ -516,10 +541,32 @@ mod tests {
         // Released: it parks again only at the mark.
         assert!(parking.over(key, &at(92.0), 95.0, now).is_empty());
         assert_eq!(parking.over(key, &at(95.0), 95.0, now).len(), 1);
-        // A new window (after the reset) starts unparked.
-        let next = now + jiff::SignedDuration::from_hours(7);
+        // A new window (another reset) starts unparked.
+        let next = now + jiff::SignedDuration::from_hours(4);
         let fresh =
             vec![Window::new(Scope::FiveHour, 92.0, next, Source::Statusline, now).unwrap()];
         assert!(parking.over(key, &fresh, 95.0, now).is_empty());
+    }
+
+    #[test]
+    fn parked_json_never_keeps_a_reset_beyond_its_windows_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Timestamp::now();
+        // Written before the rule: another login parked until year 9999.
+        std::fs::write(
+            dir.path().join("parked.json"),
+            serde_json::json!({"logins": {"claude:/other": [
+                {"scope": {"kind": "five_hour"}, "resets_at": "9999-01-01T00:00:00Z"}]}})
+            .to_string(),
+        )
+        .unwrap();
+        let parking = Parking::new(dir.path());
+        let resets = now + jiff::SignedDuration::from_hours(2);
+        let full =
+            vec![Window::new(Scope::FiveHour, 96.0, resets, Source::Statusline, now).unwrap()];
+        assert_eq!(parking.over("claude:/x", &full, 95.0, now).len(), 1);
+        let text = std::fs::read_to_string(dir.path().join("parked.json")).unwrap();
+        assert!(text.contains("claude:/x"), "{text}");
+        assert!(!text.contains("9999"), "{text}");
     }
 }

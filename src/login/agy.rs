@@ -138,8 +138,9 @@ mod tests {
       {"name":"Claude and GPT models","buckets":[
         {"id":"3p-5h","window":"5h","remaining_fraction":0.0,"reset_time":"2026-10-02T21:40:32Z"}]}]}}}"#;
 
+    /// After every window of the capture began (its weekly window resets 2026-10-09T15:00).
     fn now() -> Timestamp {
-        "2026-10-02T14:00:00Z".parse().unwrap()
+        "2026-10-02T17:00:00Z".parse().unwrap()
     }
 
     #[test]

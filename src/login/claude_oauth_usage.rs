@@ -102,7 +102,8 @@ mod tests {
             }"#,
         )
         .unwrap();
-        let now = Timestamp::from_second(1_789_000_000).unwrap();
+        // Within five hours of the five-hour reset: the example's windows are plausible.
+        let now: Timestamp = "2026-09-14T16:00:00Z".parse().unwrap();
         let windows = parse(&body, now);
         let seen: Vec<(Scope, f64)> = windows
             .iter()

@@ -35,6 +35,8 @@ use super::window::{self, Scope, Source, Window};
 /// Claude Code's longest project directory name before it adds a hash (`rtt`).
 const MAX_PROJECT_NAME: usize = 200;
 const OLD_LIMIT_TEXT: &str = "Claude AI usage limit reached|";
+/// The model Claude Code names on the rows it writes itself.
+const SYNTHETIC_MODEL: &str = "<synthetic>";
 
 /// What a limit row says.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,9 +117,15 @@ fn base36(mut n: u32) -> String {
     String::from_utf8(out).expect("ASCII digits")
 }
 
-/// The limit row one transcript line is, if it is one.
+/// The limit row one transcript line is, if it is one. Only a row Claude Code wrote itself
+/// counts — an assistant row of its `<synthetic>` model — never text a person or a tool put
+/// in the transcript: a prompt quoting `Claude AI usage limit reached|253370764800`, a tool's
+/// output, or a real model's answer saying the same are message content, not a refusal.
 pub fn parse_row(line: &str) -> Option<LimitRow> {
     let row: Value = serde_json::from_str(line).ok()?;
+    if !written_by_the_cli(&row) {
+        return None;
+    }
     let text = message_text(&row)?;
     let flagged = row.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true)
         && row.get("error").and_then(Value::as_str) == Some("rate_limit");
@@ -133,6 +141,14 @@ pub fn parse_row(line: &str) -> Option<LimitRow> {
             .and_then(Value::as_str)
             .map(str::to_string),
     })
+}
+
+/// Whether a row is Claude Code's own: an assistant row whose model is `<synthetic>` (what
+/// it writes for an error no model answered), not a user row (prompts and tool results)
+/// nor a real model's answer.
+fn written_by_the_cli(row: &Value) -> bool {
+    row.get("type").and_then(Value::as_str) == Some("assistant")
+        && row.pointer("/message/model").and_then(Value::as_str) == Some(SYNTHETIC_MODEL)
 }
 
 /// The text of a row's message (`message.content`, a string or text blocks).
@@ -299,6 +315,12 @@ mod tests {
         .to_string()
     }
 
+    fn answer_saying(text: &str, timestamp: &str) -> String {
+        serde_json::json!({"type": "assistant", "timestamp": timestamp, "sessionId": "s-1",
+            "message": {"model": "claude-opus-4-8", "role": "assistant", "content": [{"type": "text", "text": text}]}})
+        .to_string()
+    }
+
     fn window_of(line: &str) -> Window {
         match parse_row(line).unwrap().limit {
             Limit::Window(w) => w,
@@ -419,6 +441,42 @@ mod tests {
             None
         );
         assert_eq!(parse_row("{"), None);
+    }
+
+    #[test]
+    fn only_claude_codes_own_rows_are_limit_rows_never_message_content() {
+        let written = "2026-09-14T12:00:00Z";
+        let old_text = "Claude AI usage limit reached|1789400000";
+        let new_text = "You've hit your session limit · resets 3pm (UTC)";
+        // The CLI's own rows, for both texts: limit rows.
+        assert!(parse_row(&row(new_text, written)).is_some());
+        assert!(parse_row(&row(old_text, written)).is_some());
+        // A prompt quoting the text, as a string or a text block.
+        let prompt = serde_json::json!({"type": "user", "timestamp": written, "sessionId": "s-1",
+            "message": {"role": "user", "content": old_text}})
+        .to_string();
+        assert_eq!(parse_row(&prompt), None);
+        let blocks = serde_json::json!({"type": "user", "timestamp": written,
+            "message": {"role": "user", "content": [{"type": "text", "text": old_text}]}})
+        .to_string();
+        assert_eq!(parse_row(&blocks), None);
+        // A tool's output carrying the text.
+        let tool = serde_json::json!({"type": "user", "timestamp": written,
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                "content": [{"type": "text", "text": old_text}]}]}})
+        .to_string();
+        assert_eq!(parse_row(&tool), None);
+        // A real model's answer saying it, even with the row's flags copied.
+        for text in [old_text, new_text] {
+            let said = row(text, written).replace("<synthetic>", "claude-opus-4-8");
+            assert_eq!(parse_row(&said), None, "{said}");
+            assert_eq!(parse_row(&answer_saying(text, written)), None, "{text}");
+        }
+        // A user row with the flags copied is still a user row.
+        let flagged_user =
+            row(new_text, written).replace(r#""type":"assistant""#, r#""type":"user""#);
+        assert_ne!(flagged_user, row(new_text, written));
+        assert_eq!(parse_row(&flagged_user), None);
     }
 
     #[test]

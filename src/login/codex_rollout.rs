@@ -28,14 +28,18 @@ use super::window::{self, Scope, Source, Window};
 /// The plan-wide bucket's id; any other `limit_id` is a per-model limit.
 const PLAN_LIMIT_ID: &str = "codex";
 
-/// The windows of one `token_count` line; `None` when the line is not one with
-/// `rate_limits`.
+/// The windows of one `token_count` line (`type: event_msg`, `payload.type: token_count`,
+/// written by Codex itself); `None` when the line is not one with `rate_limits`, whatever
+/// text about token counts a user message or a function's output holds.
 pub fn token_count_windows(line: &str) -> Option<Vec<Window>> {
     if !line.contains("token_count") {
         return None;
     }
     let row: Value = serde_json::from_str(line).ok()?;
-    if row.pointer("/payload/type").and_then(Value::as_str) != Some("token_count") {
+    // Codex's own event, never a message or a tool's output that quotes one.
+    if row.get("type").and_then(Value::as_str) != Some("event_msg")
+        || row.pointer("/payload/type").and_then(Value::as_str) != Some("token_count")
+    {
         return None;
     }
     let written = records::timestamp(row.get("timestamp")?)?;
@@ -294,6 +298,27 @@ mod tests {
         let no_limits = r#"{"timestamp":"2026-09-14T12:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{}}}"#;
         assert_eq!(token_count_windows(no_limits), None);
         assert_eq!(token_count_windows("token_count {"), None);
+    }
+
+    #[test]
+    fn only_codexs_own_token_count_events_count_never_text_quoting_one() {
+        let full = r#"{"used_percent":100,"window_minutes":300,"resets_at":1789400000}"#;
+        let real = token_count("2026-09-14T12:00:00Z", full, "null");
+        assert_eq!(token_count_windows(&real).unwrap().len(), 1);
+        // A function's output and a user message holding that very line as text.
+        let output =
+            serde_json::json!({"timestamp": "2026-09-14T12:00:00Z", "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c", "output": real}})
+            .to_string();
+        assert_eq!(token_count_windows(&output), None);
+        let said = serde_json::json!({"timestamp": "2026-09-14T12:00:00Z", "type": "event_msg",
+            "payload": {"type": "user_message", "message": real}})
+        .to_string();
+        assert_eq!(token_count_windows(&said), None);
+        // The payload's shape under any other kind of line is not Codex's event either.
+        let other = real.replace(r#""type":"event_msg""#, r#""type":"response_item""#);
+        assert_ne!(other, real);
+        assert_eq!(token_count_windows(&other), None);
     }
 
     fn write_rollout(sessions: &Path, day: &str, name: &str, lines: &[String]) -> PathBuf {

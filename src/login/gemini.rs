@@ -183,6 +183,22 @@ mod tests {
             last_model(dir.path()).as_deref(),
             Some("gemini-3-pro-preview")
         );
+        // A user's or an info record naming a model is not an answer.
+        let said = chats.join("session-said.jsonl");
+        std::fs::write(
+            &said,
+            [
+                r#"{"id":"1","type":"gemini","content":"hello","model":"gemini-3-pro-preview"}"#,
+                r#"{"id":"2","type":"user","content":[{"text":"hi"}],"model":"gemini-evil"}"#,
+                r#"{"id":"3","type":"info","content":"note","model":"gemini-evil"}"#,
+            ]
+            .join("\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            last_model_in(&said).as_deref(),
+            Some("gemini-3-pro-preview")
+        );
         let rewritten = r#"{"$set":{"messages":[{"id":"9","type":"gemini","content":"x","model":"gemini-3.5-flash"}]}}"#;
         let path = chats.join("session-b.jsonl");
         std::fs::write(&path, rewritten).unwrap();

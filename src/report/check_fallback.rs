@@ -73,7 +73,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         format!(
             "{} — {}{extra}",
             by_rung(*index).short_name(),
-            status.reason()
+            crate::text::printable(status.reason())
         )
     };
     let alive: Vec<String> = findings

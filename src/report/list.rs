@@ -109,6 +109,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                 Err(u) if u.skip => format!("SKIP {}", u.reason),
                 Err(u) => format!("FAIL {}", u.reason),
             };
+            // A model may be the one a CLI's records last named; a reason may quote others.
             [
                 format!("{}", r.index),
                 def.backend.clone(),
@@ -118,6 +119,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     .unwrap_or_else(|| "(CLI default)".into()),
                 state,
             ]
+            .map(|cell| crate::text::printable(&cell))
         })
         .collect();
     let header = ["#", "backend", "probe model", "run model", ""].map(String::from);

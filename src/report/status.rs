@@ -160,6 +160,8 @@ pub fn row(name: &str, width: usize, status: &Status) -> String {
         Status::Failed { class, reason, .. } => ("FAIL", format!("{class}: {reason}")),
     };
     let state = paint(state);
+    // Reasons quote others (an upstream's body, a CLI's words, a window's name).
+    let (name, text) = (crate::text::printable(name), crate::text::printable(&text));
     format!("{state} {name:width$}   {text}")
 }
 
@@ -199,4 +201,22 @@ pub fn json_row(rung: &Rung, status: &Status) -> serde_json::Value {
         "latency_ms": latency,
         "login": super::list::login_json(rung),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_quoting_others_shows_none_of_their_control_or_bidi_characters() {
+        let status = Status::Failed {
+            class: ErrorClass::RateLimited,
+            reason: "429 \u{202E}detats\u{202C} \u{1b}]0;pwned\u{7}slow down".into(),
+            skip: false,
+        };
+        let line = row("claude / m\u{200F}", 12, &status);
+        assert!(line.ends_with("429 detats ]0;pwnedslow down"), "{line:?}");
+        assert!(line.contains(" claude / m "), "{line:?}");
+        assert!(!line.chars().any(crate::text::is_unprintable), "{line:?}");
+    }
 }

@@ -14,6 +14,7 @@ use jiff::tz::TimeZone;
 use crate::login::claude_statusline::{self, Feed};
 use crate::login::{self, Cli, Scope, Window};
 use crate::state::windows::Windows;
+use crate::text::printable;
 
 use super::statusline_install;
 
@@ -155,12 +156,6 @@ fn window_text(window: &Window, zone: &TimeZone, now: Timestamp) -> String {
     format!("{name} {:.0}% ↺{at}", window.used_percent)
 }
 
-/// Claude Code's text with its control characters dropped: a model name from stdin is
-/// not trusted to move the cursor.
-fn printable(text: &str) -> String {
-    text.chars().filter(|c| !c.is_control()).collect()
-}
-
 /// agent's line with the previous statusLine command's output beside it (its first line;
 /// any further lines follow, as Claude Code shows several).
 fn beside(ours: &str, theirs: &str) -> String {
@@ -196,6 +191,21 @@ mod tests {
         assert_eq!(
             line,
             "Opus[2J 4.8 · 5h 42% ↺14:00 · 7d 81% ↺Fri 09:00 · fallbacks OK · via Claude Code (claude-opus-5)"
+        );
+    }
+
+    #[test]
+    fn others_text_on_the_line_loses_control_and_bidi_characters() {
+        let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
+        let json =
+            r#"{"model":{"id":"claude-opus-4-8","display_name":"\u202eOpus\u2066 4.8\u200f"}}"#;
+        let feed = claude_statusline::parse(json, now).unwrap();
+        let mut facts = facts(Some(&feed));
+        facts.fallbacks = Some("OK\u{202E}".into());
+        facts.rung = Some("Claude Code\u{1b}[2J (x)".into());
+        assert_eq!(
+            render(&facts),
+            "Opus 4.8 · fallbacks OK · via Claude Code[2J (x)"
         );
     }
 

@@ -5,14 +5,28 @@
 //! Windows are classified by their **length**, not by the slot a vendor put them in: Codex
 //! has moved the weekly window into `primary` with `secondary` empty (research §2.2), so
 //! `window_minutes = 10080` is weekly wherever it sits.
+//!
+//! A window is **plausible or refused** (DESIGN §19): it resets within its own length of
+//! when it was seen, and it was not seen in the future. [`plausible`] is that rule, and
+//! [`Window::new`] — which every source, and every window read back from a state file,
+//! goes through — applies it, so a feed, a limit row or `codex app-server` naming a reset
+//! in year 9999 parks nothing.
 
-use jiff::Timestamp;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
 /// Five hours, the "session" window of Claude, Codex and Antigravity.
 pub const FIVE_HOURS_MINUTES: u64 = 5 * 60;
 /// Seven days.
 pub const WEEK_MINUTES: u64 = 7 * 24 * 60;
+/// The longest window any vendor has: a month of paid usage credits (Claude's
+/// `extra_usage.monthly_limit`). A window said to be longer is refused.
+pub const LONGEST_MINUTES: u64 = 31 * 24 * 60;
+/// How far past its length a reset may lie: a minute for clocks that disagree, and the
+/// minute Claude Code's reset text loses (its instant is the end of the minute shown).
+pub const CLOCK_SLACK: SignedDuration = SignedDuration::from_mins(2);
 
 /// Which calls a window counts, and over how long.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -71,21 +85,39 @@ impl Scope {
             .is_none_or(|family| family_matches(family, model))
     }
 
-    /// Words for a notice: "5-hour", "weekly Opus".
+    /// How long the window lasts, so how far from when it was seen it can reset; `None`
+    /// for a length no vendor has (longer than [`LONGEST_MINUTES`]). A window the CLI did
+    /// not name is at most the weekly one; usage credits are monthly.
+    pub fn length(&self) -> Option<SignedDuration> {
+        let minutes = match self {
+            Scope::FiveHour | Scope::ModelFiveHour { .. } => FIVE_HOURS_MINUTES,
+            Scope::Weekly | Scope::ModelWeekly { .. } | Scope::Unstated => WEEK_MINUTES,
+            Scope::Credits => LONGEST_MINUTES,
+            Scope::Other { minutes, .. } => *minutes,
+        };
+        if minutes > LONGEST_MINUTES {
+            return None;
+        }
+        Some(SignedDuration::from_mins(i64::try_from(minutes).ok()?))
+    }
+
+    /// Words for a notice: "5-hour", "weekly Opus". A family is the vendor's text: printed
+    /// without its control and bidi characters.
     pub fn describe(&self) -> String {
+        let family = |family: &str| crate::text::printable(family);
         match self {
             Scope::FiveHour => "5-hour".to_string(),
             Scope::Weekly => "weekly".to_string(),
-            Scope::ModelWeekly { family } => format!("weekly {family}"),
-            Scope::ModelFiveHour { family } => format!("5-hour {family}"),
+            Scope::ModelWeekly { family: name } => format!("weekly {}", family(name)),
+            Scope::ModelFiveHour { family: name } => format!("5-hour {}", family(name)),
             Scope::Other {
                 minutes,
                 family: None,
             } => length_words(*minutes),
             Scope::Other {
                 minutes,
-                family: Some(family),
-            } => format!("{} {family}", length_words(*minutes)),
+                family: Some(name),
+            } => format!("{} {}", length_words(*minutes), family(name)),
             Scope::Unstated => "usage".to_string(),
             Scope::Credits => "usage credits".to_string(),
         }
@@ -142,6 +174,83 @@ pub enum Source {
     UsageEndpoint,
 }
 
+/// Why a window is not believed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Implausible {
+    /// It resets further from when it was seen than the window lasts.
+    ResetsTooLate { length: SignedDuration },
+    /// It claims a length no vendor has.
+    TooLong,
+    /// It was seen after now.
+    SeenLater,
+}
+
+/// The one rule every window passes (DESIGN §19): a window of `scope` seen at `seen_at`
+/// resets within its own length of then (plus [`CLOCK_SLACK`]), and was not seen after
+/// `now`. A reset in the past is no lie, only old news: the window is void.
+pub fn plausible(
+    scope: &Scope,
+    resets_at: Timestamp,
+    seen_at: Timestamp,
+    now: Timestamp,
+) -> Result<(), Implausible> {
+    let length = scope.length().ok_or(Implausible::TooLong)?;
+    if seen_at.duration_since(now) > CLOCK_SLACK {
+        return Err(Implausible::SeenLater);
+    }
+    if resets_at.duration_since(seen_at) > length.saturating_add(CLOCK_SLACK) {
+        return Err(Implausible::ResetsTooLate { length });
+    }
+    Ok(())
+}
+
+/// Says once per process that a window was refused (a feed repeats itself every few
+/// seconds; one line is enough to explain why a login is not parked).
+fn refused(scope: &Scope, source: Source, resets_at: Timestamp, why: Implausible) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if SAID.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    let what = match why {
+        Implausible::ResetsTooLate { length } => format!(
+            "it resets {resets_at}, more than its {} after it was seen",
+            duration_words(length)
+        ),
+        Implausible::TooLong => "no window is that long".to_string(),
+        Implausible::SeenLater => "it was seen after now".to_string(),
+    };
+    crate::term::notice(&format!(
+        "ignored a {} window from {}: {what}",
+        scope.describe(),
+        source.describe()
+    ));
+}
+
+/// "5 hours", "7 days", "1 day".
+fn duration_words(length: SignedDuration) -> String {
+    let (count, unit) = match length.as_mins() {
+        m if m > 0 && m % (24 * 60) == 0 => (m / (24 * 60), "day"),
+        m if m > 0 && m % 60 == 0 => (m / 60, "hour"),
+        m => (m, "minute"),
+    };
+    let s = if count == 1 { "" } else { "s" };
+    format!("{count} {unit}{s}")
+}
+
+impl Source {
+    /// Where it came from, for a notice.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Source::Statusline => "Claude Code's statusline feed",
+            Source::Transcript => "a Claude Code transcript",
+            Source::CodexRecord => "a Codex rollout",
+            Source::AppServer => "codex app-server",
+            Source::AgyUsage => "agy /usage",
+            Source::UsageEndpoint => "the usage endpoint",
+        }
+    }
+}
+
 /// One usage window of one login.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Unchecked")]
@@ -158,7 +267,8 @@ pub struct Window {
 
 impl Window {
     /// A window, with `used_percent` clamped to 0..=100; `None` when it is not a number
-    /// (a NaN would compare false with every threshold and never park anything).
+    /// (a NaN would compare false with every threshold and never park anything), or when
+    /// it is not [`plausible`] now (said once on stderr).
     pub fn new(
         scope: Scope,
         used_percent: f64,
@@ -167,6 +277,10 @@ impl Window {
         observed_at: Timestamp,
     ) -> Option<Window> {
         if used_percent.is_nan() {
+            return None;
+        }
+        if let Err(why) = plausible(&scope, resets_at, observed_at, Timestamp::now()) {
+            refused(&scope, source, resets_at, why);
             return None;
         }
         Some(Window {
@@ -217,7 +331,7 @@ impl TryFrom<Unchecked> for Window {
             raw.source,
             raw.observed_at,
         )
-        .ok_or("used_percent is not a number")
+        .ok_or("used_percent is not a number, or the window is not plausible")
     }
 }
 
@@ -368,6 +482,131 @@ mod tests {
         }
         let no_time = text.replace("2026-09-20T00:00:00Z", "next thursday");
         assert!(serde_json::from_str::<Window>(&no_time).is_err());
+    }
+
+    #[test]
+    fn a_window_resets_within_its_own_length_of_when_it_was_seen_or_is_refused() {
+        let now = Timestamp::now();
+        let family = || "opus".to_string();
+        let scopes = [
+            (Scope::FiveHour, 5),
+            (Scope::ModelFiveHour { family: family() }, 5),
+            (Scope::Weekly, 7 * 24),
+            (Scope::ModelWeekly { family: family() }, 7 * 24),
+            (Scope::Unstated, 7 * 24),
+            (Scope::Credits, 31 * 24),
+            (Scope::from_minutes(24 * 60, None), 24),
+        ];
+        let new = |scope: &Scope, resets_at, observed_at| {
+            Window::new(
+                scope.clone(),
+                100.0,
+                resets_at,
+                Source::Statusline,
+                observed_at,
+            )
+        };
+        for (scope, hours) in &scopes {
+            let length = SignedDuration::from_hours(*hours);
+            // Seen a while ago: the reset counts from then, not from now.
+            let seen = now - SignedDuration::from_hours(1);
+            assert!(new(scope, seen + length, seen).is_some(), "{scope:?}");
+            assert!(
+                new(scope, seen + length + SignedDuration::from_mins(1), seen).is_some(),
+                "{scope:?}: within the slack"
+            );
+            assert!(
+                new(
+                    scope,
+                    seen + length + CLOCK_SLACK + SignedDuration::from_secs(1),
+                    seen
+                )
+                .is_none(),
+                "{scope:?}: past its length"
+            );
+            // 9999-01-01, within any clock's range.
+            let year_9999 = Timestamp::from_second(253_370_764_800).unwrap();
+            assert!(new(scope, year_9999, now).is_none(), "{scope:?}");
+        }
+        // A reset already past is old news, not a lie: kept, and void.
+        let old = new(&Scope::FiveHour, now - SignedDuration::from_hours(30), now).unwrap();
+        assert!(old.is_void(now));
+        // Seen in the future (a row stamped in year 9998): refused, whatever its reset.
+        let later = now + SignedDuration::from_hours(1);
+        assert!(
+            new(
+                &Scope::FiveHour,
+                later + SignedDuration::from_hours(1),
+                later
+            )
+            .is_none()
+        );
+        assert!(
+            new(
+                &Scope::FiveHour,
+                now + SignedDuration::from_hours(1),
+                now + SignedDuration::from_secs(30)
+            )
+            .is_some()
+        );
+        // A length no vendor has is no window, whatever its reset.
+        let endless = Scope::from_minutes(LONGEST_MINUTES + 1, None);
+        assert!(new(&endless, now + SignedDuration::from_hours(1), now).is_none());
+        assert_eq!(endless.length(), None);
+    }
+
+    #[test]
+    fn a_refusal_names_the_windows_length_in_words() {
+        let words = |minutes| duration_words(SignedDuration::from_mins(minutes));
+        assert_eq!(words(300), "5 hours");
+        assert_eq!(words(10_080), "7 days");
+        assert_eq!(words(1440), "1 day");
+        assert_eq!(words(90), "90 minutes");
+        assert_eq!(words(0), "0 minutes");
+    }
+
+    #[test]
+    fn a_stored_window_is_checked_by_the_same_rule() {
+        let now = Timestamp::now();
+        let w = Window::new(
+            Scope::FiveHour,
+            100.0,
+            now + SignedDuration::from_hours(2),
+            Source::Transcript,
+            now,
+        )
+        .unwrap();
+        let text = serde_json::to_string(&w).unwrap();
+        assert!(serde_json::from_str::<Window>(&text).is_ok());
+        let stuck = text.replace(&w.resets_at.to_string(), "9999-01-01T00:00:00Z");
+        assert!(serde_json::from_str::<Window>(&stuck).is_err(), "{stuck}");
+    }
+
+    #[test]
+    fn a_window_named_by_a_vendor_is_described_without_control_or_bidi_characters() {
+        let family = "opus\u{202E}\u{1b}[2J".to_string();
+        assert_eq!(
+            Scope::ModelWeekly {
+                family: family.clone()
+            }
+            .describe(),
+            "weekly opus[2J"
+        );
+        assert_eq!(
+            Scope::ModelFiveHour {
+                family: family.clone()
+            }
+            .describe(),
+            "5-hour opus[2J"
+        );
+        assert_eq!(
+            Scope::Other {
+                minutes: 1440,
+                family: Some(family)
+            }
+            .describe(),
+            "1-day opus[2J"
+        );
     }
 
     #[test]

@@ -4,20 +4,52 @@
 //! login is tried again on its own after its reset, with no manual step.
 //!
 //! A login is named by its key, `CLI:identity` (see `login::key`): never a token.
+//!
+//! Each window read back is checked like one just parsed ([`Window::new`]): one an older
+//! agent believed (a reset in year 9999) is left out and the rest of the file kept, so the
+//! login runs again with no manual step, and the next record drops it from the file.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use jiff::Timestamp;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::json_file::JsonFile;
 use super::window::Window;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct WindowsFile {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "believed_windows")]
     pub logins: BTreeMap<String, Vec<Window>>,
+}
+
+/// A stored window, or one that is refused now.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Believed(Window),
+    Refused(serde::de::IgnoredAny),
+}
+
+/// Each login's windows, without the ones [`Window::new`] refuses.
+fn believed_windows<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, Vec<Window>>, D::Error> {
+    let stored = BTreeMap::<String, Vec<Stored>>::deserialize(deserializer)?;
+    Ok(stored
+        .into_iter()
+        .map(|(login, windows)| {
+            let believed = windows
+                .into_iter()
+                .filter_map(|window| match window {
+                    Stored::Believed(window) => Some(window),
+                    Stored::Refused(_) => None,
+                })
+                .collect();
+            (login, believed)
+        })
+        .collect())
 }
 
 /// The shared store of windows.
@@ -120,5 +152,25 @@ mod tests {
         let later = now + jiff::SignedDuration::from_secs(20);
         assert_eq!(other.known("claude:/home/me/.claude", later), vec![newer]);
         assert!(other.known("codex:/home/me/.codex", now).is_empty());
+    }
+
+    #[test]
+    fn a_stored_window_beyond_its_length_is_left_out_and_the_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Timestamp::now();
+        let good = window(Scope::Weekly, 40.0, 3600, -10, now);
+        let mut stuck =
+            serde_json::to_value(window(Scope::FiveHour, 100.0, 3600, -10, now)).unwrap();
+        stuck["resets_at"] = "9999-01-01T00:00:00Z".into();
+        let file = serde_json::json!({"logins": {"claude:/h": [stuck, good]}});
+        std::fs::write(dir.path().join("windows.json"), file.to_string()).unwrap();
+
+        let store = Windows::new(dir.path());
+        assert_eq!(store.known("claude:/h", now), vec![good.clone()]);
+        // Not a corrupt file: nothing moved aside, and the next record drops it.
+        store.record("claude:/h", &[], now).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("windows.json")).unwrap();
+        assert!(!text.contains("9999"), "{text}");
+        assert_eq!(store.known("claude:/h", now), vec![good]);
     }
 }
