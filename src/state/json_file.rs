@@ -206,6 +206,18 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         self.read().unwrap_or_default()
     }
 
+    /// The contents as the shared store holds them, never this machine's file: for a
+    /// document only the store may answer while one is configured (who may call the
+    /// relay). `None` when it does not live in a store (read the file); [`store::Down`]
+    /// while the store is away. A corrupt document counts as empty, as in [`JsonFile::load`].
+    pub fn load_shared_only(&self) -> Option<Result<T, store::Down>> {
+        let shared = self.store()?;
+        Some(document::get(shared, &self.name()).map(|found| match found {
+            None => T::default(),
+            Some(bytes) => self.parse_shared(shared, &bytes).unwrap_or_default(),
+        }))
+    }
+
     /// The file's lock, for a change that spans more than [`JsonFile::update`] does. Only
     /// in a state directory [`state_file::check_dir`] accepts.
     /// A shared document's lock is the store's lease (this machine's file lock while the
