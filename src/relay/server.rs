@@ -214,7 +214,7 @@ pub fn serve(
         let pages = relay
             .config
             .dashboard
-            .then(|| crate::dashboard::under_relay(config, relay.token.clone()));
+            .then(|| crate::dashboard::under_relay(config, relay.token.clone(), local.ip()));
         let outcome = accept_loop(&listener, &relay, pages).await;
         relay.books.close();
         outcome
