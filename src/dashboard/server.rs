@@ -112,9 +112,10 @@ pub fn serve(config: &Config, addr: SocketAddr, open: bool) -> anyhow::Result<Ex
             "dashboard: http://{host}:{}/?token={url_token}\n",
             local.port(),
         ))?;
-        crate::term::notice(
-            "dashboard: open the URL above once (it works once); Ctrl-C stops it",
-        );
+        crate::term::notice(&format!(
+            "dashboard: the URL above opens one browser session ({} hours) and then no more; Ctrl-C stops it",
+            SESSION_FOR.as_secs() / 3600
+        ));
         if open {
             let once = dashboard.access.issue_once()?;
             super::browser::open(&format!("http://{host}:{}/?once={once}", local.port()));
