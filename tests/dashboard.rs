@@ -804,7 +804,10 @@ fn the_cookie_is_a_session_of_this_process_never_a_token_that_works_elsewhere() 
             !value.contains(here.token()) && !value.contains(relay_token),
             "the cookie is a token: {cookie}"
         );
-        assert_eq!(get(&here.addr, "/", &format!("cookie: {pair}\n")).status, 200);
+        assert_eq!(
+            get(&here.addr, "/", &format!("cookie: {pair}\n")).status,
+            200
+        );
         // Cookies are not kept to a port: the other dashboard on this host gets it too, and
         // it opens nothing there — not as the cookie, not as a bearer.
         for header in [
@@ -837,7 +840,10 @@ fn the_relays_dashboard_cookie_is_no_relay_token_and_its_api_refuses_it() {
     }
     let pair = session_pair(&login);
     let value = pair.trim_start_matches("agent_dashboard=");
-    assert!(!value.contains(TOKEN), "the cookie is the relay token: {cookie}");
+    assert!(
+        !value.contains(TOKEN),
+        "the cookie is the relay token: {cookie}"
+    );
     let page = get(&relay.addr, "/dashboard", &format!("cookie: {pair}\n"));
     assert_eq!(page.status, 200, "{page:?}");
 
@@ -858,7 +864,9 @@ fn the_relays_dashboard_cookie_is_no_relay_token_and_its_api_refuses_it() {
     assert_eq!(api.posts(), 0, "a call went upstream");
     // The relay token itself still works as a key, and opens the page as a bearer.
     assert_eq!(
-        relay.post("/anthropic/v1/messages", Some(TOKEN), &body, &[]).status,
+        relay
+            .post("/anthropic/v1/messages", Some(TOKEN), &body, &[])
+            .status,
         200
     );
     assert_eq!(relay.get("/dashboard/status.json", Some(TOKEN)).status, 200);
@@ -866,6 +874,8 @@ fn the_relays_dashboard_cookie_is_no_relay_token_and_its_api_refuses_it() {
 
 #[test]
 fn a_request_naming_another_host_is_refused_before_anything() {
+    use crate::relay::{TOKEN, relay_world};
+    use crate::support::relay::RelayProc;
     let w = world();
     w.sb.write_config(THREE_RUNGS);
     let dashboard = Dashboard::start(&w.sb);
@@ -883,18 +893,26 @@ fn a_request_naming_another_host_is_refused_before_anything() {
     assert_eq!(login.status, 421, "{login:?}");
     assert!(login.header("set-cookie").is_none(), "{login:?}");
     let session = dashboard.log_in();
-    for path in ["/", "/status.json", "/usage.json", "/budget.json", "/elsewhere"] {
+    for path in [
+        "/",
+        "/status.json",
+        "/usage.json",
+        "/budget.json",
+        "/elsewhere",
+    ] {
         let answer = get_as(&dashboard.addr, &evil, path, &session);
         assert_eq!(answer.status, 421, "{path}: {answer:?}");
     }
     // The names it is served on.
     for host in [dashboard.addr.clone(), format!("localhost:{port}")] {
-        assert_eq!(get_as(&dashboard.addr, &host, "/", &session).status, 200, "{host}");
+        assert_eq!(
+            get_as(&dashboard.addr, &host, "/", &session).status,
+            200,
+            "{host}"
+        );
     }
 
     // The relay's page too.
-    use crate::relay::{TOKEN, relay_world};
-    use crate::support::relay::RelayProc;
     let (sb, _api) = relay_world();
     sb.write_config(&format!("{THREE_RUNGS}\n[relay]\ndashboard = true\n"));
     let relay = RelayProc::start(&sb, &[]);

@@ -319,8 +319,7 @@ fn over_one_redis_store_every_replica_knows_the_clients_their_caps_and_a_revoke(
 }
 
 #[test]
-fn a_token_left_in_the_local_file_from_before_the_store_is_refused_even_while_the_store_is_away()
-{
+fn a_token_left_in_the_local_file_from_before_the_store_is_refused_even_while_the_store_is_away() {
     let mut redis = RedisServer::start();
     let api = MockApi::start();
     api.on(Rule::any().reply(Reply::ok()));

@@ -189,9 +189,8 @@ pub fn host_is_served(headers: &HeaderMap, target: &http::Uri, listening: IpAddr
         if host.eq_ignore_ascii_case("localhost") {
             return true;
         }
-        host.parse::<IpAddr>().is_ok_and(|ip| {
-            ip.is_loopback() || ip == listening || listening.is_unspecified()
-        })
+        host.parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback() || ip == listening || listening.is_unspecified())
     };
     served(host.host()) && target.host().is_none_or(served)
 }
@@ -217,10 +216,7 @@ mod tests {
     const RELAY: &str = "agr-relay-0123456789abcdef012";
 
     fn access() -> Access {
-        Access::new(
-            Some(Token::from_text(LOGIN)),
-            Some(Token::from_text(RELAY)),
-        )
+        Access::new(Some(Token::from_text(LOGIN)), Some(Token::from_text(RELAY)))
     }
 
     fn with(name: &'static str, value: &str) -> HeaderMap {
@@ -232,7 +228,10 @@ mod tests {
     #[test]
     fn a_login_opens_a_session_whose_cookie_opens_the_page_and_no_token_is_a_cookie() {
         let access = access();
-        let session = access.log_in(LOGIN).unwrap().expect("the printed token logs in");
+        let session = access
+            .log_in(LOGIN)
+            .unwrap()
+            .expect("the printed token logs in");
         assert!(!session.contains(LOGIN) && !session.contains(RELAY));
         assert!(access.admits(&with("cookie", &format!("a=b; {COOKIE}={session}"))));
         assert!(!access.admits(&with("cookie", &format!("other={session}"))));
@@ -250,7 +249,10 @@ mod tests {
     fn the_printed_token_logs_in_once_and_the_relays_any_number_of_times() {
         let access = access();
         assert!(access.log_in("wrong").unwrap().is_none());
-        assert!(access.log_in(LOGIN).unwrap().is_some(), "a wrong try spent it");
+        assert!(
+            access.log_in(LOGIN).unwrap().is_some(),
+            "a wrong try spent it"
+        );
         assert!(access.log_in(LOGIN).unwrap().is_none(), "used twice");
         let one = access.log_in(RELAY).unwrap().unwrap();
         let two = access.log_in(RELAY).unwrap().unwrap();
@@ -277,7 +279,12 @@ mod tests {
                 listening.parse().unwrap(),
             )
         };
-        for host in ["127.0.0.1:4000", "localhost:4000", "LOCALHOST", "[::1]:4000"] {
+        for host in [
+            "127.0.0.1:4000",
+            "localhost:4000",
+            "LOCALHOST",
+            "[::1]:4000",
+        ] {
             assert!(served(host, "127.0.0.1"), "{host}");
         }
         assert!(served("127.0.0.1:9999", "127.0.0.1"), "a tunnel's port");

@@ -212,10 +212,12 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
     /// while the store is away. A corrupt document counts as empty, as in [`JsonFile::load`].
     pub fn load_shared_only(&self) -> Option<Result<T, store::Down>> {
         let shared = self.store()?;
-        Some(document::get(shared, &self.name()).map(|found| match found {
-            None => T::default(),
-            Some(bytes) => self.parse_shared(shared, &bytes).unwrap_or_default(),
-        }))
+        Some(
+            document::get(shared, &self.name()).map(|found| match found {
+                None => T::default(),
+                Some(bytes) => self.parse_shared(shared, &bytes).unwrap_or_default(),
+            }),
+        )
     }
 
     /// The file's lock, for a change that spans more than [`JsonFile::update`] does. Only

@@ -127,10 +127,7 @@ impl Clients {
     /// as [`Clients::list`] reads them: [`Down`] while the store that holds them is away).
     /// Every stored hash is compared with every token, each in constant time, whichever
     /// matches.
-    pub fn find(
-        &self,
-        presented: &[impl AsRef<[u8]>],
-    ) -> Result<Option<(String, Client)>, Down> {
+    pub fn find(&self, presented: &[impl AsRef<[u8]>]) -> Result<Option<(String, Client)>, Down> {
         let wanted: Vec<String> = presented
             .iter()
             .map(|token| crate::digest::sha256_hex(token.as_ref()))
@@ -207,9 +204,17 @@ mod tests {
         };
         let alice = clients.add("alice", limits, false).unwrap();
         let bob = clients.add("bob", Limits::default(), false).unwrap();
-        assert_eq!(clients.find(&[alice.as_bytes()]).unwrap().unwrap().0, "alice");
         assert_eq!(
-            clients.find(&[alice.as_bytes()]).unwrap().unwrap().1.limits(),
+            clients.find(&[alice.as_bytes()]).unwrap().unwrap().0,
+            "alice"
+        );
+        assert_eq!(
+            clients
+                .find(&[alice.as_bytes()])
+                .unwrap()
+                .unwrap()
+                .1
+                .limits(),
             limits
         );
         assert_eq!(clients.find(&[bob.as_bytes()]).unwrap().unwrap().0, "bob");
@@ -229,7 +234,10 @@ mod tests {
         let first = clients.add("alice", Limits::default(), false).unwrap();
         let err = clients.add("alice", Limits::default(), false).unwrap_err();
         assert!(format!("{err:#}").contains("--force"), "{err:#}");
-        assert!(clients.find(&[first.as_bytes()]).unwrap().is_some(), "nothing lost");
+        assert!(
+            clients.find(&[first.as_bytes()]).unwrap().is_some(),
+            "nothing lost"
+        );
 
         let second = clients.add("alice", Limits::default(), true).unwrap();
         assert!(clients.find(&[first.as_bytes()]).unwrap().is_none());
