@@ -94,17 +94,12 @@ pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Result<Caller, Un
 pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> {
     let state_dir = crate::paths::state_dir();
     let clients = Clients::new(&state_dir);
-    let changes = matches!(
-        command,
-        TokensCommand::Add { .. } | TokensCommand::Revoke { .. }
-    );
     // A change only this machine's file heard would leave a revoked token working on every
     // replica (or a new one unknown to them): with the store away, nothing is changed.
-    if changes && let Some(shared) = crate::state::store::shared() {
-        shared
-            .ping()
-            .map_err(|down| anyhow::anyhow!("{down}; the relay clients were not changed"))?;
-    }
+    let unchanged = |err: anyhow::Error| match err.downcast::<crate::state::store::Down>() {
+        Ok(down) => anyhow::anyhow!("{down}; the relay clients were not changed"),
+        Err(err) => err,
+    };
     match command {
         TokensCommand::Add {
             name,
@@ -116,7 +111,7 @@ pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> 
                 calls: daily_calls,
                 tokens: daily_tokens,
             };
-            let token = clients.add(&name, limits, force)?;
+            let token = clients.add(&name, limits, force).map_err(unchanged)?;
             // The token alone on stdout, for `TOKEN=$(agent --relay tokens add NAME)`; it is
             // printed this once and kept nowhere.
             crate::term::emit(&format!("{token}\n"))?;
@@ -186,7 +181,7 @@ pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         TokensCommand::Revoke { name } => {
-            if !clients.revoke(&name)? {
+            if !clients.revoke(&name).map_err(unchanged)? {
                 return Err(usage(format!(
                     "no relay client named \"{name}\" (see `agent --relay tokens list`)"
                 )));

@@ -85,10 +85,7 @@ impl Clients {
     /// Every named client, by name: from the shared store when one is configured (and
     /// [`Down`] while it is away, never this machine's file), else from the file.
     pub fn list(&self) -> Result<BTreeMap<String, Client>, Down> {
-        match self.file.load_shared_only() {
-            Some(shared) => shared.map(|file| file.clients),
-            None => Ok(self.file.load().clients),
-        }
+        self.file.load_without_fallback().map(|file| file.clients)
     }
 
     /// Makes a client and its token; returns the token, which is not kept anywhere. An
@@ -102,7 +99,7 @@ impl Clients {
             daily_tokens: limits.tokens,
             created: jiff::Timestamp::now().to_string(),
         };
-        let added = self.file.update(|file| {
+        let added = self.file.update_without_fallback(|file| {
             if file.clients.contains_key(name) && !replace {
                 return false;
             }
@@ -120,7 +117,8 @@ impl Clients {
     /// Removes a client: its token is refused from the next request on. `false` when there
     /// was no such client.
     pub fn revoke(&self, name: &str) -> anyhow::Result<bool> {
-        self.file.update(|file| file.clients.remove(name).is_some())
+        self.file
+            .update_without_fallback(|file| file.clients.remove(name).is_some())
     }
 
     /// The client one of the `presented` tokens belongs to, the clients read afresh (once,
