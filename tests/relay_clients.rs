@@ -355,6 +355,33 @@ fn a_token_left_in_the_local_file_from_before_the_store_is_refused_even_while_th
     assert!(!list.stdout.contains("before-the-store"), "{list:?}");
 }
 
+#[test]
+fn with_the_store_away_a_subscription_login_is_not_served_on_the_word_of_the_local_file() {
+    let mut redis = RedisServer::start();
+    let (sb, _api) = relay_world();
+    with_claude_cli(&sb);
+    let config = std::fs::read_to_string(sb.config_path()).unwrap();
+    sb.write_config(&format!(
+        "{config}\n[store]\nkind = \"redis\"\nurl = \"{}\"\nprefix = \"personal\"\non_store_down = \"local\"\n",
+        redis.url()
+    ));
+    let relay = RelayProc::start(&sb, &[]);
+    let body = messages_body(MODEL);
+    let call = || relay.post("/claude-cli/v1/messages", Some(TOKEN), &body, &[]);
+    assert_eq!(call().status, 200, "no named clients in the store");
+
+    // Only the store can say there are still none; this machine's file is not asked.
+    redis.stop();
+    let away = call();
+    assert_eq!(away.status, 503, "{away:?}");
+    assert_eq!(away.json()["error"]["type"], "store_unavailable");
+    assert_eq!(
+        sb.calls("claude").len(),
+        1,
+        "claude ran with the store away"
+    );
+}
+
 /// A `claude-cli` upstream on the relay, with a fake `claude` that would answer.
 fn with_claude_cli(sb: &Sandbox) {
     sb.write_config("[relay.upstreams.claude-cli]\nkind = \"claude-cli\"\n");
