@@ -260,7 +260,7 @@ mod tests {
     }
 
     #[test]
-    fn a_session_ends_with_its_lifetime_and_another_processes_is_unknown() {
+    fn a_session_ends_with_its_lifetime_and_no_other_dashboard_knows_it() {
         let ended = Sessions::new(Duration::ZERO);
         let value = ended.open().unwrap();
         assert!(!ended.holds(value.as_bytes()));
