@@ -77,6 +77,14 @@ impl Dashboard {
         self.url.split("token=").nth(1).expect("a token in the URL")
     }
 
+    /// Opens the printed URL (which works once) and returns its session as a request
+    /// header line, `cookie: agent_dashboard=…`.
+    fn log_in(&self) -> String {
+        let login = get(&self.addr, &format!("/?token={}", self.token()), "");
+        assert_eq!(login.status, 303, "{login:?}");
+        format!("cookie: {}\n", session_pair(&login))
+    }
+
     /// SIGINT (Ctrl-C), and its exit code.
     fn interrupt(&mut self) -> Option<i32> {
         let mut child = self.child.take()?;
@@ -107,11 +115,24 @@ impl Drop for Dashboard {
 }
 
 fn get(addr: &str, path: &str, headers: &str) -> crate::support::relay::Answer {
+    get_as(addr, addr, path, headers)
+}
+
+/// `GET path` from `addr`, naming `host` as the request's `Host`.
+fn get_as(addr: &str, host: &str, path: &str, headers: &str) -> crate::support::relay::Answer {
     raw(
         addr,
-        &format!("GET {path} HTTP/1.1\nhost: {addr}\nconnection: close\n{headers}"),
+        &format!("GET {path} HTTP/1.1\nhost: {host}\nconnection: close\n{headers}"),
         "",
     )
+}
+
+/// The `agent_dashboard=VALUE` a login's `Set-Cookie` sets.
+fn session_pair(login: &crate::support::relay::Answer) -> String {
+    let cookie = login.header("set-cookie").expect("a cookie");
+    let pair = cookie.split(';').next().unwrap().trim().to_string();
+    assert!(pair.starts_with("agent_dashboard="), "{cookie}");
+    pair
 }
 
 /// The sandbox's state: a ledger of three weeks, claude's login parked by a full 5-hour
@@ -259,11 +280,17 @@ fn the_page_in_chromium_shows_each_rungs_state_the_windows_and_a_bar_group_per_d
     let w = seeded();
     let mut dashboard = Dashboard::start(&w.sb);
     let net_log = w.sb.tmp_dir().join("netlog.json");
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let shot = shots.join("dashboard.png");
+    let _ = std::fs::remove_file(&shot);
+    // One run for the DOM and the screenshot: the printed URL opens one session only.
     let dom = chromium(
         &w.sb.tmp_dir().join("chromium-dom"),
         &[
             &format!("--log-net-log={}", net_log.display()),
             "--dump-dom",
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1600",
             &dashboard.url,
         ],
     );
@@ -354,17 +381,6 @@ fn the_page_in_chromium_shows_each_rungs_state_the_windows_and_a_bar_group_per_d
         assert!(url.starts_with(&own), "the page asked another host: {url}");
     }
 
-    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let shot = shots.join("dashboard.png");
-    let _ = std::fs::remove_file(&shot);
-    chromium(
-        &w.sb.tmp_dir().join("chromium-shot"),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,1600",
-            &dashboard.url,
-        ],
-    );
     assert!(
         std::fs::metadata(&shot).is_ok_and(|m| m.len() > 0),
         "no screenshot at {}",
@@ -413,12 +429,13 @@ fn without_the_token_the_page_and_every_document_answer_401() {
         csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"),
         "{csp}"
     );
+    // The printed token opens a session; it is no bearer.
     let bearer = get(
         &dashboard.addr,
         "/budget.json",
         &format!("authorization: Bearer {}\n", dashboard.token()),
     );
-    assert_eq!(bearer.status, 200, "{bearer:?}");
+    assert_eq!(bearer.status, 401, "{bearer:?}");
 }
 
 #[test]
@@ -442,13 +459,13 @@ fn the_relay_token_opens_the_dashboard_too() {
 fn the_json_documents_are_the_reports_own() {
     let w = seeded();
     let dashboard = Dashboard::start(&w.sb);
-    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
-    let budget = get(&dashboard.addr, "/budget.json", &bearer).json();
+    let session = dashboard.log_in();
+    let budget = get(&dashboard.addr, "/budget.json", &session).json();
     let report = w.sb.run(&["--budget", "status", "--json"]);
     let report: serde_json::Value = serde_json::from_str(&report.stdout).unwrap();
     assert_eq!(budget, report);
 
-    let usage = get(&dashboard.addr, "/usage.json", &bearer).json();
+    let usage = get(&dashboard.addr, "/usage.json", &session).json();
     let since = (jiff::ZonedDateTime::now().date() - jiff::Span::new().days(29)).to_string();
     let report =
         w.sb.run(&["--usage", "--by", "day", "--since", &since, "--json"]);
@@ -462,7 +479,7 @@ fn the_json_documents_are_the_reports_own() {
 
     // No probe: the status document is what health already knows.
     let posts = w.api.requests().len();
-    let status = get(&dashboard.addr, "/status.json", &bearer).json();
+    let status = get(&dashboard.addr, "/status.json", &session).json();
     assert_eq!(w.api.requests().len(), posts, "the status document probed");
     let states: Vec<&str> = status
         .as_array()
@@ -487,10 +504,10 @@ fn day_tokens(page: &str, day: &str) -> u64 {
 fn lines_appended_to_the_ledger_between_two_loads_show_on_the_second() {
     let w = seeded();
     let dashboard = Dashboard::start(&w.sb);
-    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let session = dashboard.log_in();
     let date = jiff::ZonedDateTime::now().date();
     let today = date.to_string();
-    let first = get(&dashboard.addr, "/", &bearer);
+    let first = get(&dashboard.addr, "/", &session);
     assert_eq!(first.status, 200, "{first:?}");
     assert_eq!(day_tokens(&first.body, &today), 320);
 
@@ -507,7 +524,7 @@ fn lines_appended_to_the_ledger_between_two_loads_show_on_the_second() {
         format!("{}\n{}", line(1000), line(5)).as_bytes(),
     )
     .unwrap();
-    let second = get(&dashboard.addr, "/", &bearer);
+    let second = get(&dashboard.addr, "/", &session);
     assert_eq!(
         day_tokens(&second.body, &today),
         1325,
@@ -521,9 +538,9 @@ fn lines_appended_to_the_ledger_between_two_loads_show_on_the_second() {
     // The torn line's end arrives; then the same document as `--usage --json`.
     std::io::Write::write_all(&mut ledger, b"\n").unwrap();
     std::io::Write::write_all(&mut ledger, format!("{}\n", line(2)).as_bytes()).unwrap();
-    let third = get(&dashboard.addr, "/", &bearer);
+    let third = get(&dashboard.addr, "/", &session);
     assert_eq!(day_tokens(&third.body, &today), 1327);
-    let usage = get(&dashboard.addr, "/usage.json", &bearer).json();
+    let usage = get(&dashboard.addr, "/usage.json", &session).json();
     let since = (jiff::ZonedDateTime::now().date() - jiff::Span::new().days(29)).to_string();
     let report =
         w.sb.run(&["--usage", "--by", "day", "--since", &since, "--json"]);
@@ -536,7 +553,7 @@ fn lines_appended_to_the_ledger_between_two_loads_show_on_the_second() {
         format!("{}\n", line(7)),
     )
     .unwrap();
-    let fourth = get(&dashboard.addr, "/", &bearer);
+    let fourth = get(&dashboard.addr, "/", &session);
     assert_eq!(day_tokens(&fourth.body, &today), 7);
 }
 
@@ -567,13 +584,13 @@ fn loading_the_page_and_its_documents_writes_nothing_in_the_state_directory() {
     let w = seeded();
     assert!(!w.sb.state_dir().join("parked.json").exists());
     let dashboard = Dashboard::start(&w.sb);
-    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let session = dashboard.log_in();
     let before = files_and_times(w.sb.state_dir());
     for path in ["/", "/status.json", "/usage.json", "/budget.json", "/"] {
-        let answer = get(&dashboard.addr, path, &bearer);
+        let answer = get(&dashboard.addr, path, &session);
         assert_eq!(answer.status, 200, "{path}: {answer:?}");
     }
-    let page = get(&dashboard.addr, "/", &bearer);
+    let page = get(&dashboard.addr, "/", &session);
     assert!(
         page.body.contains("data-rung=\"1\" data-state=\"parked\""),
         "{}",
@@ -708,7 +725,7 @@ fn probe_now_needs_the_pages_own_form_token_and_probes_as_status_does() {
     let w = world();
     w.sb.write_config(THREE_RUNGS);
     let dashboard = Dashboard::start(&w.sb);
-    let bearer = format!("authorization: Bearer {}\n", dashboard.token());
+    let session = dashboard.log_in();
     let post = |body: &str, auth: &str| {
         raw(
             &dashboard.addr,
@@ -720,7 +737,7 @@ fn probe_now_needs_the_pages_own_form_token_and_probes_as_status_does() {
             body,
         )
     };
-    let page = get(&dashboard.addr, "/", &bearer);
+    let page = get(&dashboard.addr, "/", &session);
     assert_eq!(page.status, 200, "{page:?}");
     let form = page
         .body
@@ -731,11 +748,11 @@ fn probe_now_needs_the_pages_own_form_token_and_probes_as_status_does() {
         .to_string();
     assert_eq!(w.api.posts(), 0, "the page probed on its own");
 
-    assert_eq!(post("form=forged", &bearer).status, 403);
+    assert_eq!(post("form=forged", &session).status, 403);
     assert_eq!(post(&format!("form={form}"), "").status, 401);
     assert_eq!(w.api.posts(), 0, "a refused form probed");
 
-    let answer = post(&format!("form={form}"), &bearer);
+    let answer = post(&format!("form={form}"), &session);
     assert_eq!(answer.status, 303, "{answer:?}");
     assert_eq!(answer.header("location"), Some("/"));
     assert!(
@@ -744,5 +761,168 @@ fn probe_now_needs_the_pages_own_form_token_and_probes_as_status_does() {
         w.api.requests()
     );
     // Each form serves once.
-    assert_eq!(post(&format!("form={form}"), &bearer).status, 403);
+    assert_eq!(post(&format!("form={form}"), &session).status, 403);
+}
+
+#[test]
+fn the_printed_url_opens_one_session_and_a_second_use_is_refused() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let dashboard = Dashboard::start(&w.sb);
+    let session = dashboard.log_in();
+    assert_eq!(get(&dashboard.addr, "/", &session).status, 200);
+
+    // Whoever finds the URL afterwards (a browser's history, a shared screen) has nothing.
+    let again = get(
+        &dashboard.addr,
+        &format!("/?token={}", dashboard.token()),
+        "",
+    );
+    assert_eq!(again.status, 401, "{again:?}");
+    assert!(again.header("set-cookie").is_none(), "{again:?}");
+    // The session it opened goes on.
+    assert_eq!(get(&dashboard.addr, "/status.json", &session).status, 200);
+}
+
+#[test]
+fn the_cookie_is_a_session_of_this_process_never_a_token_that_works_elsewhere() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let relay_token = "agr-relay-token-for-the-dashboard-0123456789";
+    w.sb.env("AGENT_RELAY_TOKEN", relay_token);
+    let (here, there) = (Dashboard::start(&w.sb), Dashboard::start(&w.sb));
+
+    let printed = get(&here.addr, &format!("/?token={}", here.token()), "");
+    let by_relay = get(&here.addr, &format!("/?token={relay_token}"), "");
+    for login in [&printed, &by_relay] {
+        assert_eq!(login.status, 303, "{login:?}");
+        let cookie = login.header("set-cookie").expect("a cookie");
+        for part in ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age="] {
+            assert!(cookie.contains(part), "{part} missing: {cookie}");
+        }
+        let pair = session_pair(login);
+        let value = pair.trim_start_matches("agent_dashboard=");
+        assert!(
+            !value.contains(here.token()) && !value.contains(relay_token),
+            "the cookie is a token: {cookie}"
+        );
+        assert_eq!(
+            get(&here.addr, "/", &format!("cookie: {pair}\n")).status,
+            200
+        );
+        // Cookies are not kept to a port: the other dashboard on this host gets it too, and
+        // it opens nothing there — not as the cookie, not as a bearer.
+        for header in [
+            format!("cookie: {pair}\n"),
+            format!("authorization: Bearer {value}\n"),
+            format!("x-api-key: {value}\n"),
+        ] {
+            let answer = get(&there.addr, "/status.json", &header);
+            assert_eq!(answer.status, 401, "{header}: {answer:?}");
+        }
+    }
+    // Two logins, two sessions.
+    assert_ne!(session_pair(&printed), session_pair(&by_relay));
+}
+
+#[test]
+fn the_relays_dashboard_cookie_is_no_relay_token_and_its_api_refuses_it() {
+    use crate::relay::{MODEL, TOKEN, messages_body, relay_world};
+    use crate::support::relay::RelayProc;
+    let (sb, api) = relay_world();
+    api.on(Rule::any().reply(Reply::ok()));
+    sb.write_config(&format!("{THREE_RUNGS}\n[relay]\ndashboard = true\n"));
+    let relay = RelayProc::start(&sb, &[]);
+
+    let login = get(&relay.addr, &format!("/dashboard?token={TOKEN}"), "");
+    assert_eq!(login.status, 303, "{login:?}");
+    let cookie = login.header("set-cookie").expect("a cookie");
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/dashboard", "Max-Age="] {
+        assert!(cookie.contains(part), "{part} missing: {cookie}");
+    }
+    let pair = session_pair(&login);
+    let value = pair.trim_start_matches("agent_dashboard=");
+    assert!(
+        !value.contains(TOKEN),
+        "the cookie is the relay token: {cookie}"
+    );
+    let page = get(&relay.addr, "/dashboard", &format!("cookie: {pair}\n"));
+    assert_eq!(page.status, 200, "{page:?}");
+
+    // What a browser holds spends no key: the relay's routes refuse it in every place.
+    let body = messages_body(MODEL);
+    let as_key = relay.post("/anthropic/v1/messages", Some(value), &body, &[]);
+    assert_eq!(as_key.status, 401, "{as_key:?}");
+    let bearer = format!("Bearer {value}");
+    let as_bearer = relay.post(
+        "/anthropic/v1/messages",
+        None,
+        &body,
+        &[("authorization", &bearer)],
+    );
+    assert_eq!(as_bearer.status, 401, "{as_bearer:?}");
+    let as_cookie = relay.post("/anthropic/v1/messages", None, &body, &[("cookie", &pair)]);
+    assert_eq!(as_cookie.status, 401, "{as_cookie:?}");
+    assert_eq!(api.posts(), 0, "a call went upstream");
+    // The relay token itself still works as a key, and opens the page as a bearer.
+    assert_eq!(
+        relay
+            .post("/anthropic/v1/messages", Some(TOKEN), &body, &[])
+            .status,
+        200
+    );
+    assert_eq!(relay.get("/dashboard/status.json", Some(TOKEN)).status, 200);
+}
+
+#[test]
+fn a_request_naming_another_host_is_refused_before_anything() {
+    use crate::relay::{TOKEN, relay_world};
+    use crate::support::relay::RelayProc;
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let dashboard = Dashboard::start(&w.sb);
+    let port = dashboard.addr.rsplit(':').next().unwrap().to_string();
+    let evil = format!("evil.example:{port}");
+
+    // A page at evil.example whose name now resolves to 127.0.0.1 (DNS rebinding) sends
+    // its own name: refused, and the printed URL is not spent by it.
+    let login = get_as(
+        &dashboard.addr,
+        &evil,
+        &format!("/?token={}", dashboard.token()),
+        "",
+    );
+    assert_eq!(login.status, 421, "{login:?}");
+    assert!(login.header("set-cookie").is_none(), "{login:?}");
+    let session = dashboard.log_in();
+    for path in [
+        "/",
+        "/status.json",
+        "/usage.json",
+        "/budget.json",
+        "/elsewhere",
+    ] {
+        let answer = get_as(&dashboard.addr, &evil, path, &session);
+        assert_eq!(answer.status, 421, "{path}: {answer:?}");
+    }
+    // The names it is served on.
+    for host in [dashboard.addr.clone(), format!("localhost:{port}")] {
+        assert_eq!(
+            get_as(&dashboard.addr, &host, "/", &session).status,
+            200,
+            "{host}"
+        );
+    }
+
+    // The relay's page too.
+    let (sb, _api) = relay_world();
+    sb.write_config(&format!("{THREE_RUNGS}\n[relay]\ndashboard = true\n"));
+    let relay = RelayProc::start(&sb, &[]);
+    let port = relay.addr.rsplit(':').next().unwrap().to_string();
+    let bearer = format!("authorization: Bearer {TOKEN}\n");
+    for path in ["/dashboard", "/dashboard/status.json"] {
+        let answer = get_as(&relay.addr, &format!("evil.example:{port}"), path, &bearer);
+        assert_eq!(answer.status, 421, "{path}: {answer:?}");
+        assert_eq!(get(&relay.addr, path, &bearer).status, 200, "{path}");
+    }
 }

@@ -318,6 +318,70 @@ fn over_one_redis_store_every_replica_knows_the_clients_their_caps_and_a_revoke(
     assert!(!clients_file(&two).exists());
 }
 
+#[test]
+fn a_token_left_in_the_local_file_from_before_the_store_is_refused_even_while_the_store_is_away() {
+    let mut redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let sb = Sandbox::new();
+    sb.env("AGENT_RELAY_TOKEN", TOKEN);
+    sb.env("AGENT_RELAY_ANTHROPIC_KEY", ANTHROPIC_KEY);
+    sb.env("AGENT_RELAY_ANTHROPIC_BASE", api.url());
+    // Added while this machine kept its clients in its own file; then the team's store.
+    let old = add(&sb, "before-the-store", &[]);
+    assert!(clients_file(&sb).exists());
+    sb.write_config(&format!(
+        "[store]\nkind = \"redis\"\nurl = \"{}\"\nprefix = \"left-behind\"\non_store_down = \"local\"\n",
+        redis.url()
+    ));
+    let relay = RelayProc::start(&sb, &[]);
+    let body = messages_body(MODEL);
+
+    // The store says who may call, and it never heard of that token.
+    assert_eq!(list_json(&sb)["clients"], serde_json::json!([]));
+    assert_eq!(relay.post(MESSAGES, Some(&old), &body, &[]).status, 401);
+
+    // The store away, the relay told to go on with its own files: the team's calls do,
+    // but the file's clients are still not asked who may call.
+    redis.stop();
+    assert_eq!(relay.post(MESSAGES, Some(TOKEN), &body, &[]).status, 200);
+    let away = relay.post(MESSAGES, Some(&old), &body, &[]);
+    assert_eq!(away.status, 503, "{away:?}");
+    assert_eq!(away.json()["error"]["type"], "store_unavailable");
+    assert_eq!(api.posts(), 1, "the left-behind token reached the upstream");
+    // Nor does the list show the file's clients as the relay's.
+    let list = sb.run(&["--relay", "tokens", "list", "--json"]);
+    assert_eq!(list.code, Some(1), "{list:?}");
+    assert!(!list.stdout.contains("before-the-store"), "{list:?}");
+}
+
+#[test]
+fn with_the_store_away_a_subscription_login_is_not_served_on_the_word_of_the_local_file() {
+    let mut redis = RedisServer::start();
+    let (sb, _api) = relay_world();
+    with_claude_cli(&sb);
+    let config = std::fs::read_to_string(sb.config_path()).unwrap();
+    sb.write_config(&format!(
+        "{config}\n[store]\nkind = \"redis\"\nurl = \"{}\"\nprefix = \"personal\"\non_store_down = \"local\"\n",
+        redis.url()
+    ));
+    let relay = RelayProc::start(&sb, &[]);
+    let body = messages_body(MODEL);
+    let call = || relay.post("/claude-cli/v1/messages", Some(TOKEN), &body, &[]);
+    assert_eq!(call().status, 200, "no named clients in the store");
+
+    // Only the store can say there are still none; this machine's file is not asked.
+    redis.stop();
+    let away = call();
+    assert_eq!(away.status, 503, "{away:?}");
+    assert_eq!(away.json()["error"]["type"], "store_unavailable");
+    assert_eq!(
+        sb.calls("claude").len(),
+        1,
+        "claude ran with the store away"
+    );
+}
+
 /// A `claude-cli` upstream on the relay, with a fake `claude` that would answer.
 fn with_claude_cli(sb: &Sandbox) {
     sb.write_config("[relay.upstreams.claude-cli]\nkind = \"claude-cli\"\n");

@@ -1,7 +1,7 @@
 //! `agent --dashboard`: a local page of health, windows, budget and usage, drawn from the
 //! same documents as `--status --json`, `--usage --json` and `--budget status --json`.
 //! Loopback only unless `--allow-remote`; every route but the one-time login answers 401
-//! without a token (the page's own, printed once as a URL, or the relay's).
+//! without a session (opened by the URL printed, once) or the relay's token.
 //!
 //! The tokio runtime is built here, only for this mode: the launcher never starts one.
 
@@ -18,17 +18,20 @@ use crate::cli::dashboard::DashboardCli;
 use crate::config::Config;
 
 /// The page and its documents at `/dashboard…`, for `agent --relay serve` with `[relay]
-/// dashboard = true`: the relay's token, as the relay loaded it, opens them (there is no
-/// one-time URL).
-pub fn under_relay(config: &Config, relay_token: crate::access::Token) -> axum::Router {
-    let keys = access::Keys {
-        page: None,
-        relay: Some(relay_token),
-    };
+/// dashboard = true`, on the relay's address `listening`: the relay's token, as the relay
+/// loaded it, opens them, as a bearer or in `/dashboard?token=…`, which opens a session of
+/// the page's own (there is no printed URL).
+pub fn under_relay(
+    config: &Config,
+    relay_token: crate::access::Token,
+    listening: std::net::IpAddr,
+) -> axum::Router {
+    let access = access::Access::new(None, Some(relay_token));
     server::router(&std::sync::Arc::new(server::Dashboard::new(
         config,
-        keys,
+        access,
         "/dashboard",
+        listening,
     )))
 }
 

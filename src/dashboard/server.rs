@@ -1,5 +1,7 @@
-//! The listener and the routes. `/?token=…` (the one-time URL) sets the access cookie and
-//! redirects to `/`; every other route needs a token, or answers 401.
+//! The listener and the routes. A request whose `Host` is not the address listened on is
+//! refused (421) before anything; `/?token=…` (the one-time URL) and `/?once=…` open a
+//! session, set its cookie and redirect to `/`; every other route needs the cookie or the
+//! relay's token, or answers 401.
 
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
@@ -17,7 +19,7 @@ use http::{HeaderValue, StatusCode, header};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tower::ServiceExt as _;
 
-use super::access::{COOKIE, Keys, Onces, query_value};
+use super::access::{Access, COOKIE, SESSION_FOR, host_is_served, query_value};
 use super::{documents, page};
 use crate::access::Token;
 use crate::config::Config;
@@ -25,12 +27,12 @@ use crate::config::Config;
 /// What every handler shares.
 pub struct Dashboard {
     pub config: Config,
-    keys: Keys,
+    access: Access,
+    /// The address listened on, which a request's `Host` must name.
+    listening: IpAddr,
     /// Where the page is: `""` for `agent --dashboard` (the page at `/`), `/dashboard`
     /// under the relay. Every link, the redirect and the cookie's path start with it.
     base: &'static str,
-    /// The one-time addresses `--open` hands the browser.
-    onces: Onces,
     /// The ledger's sums, kept between loads.
     usage: std::sync::Mutex<crate::usage::follow::Follower>,
     /// The per-page tokens a "probe now" form may carry (the last few pages served).
@@ -41,12 +43,17 @@ pub struct Dashboard {
 const FORMS_KEPT: usize = 32;
 
 impl Dashboard {
-    pub fn new(config: &Config, keys: Keys, base: &'static str) -> Dashboard {
+    pub fn new(
+        config: &Config,
+        access: Access,
+        base: &'static str,
+        listening: IpAddr,
+    ) -> Dashboard {
         Dashboard {
             config: config.clone(),
-            keys,
+            access,
+            listening,
             base,
-            onces: Onces::default(),
             usage: std::sync::Mutex::default(),
             forms: std::sync::Mutex::new(std::collections::VecDeque::new()),
         }
@@ -56,22 +63,25 @@ impl Dashboard {
     fn home(&self) -> &'static str {
         if self.base.is_empty() { "/" } else { self.base }
     }
+
+    /// 421 for a request that does not name the address the page is served on: the first
+    /// thing every route asks.
+    fn misdirected(&self, request: &Request) -> Option<Response> {
+        (!host_is_served(request.headers(), request.uri(), self.listening)).then(|| {
+            text(
+                StatusCode::MISDIRECTED_REQUEST,
+                "421: the dashboard answers only at the address it listens on (an IP address or localhost); open the URL it printed\n",
+            )
+        })
+    }
 }
 
 /// Runs the dashboard until SIGTERM or SIGINT; with `open`, in the browser too.
 pub fn serve(config: &Config, addr: SocketAddr, open: bool) -> anyhow::Result<ExitCode> {
-    let page = Token::fresh("agd-")?;
-    // The relay's token opens the page too, when there is one; without it the page's own
-    // is enough.
+    let login = Token::fresh("agd-")?;
+    // The relay's token opens the page too, when there is one; without it the printed
+    // URL is enough.
     let relay = Token::load_relay().ok();
-    let dashboard = Arc::new(Dashboard::new(
-        config,
-        Keys {
-            page: Some(page),
-            relay,
-        },
-        "",
-    ));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("dashboard")
@@ -83,22 +93,31 @@ pub fn serve(config: &Config, addr: SocketAddr, open: bool) -> anyhow::Result<Ex
             .await
             .with_context(|| format!("listening on {addr}"))?;
         let local = listener.local_addr()?;
+        // The one line that shows the login token (stdout, unredacted): everywhere else it
+        // is redacted like any secret. It opens one session, then is spent.
+        let url_token = login.expose().to_string();
+        let dashboard = Arc::new(Dashboard::new(
+            config,
+            Access::new(Some(login), relay),
+            "",
+            local.ip(),
+        ));
         let host = match local.ip() {
             ip if ip.is_unspecified() && ip.is_ipv4() => "127.0.0.1".to_string(),
             ip if ip.is_unspecified() => "[::1]".to_string(),
             IpAddr::V6(ip) => format!("[{ip}]"),
             IpAddr::V4(ip) => ip.to_string(),
         };
-        // The one line that shows the token (stdout, unredacted): everywhere else it is
-        // redacted like any secret.
         crate::term::emit(&format!(
-            "dashboard: http://{host}:{}/?token={}\n",
+            "dashboard: http://{host}:{}/?token={url_token}\n",
             local.port(),
-            dashboard.keys.page.as_ref().map_or("", Token::expose)
         ))?;
-        crate::term::notice("dashboard: open the URL above once; Ctrl-C stops it");
+        crate::term::notice(&format!(
+            "dashboard: the URL above opens one browser session ({} hours) and then no more; Ctrl-C stops it",
+            SESSION_FOR.as_secs() / 3600
+        ));
         if open {
-            let once = dashboard.onces.issue()?;
+            let once = dashboard.access.issue_once()?;
             super::browser::open(&format!("http://{host}:{}/?once={once}", local.port()));
         }
         accept_loop(&listener, &dashboard).await
@@ -124,7 +143,15 @@ async fn accept_loop(
     listener: &tokio::net::TcpListener,
     dashboard: &Arc<Dashboard>,
 ) -> anyhow::Result<()> {
-    let router = router(dashboard).fallback(not_found);
+    let shown = Arc::clone(dashboard);
+    let router = router(dashboard).fallback(move |request: Request| {
+        let shown = Arc::clone(&shown);
+        async move {
+            shown
+                .misdirected(&request)
+                .unwrap_or_else(|| text(StatusCode::NOT_FOUND, "404\n"))
+        }
+    });
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(Duration::from_secs(10));
@@ -162,7 +189,7 @@ async fn accept_loop(
 fn unauthorized() -> Response {
     text(
         StatusCode::UNAUTHORIZED,
-        "401: open the one-time URL agent --dashboard printed, or send the relay token as a bearer\n",
+        "401: open a one-time URL (agent --dashboard prints a new one at each start; each works once), or send the relay token as a bearer\n",
     )
 }
 
@@ -190,15 +217,19 @@ fn no_store(mut response: Response) -> Response {
     response
 }
 
-fn redirect_home(home: &'static str, cookie: Option<&str>) -> Response {
+/// To the page; with `session`, its cookie set: as tight as plain http on loopback allows
+/// (no `Secure` without TLS, and no cookie is kept to one port, which is why its value
+/// opens nothing but this process's page).
+fn redirect_home(home: &'static str, session: Option<&str>) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::SEE_OTHER;
     response
         .headers_mut()
         .insert(header::LOCATION, HeaderValue::from_static(home));
-    if let Some(token) = cookie
+    if let Some(session) = session
         && let Ok(value) = HeaderValue::from_str(&format!(
-            "{COOKIE}={token}; HttpOnly; SameSite=Strict; Path={home}"
+            "{COOKIE}={session}; HttpOnly; SameSite=Strict; Path={home}; Max-Age={}",
+            SESSION_FOR.as_secs()
         ))
     {
         response.headers_mut().insert(header::SET_COOKIE, value);
@@ -206,26 +237,25 @@ fn redirect_home(home: &'static str, cookie: Option<&str>) -> Response {
     no_store(response)
 }
 
-/// `/`: the one-time URL's token becomes a cookie (and leaves the address bar); with a
-/// token, the page.
+/// `/`: the one-time URL's token (or `?once=`) opens a session, whose cookie is set as the
+/// token leaves the address bar; with a session or the relay token, the page.
 async fn index(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
+    if let Some(refused) = dashboard.misdirected(&request) {
+        return refused;
+    }
     let query = request.uri().query();
-    if let Some(once) = query_value(query, "once") {
-        let page = dashboard.keys.page.as_ref().map(Token::expose);
-        return match page {
-            Some(page) if dashboard.onces.redeem(once) => {
-                redirect_home(dashboard.home(), Some(page))
-            }
-            _ => unauthorized(),
-        };
+    let login = if let Some(once) = query_value(query, "once") {
+        Some(dashboard.access.log_in_once(once))
+    } else {
+        query_value(query, "token").map(|token| dashboard.access.log_in(token))
+    };
+    match login {
+        Some(Ok(Some(session))) => return redirect_home(dashboard.home(), Some(&session)),
+        Some(Ok(None)) => return unauthorized(),
+        Some(Err(_)) => return text(StatusCode::INTERNAL_SERVER_ERROR, "no randomness\n"),
+        None => {}
     }
-    if query_value(query, "token").is_some() {
-        return match dashboard.keys.admits_query(query) {
-            Some(token) => redirect_home(dashboard.home(), Some(token)),
-            None => unauthorized(),
-        };
-    }
-    if !dashboard.keys.admits(request.headers()) {
+    if !dashboard.access.admits(request.headers()) {
         return unauthorized();
     }
     let Ok(nonce) = crate::access::generate("") else {
@@ -298,7 +328,10 @@ async fn document(
 }
 
 async fn status_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
-    let admitted = dashboard.keys.admits(request.headers());
+    if let Some(refused) = dashboard.misdirected(&request) {
+        return refused;
+    }
+    let admitted = dashboard.access.admits(request.headers());
     document(dashboard, admitted, |shown| {
         Ok(documents::status(&shown.config))
     })
@@ -306,7 +339,10 @@ async fn status_json(State(dashboard): State<Arc<Dashboard>>, request: Request) 
 }
 
 async fn usage_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
-    let admitted = dashboard.keys.admits(request.headers());
+    if let Some(refused) = dashboard.misdirected(&request) {
+        return refused;
+    }
+    let admitted = dashboard.access.admits(request.headers());
     document(dashboard, admitted, |shown| {
         documents::usage(&shown.config, &shown.usage)
     })
@@ -314,7 +350,10 @@ async fn usage_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -
 }
 
 async fn budget_json(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
-    let admitted = dashboard.keys.admits(request.headers());
+    if let Some(refused) = dashboard.misdirected(&request) {
+        return refused;
+    }
+    let admitted = dashboard.access.admits(request.headers());
     document(dashboard, admitted, |shown| {
         Ok(documents::budget(&shown.config))
     })
@@ -324,7 +363,10 @@ async fn budget_json(State(dashboard): State<Arc<Dashboard>>, request: Request) 
 /// "probe now": the page's form, with its per-page token; probes as `--status` does
 /// (budgeted), then back to the page.
 async fn probe(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Response {
-    if !dashboard.keys.admits(request.headers()) {
+    if let Some(refused) = dashboard.misdirected(&request) {
+        return refused;
+    }
+    if !dashboard.access.admits(request.headers()) {
         return unauthorized();
     }
     let (_, body) = request.into_parts();
@@ -354,8 +396,4 @@ async fn probe(State(dashboard): State<Arc<Dashboard>>, request: Request) -> Res
     let home = dashboard.home();
     let _ = tokio::task::spawn_blocking(move || documents::probe(&dashboard.config)).await;
     redirect_home(home, None)
-}
-
-async fn not_found() -> Response {
-    text(StatusCode::NOT_FOUND, "404\n")
 }

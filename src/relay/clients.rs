@@ -57,8 +57,10 @@ pub enum Unadmitted {
     /// No token, or one nobody holds: 401.
     Unknown,
     /// A token that is not the team's, while the shared store that holds the named clients
-    /// cannot be asked (and the relay is not told to go on without it): 503, like every
-    /// call then — a client is not told its token is wrong because the store is away.
+    /// cannot be asked: 503, like every call then — a client is not told its token is
+    /// wrong because the store is away. So even with `on_store_down = "local"`: with a
+    /// store configured, the store alone says who the clients are, and this machine's
+    /// file (tokens from before the store, revokes it never heard) is not asked instead.
     StoreDown(String),
 }
 
@@ -77,22 +79,13 @@ pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Result<Caller, Un
         return Err(Unadmitted::Unknown);
     }
     let clients = relay.clients.clone();
-    let found = tokio::task::spawn_blocking(move || {
-        let found = clients.find(&presented);
-        // Not found may only mean the store was away and this machine's file was read.
-        let down = match crate::state::store::shared() {
-            Some(shared) if found.is_none() && !shared.falls_back() => shared.ping().err(),
-            _ => None,
-        };
-        (found, down)
-    })
-    .await;
+    let found = tokio::task::spawn_blocking(move || clients.find(&presented)).await;
     match found {
-        Ok((Some((name, client)), _)) => Ok(Caller::Named {
+        Ok(Ok(Some((name, client)))) => Ok(Caller::Named {
             limits: client.limits(),
             name,
         }),
-        Ok((None, Some(down))) => Err(Unadmitted::StoreDown(down.to_string())),
+        Ok(Err(down)) => Err(Unadmitted::StoreDown(down.to_string())),
         _ => Err(Unadmitted::Unknown),
     }
 }
@@ -101,17 +94,12 @@ pub async fn admit(relay: &Arc<Relay>, headers: &HeaderMap) -> Result<Caller, Un
 pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> {
     let state_dir = crate::paths::state_dir();
     let clients = Clients::new(&state_dir);
-    let changes = matches!(
-        command,
-        TokensCommand::Add { .. } | TokensCommand::Revoke { .. }
-    );
     // A change only this machine's file heard would leave a revoked token working on every
     // replica (or a new one unknown to them): with the store away, nothing is changed.
-    if changes && let Some(shared) = crate::state::store::shared() {
-        shared
-            .ping()
-            .map_err(|down| anyhow::anyhow!("{down}; the relay clients were not changed"))?;
-    }
+    let unchanged = |err: anyhow::Error| match err.downcast::<crate::state::store::Down>() {
+        Ok(down) => anyhow::anyhow!("{down}; the relay clients were not changed"),
+        Err(err) => err,
+    };
     match command {
         TokensCommand::Add {
             name,
@@ -123,7 +111,7 @@ pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> 
                 calls: daily_calls,
                 tokens: daily_tokens,
             };
-            let token = clients.add(&name, limits, force)?;
+            let token = clients.add(&name, limits, force).map_err(unchanged)?;
             // The token alone on stdout, for `TOKEN=$(agent --relay tokens add NAME)`; it is
             // printed this once and kept nowhere.
             crate::term::emit(&format!("{token}\n"))?;
@@ -148,7 +136,10 @@ pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         TokensCommand::List { json } => {
-            let list = clients.list();
+            // The store's clients alone: this machine's file may hold tokens it never had.
+            let list = clients
+                .list()
+                .map_err(|down| anyhow::anyhow!("{down}; it holds the relay clients"))?;
             if json {
                 let rows: Vec<serde_json::Value> = list
                     .iter()
@@ -190,7 +181,7 @@ pub fn run(config: &Config, command: TokensCommand) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         TokensCommand::Revoke { name } => {
-            if !clients.revoke(&name)? {
+            if !clients.revoke(&name).map_err(unchanged)? {
                 return Err(usage(format!(
                     "no relay client named \"{name}\" (see `agent --relay tokens list`)"
                 )));

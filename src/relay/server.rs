@@ -168,7 +168,8 @@ pub fn serve(
     crate::state::file::ensure_state_dir(&state_dir)?;
     let clients = Clients::new(&state_dir);
     let keys = Keys::default();
-    if !clients.list().is_empty() {
+    // A store away at the start cannot say; each such call asks again (`subscriptions`).
+    if clients.list().is_ok_and(|list| !list.is_empty()) {
         let personal = super::subscriptions::personal_upstreams(&relay_config, &keys);
         if !personal.is_empty() {
             return Err(usage(format!(
@@ -213,7 +214,7 @@ pub fn serve(
         let pages = relay
             .config
             .dashboard
-            .then(|| crate::dashboard::under_relay(config, relay.token.clone()));
+            .then(|| crate::dashboard::under_relay(config, relay.token.clone(), local.ip()));
         let outcome = accept_loop(&listener, &relay, pages).await;
         relay.books.close();
         outcome

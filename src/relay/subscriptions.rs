@@ -51,7 +51,8 @@ pub fn why_refused(personal: &[String]) -> String {
 
 /// A call about to spend a subscription login while named clients exist (added after the
 /// relay started): 403, and nothing is sent. Reads the clients only for such upstreams,
-/// and only when the caller is not itself a named client.
+/// and only when the caller is not itself a named client; while the store that holds them
+/// is away, 503 `store_unavailable` (it alone can say there are none).
 pub async fn refusal(
     relay: &Arc<Relay>,
     caller: &Caller,
@@ -63,9 +64,20 @@ pub async fn refusal(
         Caller::Named { .. } => true,
         Caller::Team => {
             let clients = relay.clients.clone();
-            tokio::task::spawn_blocking(move || !clients.list().is_empty())
-                .await
-                .unwrap_or(true)
+            match tokio::task::spawn_blocking(move || clients.list()).await {
+                Ok(Ok(list)) => !list.is_empty(),
+                // A store away cannot say there are none, and this machine's file may not.
+                Ok(Err(down)) => {
+                    return Some(error_response(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "store_unavailable",
+                        &format!(
+                            "relay: {down}, and it holds the named clients; {why}, which is served only while the store can say there are none; nothing was sent"
+                        ),
+                    ));
+                }
+                Err(_) => true,
+            }
         }
     };
     named.then(|| {

@@ -206,6 +206,54 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         self.read().unwrap_or_default()
     }
 
+    /// [`JsonFile::load`] without the fallback: a document in the shared store is read
+    /// from the store alone, and [`store::Down`] while it is away — never this machine's
+    /// file in its place. For what only the store may answer once one is configured (who
+    /// may call the relay). A document not in a store is read from its file.
+    pub fn load_without_fallback(&self) -> Result<T, store::Down> {
+        match self.store() {
+            Some(shared) => self.load_from(shared),
+            None => Ok(self.load()),
+        }
+    }
+
+    /// [`JsonFile::update`] without the fallback, for the same documents: in the shared
+    /// store under its lease, and an error (nothing changed anywhere) while it is away,
+    /// never a change only this machine's file hears.
+    pub fn update_without_fallback<R>(
+        &self,
+        change: impl FnOnce(&mut T) -> R,
+    ) -> anyhow::Result<R> {
+        let Some(shared) = self.store() else {
+            return self.update(change);
+        };
+        let _lease = lease::take(shared, &self.name()).map_err(|why| match why {
+            lease::NotTaken::Down(down) => anyhow::Error::new(down),
+            lease::NotTaken::Busy(why) => anyhow::anyhow!("{why}"),
+        })?;
+        let mut value = self.load_from(shared)?;
+        let result = change(&mut value);
+        document::set(shared, &self.name(), &self.bytes(&value)?)?;
+        Ok(result)
+    }
+
+    /// The document as the store holds it; corrupt counts as empty, as in
+    /// [`JsonFile::load`].
+    fn load_from(&self, shared: &Shared) -> Result<T, store::Down> {
+        Ok(match document::get(shared, &self.name())? {
+            None => T::default(),
+            Some(bytes) => self.parse_shared(shared, &bytes).unwrap_or_default(),
+        })
+    }
+
+    fn bytes(&self, value: &T) -> serde_json::Result<Vec<u8>> {
+        if self.pretty {
+            serde_json::to_vec_pretty(value)
+        } else {
+            serde_json::to_vec(value)
+        }
+    }
+
     /// The file's lock, for a change that spans more than [`JsonFile::update`] does. Only
     /// in a state directory [`state_file::check_dir`] accepts.
     /// A shared document's lock is the store's lease (this machine's file lock while the
@@ -225,11 +273,7 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
     /// Replaces the file (or the shared document). Call it while holding
     /// [`JsonFile::lock`].
     pub fn save(&self, value: &T) -> anyhow::Result<()> {
-        let json = if self.pretty {
-            serde_json::to_vec_pretty(value)?
-        } else {
-            serde_json::to_vec(value)?
-        };
+        let json = self.bytes(value)?;
         if self.shared
             && let Some(()) = store::answered(|shared| document::set(shared, &self.name(), &json))
         {

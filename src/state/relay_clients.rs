@@ -5,7 +5,9 @@
 //! Everything about the clients lives in this one JSON state document — in the shared
 //! store when one is configured — read afresh for every request that is not the team
 //! token's: a revoke takes effect on the next request of every relay that shares the
-//! state.
+//! state. With a store configured, the store alone says who the clients are: while it is
+//! away they are not known, and this machine's file (which may hold tokens from before
+//! the store, or a revoke the store never heard) is not read instead.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,6 +18,7 @@ use subtle::ConstantTimeEq as _;
 use crate::config::limits::Limits;
 use crate::exit_codes::usage;
 use crate::state::json_file::JsonFile;
+use crate::state::store::Down;
 
 /// The longest client name: it is written on every ledger line of the client's calls.
 const NAME_LIMIT: usize = 64;
@@ -79,9 +82,10 @@ impl Clients {
         self.file.path()
     }
 
-    /// Every named client, by name.
-    pub fn list(&self) -> BTreeMap<String, Client> {
-        self.file.load().clients
+    /// Every named client, by name: from the shared store when one is configured (and
+    /// [`Down`] while it is away, never this machine's file), else from the file.
+    pub fn list(&self) -> Result<BTreeMap<String, Client>, Down> {
+        self.file.load_without_fallback().map(|file| file.clients)
     }
 
     /// Makes a client and its token; returns the token, which is not kept anywhere. An
@@ -95,7 +99,7 @@ impl Clients {
             daily_tokens: limits.tokens,
             created: jiff::Timestamp::now().to_string(),
         };
-        let added = self.file.update(|file| {
+        let added = self.file.update_without_fallback(|file| {
             if file.clients.contains_key(name) && !replace {
                 return false;
             }
@@ -113,19 +117,21 @@ impl Clients {
     /// Removes a client: its token is refused from the next request on. `false` when there
     /// was no such client.
     pub fn revoke(&self, name: &str) -> anyhow::Result<bool> {
-        self.file.update(|file| file.clients.remove(name).is_some())
+        self.file
+            .update_without_fallback(|file| file.clients.remove(name).is_some())
     }
 
-    /// The client one of the `presented` tokens belongs to, the clients read afresh (once).
+    /// The client one of the `presented` tokens belongs to, the clients read afresh (once,
+    /// as [`Clients::list`] reads them: [`Down`] while the store that holds them is away).
     /// Every stored hash is compared with every token, each in constant time, whichever
     /// matches.
-    pub fn find(&self, presented: &[impl AsRef<[u8]>]) -> Option<(String, Client)> {
+    pub fn find(&self, presented: &[impl AsRef<[u8]>]) -> Result<Option<(String, Client)>, Down> {
         let wanted: Vec<String> = presented
             .iter()
             .map(|token| crate::digest::sha256_hex(token.as_ref()))
             .collect();
         let mut found = None;
-        for (name, client) in self.list() {
+        for (name, client) in self.list()? {
             let same = wanted.iter().fold(false, |same, hash| {
                 same | bool::from(client.sha256.as_bytes().ct_eq(hash.as_bytes()))
             });
@@ -133,7 +139,7 @@ impl Clients {
                 found = Some((name, client));
             }
         }
-        found
+        Ok(found)
     }
 }
 
@@ -196,19 +202,27 @@ mod tests {
         };
         let alice = clients.add("alice", limits, false).unwrap();
         let bob = clients.add("bob", Limits::default(), false).unwrap();
-        assert_eq!(clients.find(&[alice.as_bytes()]).unwrap().0, "alice");
         assert_eq!(
-            clients.find(&[alice.as_bytes()]).unwrap().1.limits(),
+            clients.find(&[alice.as_bytes()]).unwrap().unwrap().0,
+            "alice"
+        );
+        assert_eq!(
+            clients
+                .find(&[alice.as_bytes()])
+                .unwrap()
+                .unwrap()
+                .1
+                .limits(),
             limits
         );
-        assert_eq!(clients.find(&[bob.as_bytes()]).unwrap().0, "bob");
-        assert!(clients.find(&[b"agr-not-a-token"]).is_none());
-        assert!(clients.find(&[&alice.as_bytes()[1..]]).is_none());
+        assert_eq!(clients.find(&[bob.as_bytes()]).unwrap().unwrap().0, "bob");
+        assert!(clients.find(&[b"agr-not-a-token"]).unwrap().is_none());
+        assert!(clients.find(&[&alice.as_bytes()[1..]]).unwrap().is_none());
 
         assert!(clients.revoke("alice").unwrap());
         assert!(!clients.revoke("alice").unwrap());
-        assert!(clients.find(&[alice.as_bytes()]).is_none());
-        assert_eq!(clients.find(&[bob.as_bytes()]).unwrap().0, "bob");
+        assert!(clients.find(&[alice.as_bytes()]).unwrap().is_none());
+        assert_eq!(clients.find(&[bob.as_bytes()]).unwrap().unwrap().0, "bob");
     }
 
     #[test]
@@ -218,10 +232,13 @@ mod tests {
         let first = clients.add("alice", Limits::default(), false).unwrap();
         let err = clients.add("alice", Limits::default(), false).unwrap_err();
         assert!(format!("{err:#}").contains("--force"), "{err:#}");
-        assert!(clients.find(&[first.as_bytes()]).is_some(), "nothing lost");
+        assert!(
+            clients.find(&[first.as_bytes()]).unwrap().is_some(),
+            "nothing lost"
+        );
 
         let second = clients.add("alice", Limits::default(), true).unwrap();
-        assert!(clients.find(&[first.as_bytes()]).is_none());
-        assert!(clients.find(&[second.as_bytes()]).is_some());
+        assert!(clients.find(&[first.as_bytes()]).unwrap().is_none());
+        assert!(clients.find(&[second.as_bytes()]).unwrap().is_some());
     }
 }
