@@ -208,10 +208,11 @@ fn a_codex_app_server_that_floods_is_cut_off_with_agents_memory_small() {
         "probe_timeout_seconds = 20\n{}",
         std::fs::read_to_string(w.sb.config_path()).unwrap()
     ));
-    // 300 MB of kilobyte lines that are not its answer, then silence.
+    // Ten million lines that are not its answer (queued whole, they took agent to 350 MB; an
+    // endless `yes` took it to 6 GB in 40 s), then silence.
     w.sb.fake_cli("codex")
         .script(
-            "if [ \"$1\" = app-server ]; then\n  yes \"$(printf '%01000d' 0)\" | head -c 300000000\n  sleep 30\nfi\necho codex answered",
+            "if [ \"$1\" = app-server ]; then\n  yes | head -c 20000000\n  sleep 30\nfi\necho codex answered",
         )
         .install();
 
