@@ -294,3 +294,37 @@ fn a_previous_statusline_printing_more_than_its_cap_is_left_out() {
         run.stdout.len()
     );
 }
+
+#[test]
+fn an_alert_command_that_leaves_a_helper_holding_stdout_does_not_hold_the_check() {
+    let w = world();
+    w.sb.fake_cli("notify")
+        .script(&leaving_a_helper("sent"))
+        .install();
+    w.sb.write_config("[alerts.command]\nargv = [\"notify\"]\n");
+    crate::watchdog::break_gemini(&w);
+
+    let run = w.sb.run(&["--check-fallback"]);
+
+    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert_eq!(w.sb.calls("notify").len(), 1);
+    assert!(
+        !run.stderr.contains("notify"),
+        "the alert went out: {run:?}"
+    );
+}
+
+#[test]
+fn a_scheduler_that_leaves_a_helper_holding_stdout_does_not_hold_the_install() {
+    let w = world();
+    // A stand-in systemctl: the test must never touch the machine's own systemd.
+    w.sb.fake_cli("systemctl")
+        .script(&leaving_a_helper("ok"))
+        .install();
+
+    let run = w.sb.run(&["--install-watchdog", "--scheduler", "systemd"]);
+
+    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
+    assert_eq!(run.code, Some(0), "{run:?}");
+}
