@@ -1,15 +1,35 @@
-//! The one way agent runs a short-lived program of its own (a probe's CLI, a secret
-//! command, an alert command, a `--version`): stdin closed, output collected, and ended
-//! with everything it started when it overruns its time.
+//! The one way agent waits on a program of its own (a probe's CLI, a secret command, an
+//! alert command, a `--version`, the statusline's previous command, the relay's `claude
+//! -p`, `codex app-server`, launchctl/systemctl/crontab): bounded in time and in bytes.
+//!
+//! The pipes are read here with `poll`, never by a blocking read: the deadline holds
+//! whatever keeps them open (a helper started with `setsid` that keeps the program's
+//! stdout is out of reach of any kill, so agent stops listening instead). When the
+//! program itself has ended, what it left behind gets [`LEFTOVER_GRACE`] to finish
+//! writing; then its group is killed (when it has one of its own) and the pipes are
+//! abandoned. Past the deadline or past the byte cap, the program and, with
+//! [`Group::Own`], everything it started are killed with SIGKILL.
 
-use std::io;
+use std::fmt;
+use std::io::{self, Write as _};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::process::CommandExt as _;
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
+
+/// What a program may print on stdout, and again on stderr, unless told otherwise.
+pub const CAP: usize = 1 << 20;
+
+/// How long what a program left behind may keep its pipes open once it has ended.
+pub const LEFTOVER_GRACE: Duration = Duration::from_millis(200);
+
+/// How often a program with open pipes is looked at to see whether it has ended.
+const TICK: Duration = Duration::from_millis(20);
 
 /// What an overrun kills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,52 +42,493 @@ pub enum Group {
     Own,
 }
 
-/// Runs `command` to its end, or kills it after `timeout`: `Ok(None)` then. Its stdout
-/// and stderr are read whole meanwhile, so a chatty program can never stall on a full pipe.
-pub fn output_within(
-    command: &mut Command,
-    timeout: Duration,
-    group: Group,
-) -> io::Result<Option<Output>> {
+/// How one program is run by [`run`].
+#[derive(Debug, Clone, Copy)]
+pub struct Job<'a> {
+    /// The longest it may take, from its start until its pipes are done with.
+    pub timeout: Duration,
+    pub group: Group,
+    /// Written to its stdin, which is then closed; `None`: stdin is `/dev/null`.
+    pub stdin: Option<&'a [u8]>,
+    /// The most it may print on stdout, and again on stderr: one byte more ends it.
+    pub cap: usize,
+}
+
+impl Job<'static> {
+    /// Within `timeout`, stdin closed, at most [`CAP`] bytes on each pipe.
+    pub fn new(timeout: Duration, group: Group) -> Self {
+        Job {
+            timeout,
+            group,
+            stdin: None,
+            cap: CAP,
+        }
+    }
+}
+
+impl<'a> Job<'a> {
+    /// The same job with `bytes` written to its stdin.
+    #[must_use]
+    pub fn stdin(self, bytes: &[u8]) -> Job<'_> {
+        Job {
+            stdin: Some(bytes),
+            timeout: self.timeout,
+            group: self.group,
+            cap: self.cap,
+        }
+    }
+
+    /// The same job with `cap` bytes allowed on each pipe.
+    #[must_use]
+    pub fn cap(self, cap: usize) -> Job<'a> {
+        Job { cap, ..self }
+    }
+}
+
+/// Why a program gave no whole output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// It was still running at its deadline: killed.
+    Late(Duration),
+    /// It printed more than this many bytes on one pipe: killed.
+    Flooded(usize),
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stopped::Late(timeout) => {
+                write!(f, "did not finish within {:.1}s", timeout.as_secs_f64())
+            }
+            Stopped::Flooded(cap) => write!(f, "printed more than {cap} bytes"),
+        }
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// What [`run`] saw: how the program ended and what it printed (all of it when it exited;
+/// what came before the end otherwise, never more than the cap).
+#[derive(Debug)]
+pub struct Ran {
+    /// Its exit status, or why it was stopped.
+    pub end: Result<ExitStatus, Stopped>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+impl Ran {
+    /// The whole output of a program that ended by itself within its bounds.
+    pub fn output(self) -> Result<Output, Stopped> {
+        let status = self.end?;
+        Ok(Output {
+            status,
+            stdout: self.stdout,
+            stderr: self.stderr,
+        })
+    }
+}
+
+/// Runs `command` to its end within `job`'s bounds. `Err` only when it cannot be started.
+pub fn run(command: &mut Command, job: &Job<'_>) -> io::Result<Ran> {
+    let deadline = Instant::now() + job.timeout;
     command
-        .stdin(Stdio::null())
+        .stdin(if job.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let mut child = start(command, job.group)?;
+    let feed = Feed {
+        pipe: child.stdin.take(),
+        unsent: job.stdin.unwrap_or_default(),
+        keep_open: false,
+    };
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let cap = job.cap;
+    let keep = |kept: &mut Vec<u8>, bytes: &[u8]| {
+        let room = cap.saturating_sub(kept.len());
+        kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        if bytes.len() > room {
+            Flow::Full
+        } else {
+            Flow::More
+        }
+    };
+    let end = pump(
+        &mut child,
+        job.group,
+        feed,
+        deadline,
+        &mut |bytes| keep(&mut stdout, bytes),
+        &mut |bytes| keep(&mut stderr, bytes),
+    );
+    let end = match end {
+        End::Exited(status) => Ok(status),
+        End::Late => Err(Stopped::Late(job.timeout)),
+        End::Full | End::Done => Err(Stopped::Flooded(cap)),
+    };
+    Ok(Ran {
+        end,
+        stdout,
+        stderr,
+    })
+}
+
+/// How a conversation over stdin and stdout is run by [`converse`].
+#[derive(Debug, Clone, Copy)]
+pub struct Talk<'a> {
+    pub timeout: Duration,
+    pub group: Group,
+    /// Written to its stdin, which stays open until the answer (a server may stop at the
+    /// end of its input before answering).
+    pub say: &'a [u8],
+    /// The longest line looked at; a longer one is skipped (its bytes still count).
+    pub line_cap: usize,
+    /// The most lines read.
+    pub lines: usize,
+    /// The most bytes read from stdout in all.
+    pub cap: usize,
+}
+
+/// What [`converse`] heard.
+#[derive(Debug)]
+pub struct Heard<T> {
+    /// The answer `each` found, if any did.
+    pub answer: Option<T>,
+    /// Why there was none: `None` when the program ended without one.
+    pub stopped: Option<Stopped>,
+    /// The bytes read from its stdout.
+    pub read: usize,
+}
+
+/// Runs `command` (stderr discarded), writes `talk.say` to it, and hands each line of its
+/// stdout to `each` until `each` finds the answer, the program ends, or a bound is reached;
+/// unless it ended by itself with its pipes closed, the program and (with [`Group::Own`])
+/// everything it started are then killed.
+pub fn converse<T>(
+    command: &mut Command,
+    talk: &Talk<'_>,
+    mut each: impl FnMut(&str) -> Option<T>,
+) -> io::Result<Heard<T>> {
+    let deadline = Instant::now() + talk.timeout;
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = start(command, talk.group)?;
+    let feed = Feed {
+        pipe: child.stdin.take(),
+        unsent: talk.say,
+        keep_open: true,
+    };
+    let mut answer = None;
+    let mut read = 0usize;
+    let mut lines = 0usize;
+    let mut line = Vec::new();
+    let mut skipping = false;
+    let mut hear = |bytes: &[u8]| {
+        let mut rest = bytes;
+        read += bytes.len();
+        while !rest.is_empty() {
+            let (part, ended) = match memchr::memchr(b'\n', rest) {
+                Some(at) => (&rest[..at], Some(at + 1)),
+                None => (rest, None),
+            };
+            if !skipping {
+                if line.len() + part.len() > talk.line_cap {
+                    line.clear();
+                    skipping = true;
+                } else {
+                    line.extend_from_slice(part);
+                }
+            }
+            let Some(next) = ended else { break };
+            rest = &rest[next..];
+            if !std::mem::take(&mut skipping) {
+                lines += 1;
+                if let Some(found) = std::str::from_utf8(&line).ok().and_then(&mut each) {
+                    answer = Some(found);
+                    return Flow::Done;
+                }
+            }
+            line.clear();
+            if lines >= talk.lines {
+                return Flow::Full;
+            }
+        }
+        if read > talk.cap {
+            Flow::Full
+        } else {
+            Flow::More
+        }
+    };
+    let end = pump(
+        &mut child,
+        talk.group,
+        feed,
+        deadline,
+        &mut hear,
+        &mut |_| Flow::More,
+    );
+    let stopped = match end {
+        End::Exited(_) | End::Done => None,
+        End::Late => Some(Stopped::Late(talk.timeout)),
+        End::Full => Some(Stopped::Flooded(talk.cap)),
+    };
+    Ok(Heard {
+        answer,
+        stopped,
+        read,
+    })
+}
+
+fn start(command: &mut Command, group: Group) -> io::Result<Child> {
     if group == Group::Own {
         command.process_group(0);
     }
-    let child = command.spawn()?;
-    let pid = Pid::from_raw(child.id().cast_signed());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(timeout) {
-        Ok(output) => output.map(Some),
-        Err(_) => {
-            let _ = match group {
-                Group::Own => killpg(pid, Signal::SIGKILL),
-                Group::Shared => kill(pid, Signal::SIGKILL),
-            };
-            // The waiting thread reaps it now that it is dead.
-            let _ = rx.recv();
-            Ok(None)
+    command.spawn()
+}
+
+/// What a reader says after a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    More,
+    /// Past its cap.
+    Full,
+    /// It has what it wanted.
+    Done,
+}
+
+/// How [`pump`] ended.
+#[derive(Debug)]
+enum End {
+    /// The program exited (and its pipes closed, or what held them had its grace).
+    Exited(ExitStatus),
+    Late,
+    Full,
+    Done,
+}
+
+/// What is written to a program's stdin: `unsent`, then the pipe is closed unless
+/// `keep_open` (a server may stop at the end of its input before answering).
+struct Feed<'a> {
+    pipe: Option<ChildStdin>,
+    unsent: &'a [u8],
+    keep_open: bool,
+}
+
+impl Feed<'_> {
+    /// The pipe, while there is something to write to it.
+    fn wanting(&self) -> Option<&ChildStdin> {
+        self.pipe.as_ref().filter(|_| !self.unsent.is_empty())
+    }
+
+    /// Writes what the pipe takes now; done, it is closed unless kept open. A program that
+    /// stopped reading (EPIPE) does not want the rest.
+    fn write(&mut self) {
+        let Some(pipe) = self.pipe.as_mut() else {
+            return;
+        };
+        match pipe.write(self.unsent) {
+            Ok(n) => self.unsent = &self.unsent[n..],
+            Err(e) if is_transient(&e) => {}
+            Err(_) => self.unsent = &[],
+        }
+        if self.unsent.is_empty() && !self.keep_open {
+            self.pipe = None;
         }
     }
+}
+
+/// One of the pipes polled.
+#[derive(Debug, Clone, Copy)]
+enum Pipe {
+    In,
+    Out,
+    Err,
+}
+
+/// Feeds `feed` and hands what comes on stdout and stderr to `out` and `err` until the
+/// program has exited and its pipes are done with, or `deadline`, or a reader says stop.
+/// The program is reaped before this returns; unless it exited with its pipes closed, it
+/// is killed (with [`Group::Own`], its whole group, also after it exited: what it left
+/// behind there and that still holds the pipes).
+fn pump(
+    child: &mut Child,
+    group: Group,
+    mut feed: Feed<'_>,
+    deadline: Instant,
+    out: &mut dyn FnMut(&[u8]) -> Flow,
+    err: &mut dyn FnMut(&[u8]) -> Flow,
+) -> End {
+    let pid = Pid::from_raw(child.id().cast_signed());
+    feed.pipe = feed.pipe.filter(|p| nonblocking(p.as_fd()).is_ok());
+    if feed.unsent.is_empty() && !feed.keep_open {
+        feed.pipe = None;
+    }
+    let mut stdout = child
+        .stdout
+        .take()
+        .filter(|p| nonblocking(p.as_fd()).is_ok());
+    let mut stderr = child
+        .stderr
+        .take()
+        .filter(|p| nonblocking(p.as_fd()).is_ok());
+    // When the program itself exited: what holds its pipes then has until `at + grace`.
+    let mut exited: Option<(ExitStatus, Instant)> = None;
+    let mut idle = Duration::from_millis(1);
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        if exited.is_none() {
+            match child.try_wait() {
+                Ok(Some(status)) => exited = Some((status, Instant::now())),
+                Ok(None) => {}
+                // Reaped by someone else: nothing to wait for any more.
+                Err(_) => return end(child, group, pid, false, End::Late),
+            }
+        }
+        let now = Instant::now();
+        let wake = match exited {
+            Some((status, at)) => {
+                let until = (at + LEFTOVER_GRACE).min(deadline);
+                let open = stdout.is_some() || stderr.is_some();
+                if !open {
+                    return End::Exited(status);
+                }
+                if now >= until {
+                    return end(child, group, pid, true, End::Exited(status));
+                }
+                until
+            }
+            None if now >= deadline => return end(child, group, pid, false, End::Late),
+            None => deadline,
+        };
+        let mut wait = wake.saturating_duration_since(now).min(TICK);
+        let mut fds = Vec::with_capacity(3);
+        let mut which = Vec::with_capacity(3);
+        let reading = [
+            (stdout.as_ref().map(AsFd::as_fd), Pipe::Out),
+            (stderr.as_ref().map(AsFd::as_fd), Pipe::Err),
+        ];
+        for (fd, name) in reading {
+            if let Some(fd) = fd {
+                fds.push(PollFd::new(fd, PollFlags::POLLIN));
+                which.push(name);
+            }
+        }
+        if let Some(pipe) = feed.wanting() {
+            fds.push(PollFd::new(pipe.as_fd(), PollFlags::POLLOUT));
+            which.push(Pipe::In);
+        }
+        if fds.is_empty() {
+            // Nothing left to read: the program is about to exit, or closed its pipes and
+            // goes on; look again soon, then less and less often.
+            wait = wait.min(idle);
+            idle = (idle * 2).min(TICK);
+        }
+        let timeout = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
+        match poll(&mut fds, timeout) {
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return end(child, group, pid, exited.is_some(), End::Late),
+        }
+        let ready: Vec<Pipe> = fds
+            .iter()
+            .zip(which)
+            .filter(|(fd, _)| fd.revents().is_some_and(|r| !r.is_empty()))
+            .map(|(_, pipe)| pipe)
+            .collect();
+        drop(fds);
+        for pipe in ready {
+            let flow = match pipe {
+                Pipe::Out => drain(&mut stdout, &mut chunk, out),
+                Pipe::Err => drain(&mut stderr, &mut chunk, err),
+                Pipe::In => {
+                    feed.write();
+                    Flow::More
+                }
+            };
+            let stop = match flow {
+                Flow::More => continue,
+                Flow::Full => End::Full,
+                Flow::Done => End::Done,
+            };
+            return end(child, group, pid, exited.is_some(), stop);
+        }
+    }
+}
+
+fn is_transient(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+    )
+}
+
+/// Reads what `pipe` has now into `chunk` and hands it on; an ended pipe is dropped.
+fn drain<R: io::Read>(
+    pipe: &mut Option<R>,
+    chunk: &mut [u8],
+    reader: &mut dyn FnMut(&[u8]) -> Flow,
+) -> Flow {
+    let Some(open) = pipe.as_mut() else {
+        return Flow::More;
+    };
+    match open.read(chunk) {
+        Ok(0) => {
+            *pipe = None;
+            Flow::More
+        }
+        Ok(n) => reader(&chunk[..n]),
+        Err(e) if is_transient(&e) => Flow::More,
+        Err(_) => {
+            *pipe = None;
+            Flow::More
+        }
+    }
+}
+
+/// Kills the program (with [`Group::Own`], its group) and reaps it, then says `how` it
+/// ended. One already reaped is not signalled alone (its pid may be another's by now); its
+/// group still is, for what it left there.
+fn end(child: &mut Child, group: Group, pid: Pid, reaped: bool, how: End) -> End {
+    let _ = match (group, reaped) {
+        (Group::Own, _) => killpg(pid, Signal::SIGKILL),
+        (Group::Shared, false) => kill(pid, Signal::SIGKILL),
+        (Group::Shared, true) => Ok(()),
+    };
+    if !reaped {
+        let _ = child.wait();
+    }
+    how
+}
+
+fn nonblocking(fd: BorrowedFd<'_>) -> nix::Result<()> {
+    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map(drop)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn sh(script: &str) -> Command {
+        let mut command = Command::new("/bin/sh");
+        command.args(["-c", script]);
+        command
+    }
+
     #[test]
     fn a_program_that_ends_gives_its_output() {
-        let output = output_within(
-            Command::new("/bin/sh").args(["-c", "echo out; echo err >&2; exit 3"]),
-            Duration::from_secs(10),
-            Group::Shared,
+        let output = run(
+            &mut sh("echo out; echo err >&2; exit 3"),
+            &Job::new(Duration::from_secs(10), Group::Shared),
         )
         .unwrap()
+        .output()
         .expect("it ended");
         assert_eq!(output.status.code(), Some(3));
         assert_eq!(output.stdout, b"out\n");
@@ -75,18 +536,153 @@ mod tests {
     }
 
     #[test]
+    fn its_stdin_is_what_it_is_given() {
+        let input = vec![b'x'; 300_000];
+        let output = run(
+            &mut sh("wc -c"),
+            &Job::new(Duration::from_secs(10), Group::Own).stdin(&input),
+        )
+        .unwrap()
+        .output()
+        .unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "300000");
+    }
+
+    #[test]
     fn an_overrun_ends_the_program_and_what_it_started() {
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("grandchild-ran");
         let script = format!("(sleep 1; touch {}) & sleep 30", marker.display());
-        let output = output_within(
-            Command::new("/bin/sh").args(["-c", &script]),
-            Duration::from_millis(200),
-            Group::Own,
+        let ran = run(
+            &mut sh(&script),
+            &Job::new(Duration::from_millis(200), Group::Own),
         )
         .unwrap();
-        assert!(output.is_none(), "it overran");
+        assert_eq!(
+            ran.end.unwrap_err(),
+            Stopped::Late(Duration::from_millis(200))
+        );
         std::thread::sleep(Duration::from_millis(1500));
         assert!(!marker.exists(), "the grandchild was killed with its group");
+    }
+
+    #[test]
+    fn a_helper_out_of_reach_holding_stdout_does_not_hold_the_wait() {
+        // `setsid` puts the helper beyond the group's kill; it keeps stdout for 30 s.
+        for group in [Group::Own, Group::Shared] {
+            let started = Instant::now();
+            let output = run(
+                &mut sh("setsid sleep 30 & echo hi"),
+                &Job::new(Duration::from_secs(20), group),
+            )
+            .unwrap()
+            .output()
+            .expect("it exited");
+            assert_eq!(output.stdout, b"hi\n");
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "{group:?}: {:?}",
+                started.elapsed()
+            );
+        }
+    }
+
+    #[test]
+    fn a_program_that_goes_on_without_its_pipes_is_still_bounded() {
+        let started = Instant::now();
+        let ran = run(
+            &mut sh("exec >/dev/null 2>&1; setsid sleep 30 & sleep 30"),
+            &Job::new(Duration::from_millis(500), Group::Own),
+        )
+        .unwrap();
+        assert!(matches!(ran.end, Err(Stopped::Late(_))), "{ran:?}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_flood_is_cut_at_the_cap_and_ended() {
+        let started = Instant::now();
+        // Finite, so that a door without its cap fails this test rather than the machine.
+        let ran = run(
+            &mut sh("head -c 50000000 /dev/zero"),
+            &Job::new(Duration::from_secs(20), Group::Own).cap(10_000),
+        )
+        .unwrap();
+        assert_eq!(ran.end.unwrap_err(), Stopped::Flooded(10_000));
+        assert_eq!(ran.stdout.len(), 10_000);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    fn talk(say: &[u8]) -> Talk<'_> {
+        Talk {
+            timeout: Duration::from_secs(20),
+            group: Group::Own,
+            say,
+            line_cap: 100,
+            lines: 1000,
+            cap: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn a_conversation_ends_at_its_answer_with_stdin_still_open() {
+        // It answers only after reading its input; `cat` would end at stdin's end.
+        let heard = converse(
+            &mut sh("read a; echo noise; echo \"got $a\"; sleep 30"),
+            &talk(b"ping\n"),
+            |line| line.strip_prefix("got ").map(str::to_string),
+        )
+        .unwrap();
+        assert_eq!(heard.answer.as_deref(), Some("ping"));
+        assert_eq!(heard.stopped, None);
+    }
+
+    #[test]
+    fn a_flooding_conversation_stops_at_its_line_cap() {
+        let started = Instant::now();
+        let heard = converse(&mut sh("yes"), &talk(b""), |_| None::<()>).unwrap();
+        assert!(heard.answer.is_none());
+        assert_eq!(heard.stopped, Some(Stopped::Flooded(1 << 20)));
+        // A thousand lines of "y\n", read a pipe's worth at a time.
+        assert!(heard.read < 200_000, "{}", heard.read);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_flood_of_one_endless_line_stops_at_the_byte_cap() {
+        let heard = converse(
+            &mut sh("tr '\\0' x < /dev/zero"),
+            &Talk {
+                cap: 100_000,
+                ..talk(b"")
+            },
+            |_| Some(()),
+        )
+        .unwrap();
+        assert!(
+            heard.answer.is_none(),
+            "a line past the line cap is skipped"
+        );
+        assert_eq!(heard.stopped, Some(Stopped::Flooded(100_000)));
+        assert!(heard.read < 100_000 + 64 * 1024 + 1, "{}", heard.read);
+    }
+
+    #[test]
+    fn a_silent_conversation_ends_at_its_deadline() {
+        let started = Instant::now();
+        let heard = converse(
+            &mut sh("setsid sleep 30 & sleep 30"),
+            &Talk {
+                timeout: Duration::from_millis(300),
+                ..talk(b"")
+            },
+            |_| Some(()),
+        )
+        .unwrap();
+        assert_eq!(
+            heard.stopped,
+            Some(Stopped::Late(Duration::from_millis(300)))
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
     }
 }

@@ -30,15 +30,12 @@ pub fn resolve(value: Option<&str>, command: Option<&str>, what: &str) -> anyhow
 /// Runs a secret command through `sh -c` (it is the user's own configuration, written as
 /// they would type it) with stdin closed, and returns its first line.
 pub fn from_command(command: &str) -> anyhow::Result<String> {
-    let Some(output) = crate::child::output_within(
+    let output = crate::child::run(
         Command::new("/bin/sh").args(["-c", command]),
-        COMMAND_TIMEOUT,
-        crate::child::Group::Shared,
+        &crate::child::Job::new(COMMAND_TIMEOUT, crate::child::Group::Shared),
     )
     .context("starting /bin/sh")?
-    else {
-        bail!("it did not finish within {}s", COMMAND_TIMEOUT.as_secs());
-    };
+    .output()?;
     if !output.status.success() {
         // Its stderr may quote the secret's name but never the secret: still redacted.
         let stderr = String::from_utf8_lossy(&output.stderr);

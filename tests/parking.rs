@@ -361,7 +361,7 @@ fn launches(sb: &Sandbox, name: &str) -> usize {
 }
 
 /// Codex logged in with ChatGPT (no provider of its own, no key), then Gemini CLI.
-fn codex_on_chatgpt(sb: &Sandbox) {
+pub(crate) fn codex_on_chatgpt(sb: &Sandbox) {
     sb.write_file(".codex/config.toml", "model = \"gpt-test-codex\"\n");
     sb.write_file(
         ".codex/auth.json",

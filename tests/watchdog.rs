@@ -19,7 +19,7 @@ fn with_telegram(w: &World, telegram: &MockApi) {
     ));
 }
 
-fn break_gemini(w: &World) {
+pub(crate) fn break_gemini(w: &World) {
     w.api
         .on(Rule::model(GEMINI_MODEL).reply(Reply::gemini_error(
             400,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 
-use crate::child::{Group, output_within};
+use crate::child::{Group, Job};
 use crate::error_class::ErrorClass;
 use crate::login::agy;
 use crate::state::health::Outcome;
@@ -99,7 +99,10 @@ fn spent(windows: &[crate::login::Window]) -> Option<&crate::login::Window> {
 
 /// A command's stdout when it ran to success within `timeout`.
 fn capture(command: &mut Command, timeout: Duration) -> Option<String> {
-    let output = output_within(command, timeout, Group::Own).ok()??;
+    let output = crate::child::run(command, &Job::new(timeout, Group::Own))
+        .ok()?
+        .output()
+        .ok()?;
     output
         .status
         .success()

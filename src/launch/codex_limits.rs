@@ -5,22 +5,26 @@
 //! it is asked with a bound, and only where a probe would otherwise be due (see
 //! `parking::Parking::ask_codex`).
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::os::unix::process::CommandExt as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use jiff::Timestamp;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 
+use crate::child::{Group, Talk};
 use crate::login::codex_app_server::{Reply, parse_reply, request_lines};
 
+/// The longest line of the server's looked at: its answer is a few kilobytes.
+const LINE_CAP: usize = 1 << 20;
+/// The most lines read before giving up on an answer (the handshake's, notifications').
+const LINES: usize = 1_000;
+/// The most bytes read from the server in all.
+const CAP: usize = 4 << 20;
+
 /// Runs `binary app-server` with the CLI's environment, sends the read and waits for its
-/// answer at most `timeout`; the server and everything it started are ended either way.
-/// `None`: no answer in time (or it could not be started).
+/// answer at most `timeout`, reading at most [`LINES`] lines and [`CAP`] bytes; then the
+/// server and everything it started are ended (`child::converse`). `None`: no answer within
+/// those bounds (or it could not be started).
 pub fn ask(
     binary: &Path,
     env: &[(String, String)],
@@ -30,44 +34,26 @@ pub fn ask(
     let mut command = Command::new(binary);
     command
         .arg("app-server")
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0);
+        .envs(env.iter().map(|(k, v)| (k, v)));
     for name in env_remove {
         command.env_remove(name);
     }
-    let mut child = command.spawn().ok()?;
-    let pid = Pid::from_raw(child.id().cast_signed());
-    let mut stdin = child.stdin.take()?;
-    let stdout = child.stdout.take()?;
-    // Stdin stays open until the answer: a server may stop at its end before answering.
+    let mut say = String::new();
     for line in request_lines(env!("CARGO_PKG_VERSION")) {
-        if writeln!(stdin, "{line}").is_err() {
-            break;
-        }
+        say.push_str(&line);
+        say.push('\n');
     }
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let deadline = Instant::now() + timeout;
-    let reply = loop {
-        let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
-            break None;
-        };
-        if let Some(reply) = parse_reply(&line, Timestamp::now()) {
-            break Some(reply);
-        }
+    let talk = Talk {
+        timeout,
+        group: Group::Own,
+        say: say.as_bytes(),
+        line_cap: LINE_CAP,
+        lines: LINES,
+        cap: CAP,
     };
-    drop(stdin);
-    let _ = killpg(pid, Signal::SIGKILL);
-    let _ = child.wait();
-    reply
+    crate::child::converse(&mut command, &talk, |line| {
+        parse_reply(line, Timestamp::now())
+    })
+    .ok()?
+    .answer
 }

@@ -18,8 +18,8 @@ pub fn read(service: &str, account: Option<&str>) -> Option<String> {
         command.args(["-a", account]);
     }
     command.args(["-w", "-s", service]);
-    let output =
-        crate::child::output_within(&mut command, TIMEOUT, crate::child::Group::Shared).ok()??;
+    let job = crate::child::Job::new(TIMEOUT, crate::child::Group::Shared);
+    let output = crate::child::run(&mut command, &job).ok()?.output().ok()?;
     let text = String::from_utf8(output.stdout).ok()?.trim().to_string();
     super::forget_token(Some(&text));
     (output.status.success() && !text.is_empty()).then_some(text)

@@ -62,13 +62,13 @@ fn run_unmetered(
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
-    let output = match crate::child::output_within(&mut command, timeout, crate::child::Group::Own)
-    {
-        Ok(Some(output)) => output,
-        Ok(None) => {
+    let job = crate::child::Job::new(timeout, crate::child::Group::Own);
+    let output = match crate::child::run(&mut command, &job).map(crate::child::Ran::output) {
+        Ok(Ok(output)) => output,
+        Ok(Err(stopped)) => {
             return Outcome {
                 class: ErrorClass::Unreachable,
-                reason: format!("{name} did not finish within {:.1}s", timeout.as_secs_f64()),
+                reason: format!("{name} {stopped}"),
                 latency: started.elapsed(),
                 clears_at: None,
             };

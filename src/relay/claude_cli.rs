@@ -13,13 +13,10 @@
 //! asked to stream — with the CLI's usage; a usage limit becomes 429 `relay_cli_quota`.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::os::unix::fs::DirBuilderExt as _;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -40,6 +37,10 @@ use crate::state::ledger::Tokens;
 /// What the CLI is told about itself; the caller's own system prompt is in the prompt.
 const NEUTRAL_SYSTEM_PROMPT: &str =
     "You are a helpful assistant. Follow the instructions in the user's message.";
+
+/// The most the CLI may print on stdout (and on stderr) for one answer: a long answer in
+/// its JSON is a few hundred kilobytes.
+const OUTPUT_CAP: usize = 16 << 20;
 
 /// What one run of the CLI produced.
 struct Answer {
@@ -303,18 +304,17 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
             "--system-prompt",
             NEUTRAL_SYSTEM_PROMPT,
         ])
-        .current_dir(&scratch.0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .current_dir(&scratch.0);
     // The relay's own secrets are not the CLI's business.
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("AGENT_RELAY_") {
             command.env_remove(name);
         }
     }
-    let mut child = command.spawn().map_err(|err| {
+    let job = crate::child::Job::new(timeout, crate::child::Group::Own)
+        .stdin(prompt.as_bytes())
+        .cap(OUTPUT_CAP);
+    let ran = crate::child::run(&mut command, &job).map_err(|err| {
         failure(
             StatusCode::SERVICE_UNAVAILABLE,
             "relay_mode_disabled",
@@ -322,40 +322,22 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
             ErrorClass::BinaryMissing,
         )
     })?;
-    let pid = child.id();
-    if let Some(mut stdin) = child.stdin.take() {
-        let prompt = prompt.to_string();
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(prompt.as_bytes());
-        });
-    }
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = sender.send(child.wait_with_output());
-    });
-    let output = match receiver.recv_timeout(timeout) {
-        Ok(Ok(output)) => output,
-        Ok(Err(err)) => {
-            return Err(failure(
-                StatusCode::BAD_GATEWAY,
-                "api_error",
-                format!("relay: waiting for claude: {err}"),
-                ErrorClass::Upstream5xx,
-            ));
-        }
-        Err(_) => {
-            if let Ok(pid) = i32::try_from(pid) {
-                let _ = nix::sys::signal::killpg(
-                    nix::unistd::Pid::from_raw(pid),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-            }
-            let _ = receiver.recv_timeout(Duration::from_secs(5));
+    let output = match ran.output() {
+        Ok(output) => output,
+        Err(crate::child::Stopped::Late(_)) => {
             return Err(failure(
                 StatusCode::GATEWAY_TIMEOUT,
                 "relay_upstream_timeout",
                 format!("relay: claude did not answer within {}s", timeout.as_secs()),
                 ErrorClass::Unreachable,
+            ));
+        }
+        Err(stopped) => {
+            return Err(failure(
+                StatusCode::BAD_GATEWAY,
+                "api_error",
+                format!("relay: claude {stopped}"),
+                ErrorClass::Upstream5xx,
             ));
         }
     };

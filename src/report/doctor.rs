@@ -298,18 +298,13 @@ fn check_relay_token(checks: &mut Vec<Check>) {
 
 /// The first line a binary prints for `--version`, within a timeout.
 fn version_of(binary: &Path) -> String {
-    let output = match crate::child::output_within(
+    let ran = crate::child::run(
         Command::new(binary).arg("--version"),
-        VERSION_TIMEOUT,
-        crate::child::Group::Own,
-    ) {
-        Ok(Some(output)) => String::from_utf8_lossy(&output.stdout).into_owned(),
-        Ok(None) => {
-            return format!(
-                "(--version did not answer within {}s)",
-                VERSION_TIMEOUT.as_secs()
-            );
-        }
+        &crate::child::Job::new(VERSION_TIMEOUT, crate::child::Group::Own),
+    );
+    let output = match ran.map(crate::child::Ran::output) {
+        Ok(Ok(output)) => String::from_utf8_lossy(&output.stdout).into_owned(),
+        Ok(Err(stopped)) => return format!("(--version {stopped})"),
         Err(_) => return "(--version could not run)".to_string(),
     };
     output

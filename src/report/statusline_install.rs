@@ -23,10 +23,9 @@ use crate::state::json_file::JsonFile;
 
 /// How long the previous statusLine command may take before its part is left out.
 const PREVIOUS_TIMEOUT: Duration = Duration::from_secs(2);
-/// The variable the previous command's stdin is handed through (see [`previous_output`]).
-const INPUT_VAR: &str = "AGENT_STATUSLINE_INPUT";
-/// The largest input handed on (a variable's limit is 128 KiB on Linux).
-const INPUT_LIMIT: usize = 100_000;
+/// The most of the previous command's output read (a status line is one line): one byte
+/// more and it is ended and its part left out.
+const PREVIOUS_CAP: usize = 16 * 1024;
 /// Set for the previous command: an agent statusline run by another (a previous command that
 /// wraps agent's own) never runs one in turn, which would start a chain without end.
 const NESTED_VAR: &str = "AGENT_STATUSLINE_NESTED";
@@ -165,7 +164,8 @@ pub fn uninstall(dry_run: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// What the statusLine command agent replaced prints for the same `input`, when there was
-/// one and it ends within [`PREVIOUS_TIMEOUT`]. Never an error: the line goes on without it.
+/// one and it ends within [`PREVIOUS_TIMEOUT`] having printed at most [`PREVIOUS_CAP`] bytes.
+/// Never an error: the line goes on without it.
 pub fn previous_output(state_dir: &Path, input: &str) -> Option<String> {
     let path = settings_path()?;
     let record = installs(state_dir)
@@ -177,27 +177,19 @@ pub fn previous_output(state_dir: &Path, input: &str) -> Option<String> {
     }
     let previous: Value = serde_json::from_str(record.previous.as_deref()?).ok()?;
     let command = previous.get("command")?.as_str()?;
-    // `child::output_within` closes stdin, so the input goes through a variable that a
-    // shell pipes to the command, as Claude Code would have.
-    let input = if input.len() <= INPUT_LIMIT {
-        input
-    } else {
-        ""
-    };
-    let output = crate::child::output_within(
+    // On the same stdin, as Claude Code would have run it.
+    let job = crate::child::Job::new(PREVIOUS_TIMEOUT, crate::child::Group::Own)
+        .stdin(input.as_bytes())
+        .cap(PREVIOUS_CAP);
+    let output = crate::child::run(
         Command::new("/bin/sh")
-            .args([
-                "-c",
-                "printf '%s' \"$AGENT_STATUSLINE_INPUT\" | /bin/sh -c \"$1\"",
-            ])
-            .arg("sh")
-            .arg(command)
-            .env(INPUT_VAR, input)
+            .args(["-c", command])
             .env(NESTED_VAR, "1"),
-        PREVIOUS_TIMEOUT,
-        crate::child::Group::Own,
+        &job,
     )
-    .ok()??;
+    .ok()?
+    .output()
+    .ok()?;
     Some(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 

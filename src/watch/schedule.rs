@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
@@ -424,12 +424,19 @@ pub fn installed() -> Option<String> {
     None
 }
 
+/// How long launchctl, systemctl or crontab may take.
+const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Runs a scheduler's tool within [`TOOL_TIMEOUT`], `stdin` written to it.
+fn tool(command: &mut Command, stdin: &[u8]) -> anyhow::Result<std::process::Output> {
+    let job = crate::child::Job::new(TOOL_TIMEOUT, crate::child::Group::Own).stdin(stdin);
+    let ran = crate::child::run(command, &job)
+        .with_context(|| format!("starting {}", command.get_program().display()))?;
+    Ok(ran.output()?)
+}
+
 fn run(command: &[String]) -> anyhow::Result<()> {
-    let output = Command::new(&command[0])
-        .args(&command[1..])
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("starting {}", command[0]))?;
+    let output = tool(Command::new(&command[0]).args(&command[1..]), b"")?;
     if output.status.success() {
         return Ok(());
     }
@@ -442,11 +449,7 @@ fn run(command: &[String]) -> anyhow::Result<()> {
 }
 
 fn current_crontab() -> anyhow::Result<String> {
-    let output = Command::new("crontab")
-        .arg("-l")
-        .stdin(Stdio::null())
-        .output()
-        .context("running crontab -l")?;
+    let output = tool(Command::new("crontab").arg("-l"), b"").context("running crontab -l")?;
     // "no crontab for user" is an empty crontab, not an error.
     Ok(if output.status.success() {
         String::from_utf8_lossy(&output.stdout).into_owned()
@@ -456,20 +459,8 @@ fn current_crontab() -> anyhow::Result<String> {
 }
 
 fn set_crontab(text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut child = Command::new("crontab")
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("running crontab -")?;
-    child
-        .stdin
-        .take()
-        .context("crontab's stdin")?
-        .write_all(text.as_bytes())?;
-    let output = child.wait_with_output()?;
+    let output =
+        tool(Command::new("crontab").arg("-"), text.as_bytes()).context("running crontab -")?;
     if !output.status.success() {
         bail!(
             "crontab - failed: {}",

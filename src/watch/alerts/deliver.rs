@@ -96,15 +96,15 @@ fn run_command(argv: &[String], message: &str, deadline: Duration) -> anyhow::Re
         bail!("alerts.command.argv is empty")
     };
     let limit = deadline.min(Duration::from_secs(30));
-    let output = crate::child::output_within(
+    let output = crate::child::run(
         Command::new(program).args(args).arg(message),
-        limit,
-        crate::child::Group::Shared,
+        &crate::child::Job::new(limit, crate::child::Group::Shared),
     )
-    .with_context(|| format!("starting {program}"))?;
+    .with_context(|| format!("starting {program}"))?
+    .output();
     match output {
-        Some(output) if output.status.success() => Ok(()),
-        Some(output) => bail!("{program} exited {}", output.status.code().unwrap_or(-1)),
-        None => bail!("{program} did not finish within {}s", limit.as_secs()),
+        Ok(output) if output.status.success() => Ok(()),
+        Ok(output) => bail!("{program} exited {}", output.status.code().unwrap_or(-1)),
+        Err(stopped) => bail!("{program} {stopped}"),
     }
 }
