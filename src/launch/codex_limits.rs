@@ -5,7 +5,7 @@
 //! it is asked with a bound, and only where a probe would otherwise be due (see
 //! `parking::Parking::ask_codex`).
 
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::Write as _;
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -16,6 +16,7 @@ use jiff::Timestamp;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use crate::bounded_read;
 use crate::login::codex_app_server::{Reply, parse_reply, request_lines};
 
 /// Runs `binary app-server` with the CLI's environment, sends the read and waits for its
@@ -48,10 +49,10 @@ pub fn ask(
             break;
         }
     }
-    let (tx, rx) = mpsc::channel();
+    // A few lines queued at most, each within its cap, however much the server writes.
+    let (tx, rx) = mpsc::sync_channel(8);
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
+        for line in bounded_read::lines_of(stdout, bounded_read::ANSWERS).texts() {
             if tx.send(line).is_err() {
                 break;
             }
