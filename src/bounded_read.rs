@@ -198,8 +198,12 @@ fn io_skip(err: io::Error) -> Skipped {
 pub fn open(path: &Path, cap: Cap) -> Result<(File, u64), Skipped> {
     // Nothing that is not a regular file is even opened (opening a device can do things).
     fits(&fs::metadata(path).map_err(io_skip)?, cap)?;
-    // Should it have become a FIFO since, the open still returns at once, and the check on
-    // the descriptor refuses it.
+    open_checked(path, cap)
+}
+
+/// Opens `path` without waiting (a FIFO swapped in since the `stat` has no writer to wait
+/// for) and checks what was opened, on its descriptor.
+fn open_checked(path: &Path, cap: Cap) -> Result<(File, u64), Skipped> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags((nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY).bits())
@@ -452,4 +456,198 @@ pub fn stdin(cap: Cap, within: Duration) -> Option<Vec<u8>> {
         return None;
     }
     read_within(stdin, cap, within)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Seek as _, SeekFrom, Write as _};
+    use std::time::Instant;
+
+    use super::*;
+
+    /// How long any read may take, whatever the file.
+    const DEADLINE: Duration = Duration::from_secs(5);
+
+    /// `f`'s answer, or a failure naming `what` when it does not come within [`DEADLINE`]
+    /// (the thread is left behind: it is blocked, which is what the test is about).
+    fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(DEADLINE)
+            .unwrap_or_else(|_| panic!("{what} did not return within {DEADLINE:?}"))
+    }
+
+    /// The files no CLI writes but a user's machine may hold where one belongs.
+    struct Hostile {
+        _dir: tempfile::TempDir,
+        files: Vec<(&'static str, PathBuf)>,
+    }
+
+    /// A FIFO, a link to `/dev/zero`, a dangling link, a 1 GB sparse file, a 64 MiB line
+    /// (sparse) before a good one, and a sparse file larger than a record file may be.
+    fn hostile() -> Hostile {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name);
+        nix::unistd::mkfifo(&at("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", at("zero")).unwrap();
+        std::os::unix::fs::symlink(at("nothing"), at("dangling")).unwrap();
+        File::create(at("sparse")).unwrap().set_len(1_000_000_000).unwrap();
+        let mut long = File::create(at("long-line")).unwrap();
+        long.seek(SeekFrom::Start(64 * MIB)).unwrap();
+        long.write_all(b"\n{\"ok\":1}\n").unwrap();
+        File::create(at("runaway"))
+            .unwrap()
+            .set_len(RECORDS.file + 1)
+            .unwrap();
+        let files = ["fifo", "zero", "dangling", "sparse", "long-line", "runaway"]
+            .into_iter()
+            .map(|name| (name, at(name)))
+            .collect();
+        Hostile { _dir: dir, files }
+    }
+
+    const WHOLE_CAPS: [Cap; 4] = [LOGIN, SETTINGS, CHAT, FEED];
+
+    #[test]
+    fn no_whole_file_read_blocks_or_holds_more_than_its_cap() {
+        let hostile = hostile();
+        for cap in WHOLE_CAPS {
+            for (name, path) in &hostile.files {
+                let path = path.clone();
+                let started = Instant::now();
+                let read = within(&format!("{} {name}", cap.what), move || read(&path, cap));
+                assert!(
+                    read.is_err(),
+                    "{} {name}: read as {} bytes",
+                    cap.what,
+                    read.map_or(0, |b| b.len())
+                );
+                assert!(started.elapsed() < DEADLINE, "{} {name}", cap.what);
+            }
+        }
+    }
+
+    #[test]
+    fn a_fifo_opened_after_the_check_does_not_block_and_is_refused() {
+        // The path became a FIFO between `stat` and `open`: `O_NONBLOCK` opens it at once,
+        // `fstat` on the descriptor refuses it.
+        let hostile = hostile();
+        let fifo = hostile.files[0].1.clone();
+        let opened = within("opening a FIFO", move || open_checked(&fifo, LOGIN));
+        assert!(
+            matches!(opened, Err(Skipped::NotRegular("a FIFO"))),
+            "{opened:?}"
+        );
+    }
+
+    #[test]
+    fn why_a_file_was_skipped_names_it_never_its_content() {
+        let hostile = hostile();
+        let why = |name: &str| {
+            let path = &hostile.files.iter().find(|(n, _)| *n == name).unwrap().1;
+            read(path, LOGIN).unwrap_err()
+        };
+        assert!(matches!(why("dangling"), Skipped::Missing));
+        assert_eq!(
+            why("zero").to_string(),
+            "a character device, not a regular file (agent reads only regular files another program wrote)"
+        );
+        assert_eq!(
+            why("sparse").to_string(),
+            "953.7 MiB, more than the 1 MiB a login file may be"
+        );
+        assert!(why("fifo").to_string().starts_with("a FIFO, not a regular file"));
+    }
+
+    #[test]
+    fn record_files_are_streamed_within_the_line_cap() {
+        let hostile = hostile();
+        for (name, path) in &hostile.files {
+            let path = path.clone();
+            let started = Instant::now();
+            let (kept, held, skipped) = within(name, move || {
+                let Some(mut lines) = lines(&path, RECORDS) else {
+                    return (Vec::new(), 0, 0);
+                };
+                let mut kept = Vec::new();
+                while let Some(line) = lines.next_line() {
+                    kept.push(String::from_utf8_lossy(line).into_owned());
+                }
+                (kept, lines.held(), lines.skipped())
+            });
+            assert!(started.elapsed() < DEADLINE, "{name}");
+            assert!(
+                held <= RECORDS.line + CHUNK,
+                "{name}: held {held} bytes, over the line cap"
+            );
+            match *name {
+                // The line after the long one is still read.
+                "long-line" => assert_eq!((kept, skipped), (vec!["{\"ok\":1}".into()], 1)),
+                // A 1 GB file of one line: read past, nothing kept.
+                "sparse" => assert_eq!((kept.len(), skipped), (0, 1)),
+                _ => assert!(kept.is_empty(), "{name}: {} lines", kept.len()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_is_read_line_by_line_within_the_cap() {
+        let cap = Cap {
+            line: 10,
+            ..ANSWERS
+        };
+        let mut stream = b"short\r\n".to_vec();
+        stream.extend(std::iter::repeat_n(b'y', 3 * CHUNK));
+        stream.extend(b"\n\n0123456789\n01234567890\nlast");
+        let mut lines = lines_of(&stream[..], cap);
+        let mut seen = Vec::new();
+        while let Some(line) = lines.next_line() {
+            seen.push(String::from_utf8_lossy(line).into_owned());
+        }
+        assert_eq!(seen, ["short\r", "", "0123456789", "last"]);
+        assert_eq!(lines.skipped(), 2);
+        assert!(lines.held() <= 10 + CHUNK, "{}", lines.held());
+        let texts: Vec<String> = lines_of(&b"a\r\n\xff\nb"[..], cap).texts().collect();
+        assert_eq!(texts, ["a", "b"]);
+    }
+
+    #[test]
+    fn small_regular_files_and_links_to_them_read_as_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        fs::write(&path, r#"{"a":1}"#).unwrap();
+        assert_eq!(json(&path, LOGIN).unwrap()["a"], 1);
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert_eq!(json(&link, SETTINGS).unwrap()["a"], 1);
+        fs::write(&path, "{").unwrap();
+        assert!(json(&path, LOGIN).is_none());
+        let huge = format!(r#"{{"a":"{}"}}"#, "x".repeat(2 << 20));
+        fs::write(&path, &huge).unwrap();
+        assert!(json(&path, LOGIN).is_none());
+        assert!(json(&path, CHAT).is_some());
+        assert_eq!(text(&dir.path().join("missing"), SETTINGS), None);
+    }
+
+    #[test]
+    fn a_stream_that_never_ends_or_exceeds_its_cap_is_no_input() {
+        // A FIFO opened for reading and writing by the test itself: it never ends.
+        let hostile = hostile();
+        let fifo = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&hostile.files[0].1)
+            .unwrap();
+        let started = Instant::now();
+        assert_eq!(read_within(fifo, FEED, Duration::from_millis(200)), None);
+        assert!(started.elapsed() < DEADLINE);
+        let zero = File::open("/dev/zero").unwrap();
+        assert_eq!(read_within(zero, FEED, DEADLINE), None);
+        assert_eq!(
+            read_within(&b"{}"[..], FEED, DEADLINE).as_deref(),
+            Some(&b"{}"[..])
+        );
+    }
 }
