@@ -346,7 +346,8 @@ impl<R: Read> Lines<R> {
             if !too_long {
                 if self.line.len() + part.len() > self.cap.line {
                     too_long = true;
-                    self.line.clear();
+                    // Let go of what was gathered of it.
+                    self.line = Vec::new();
                 } else {
                     keep(&mut self.line, part, self.cap.line);
                 }
