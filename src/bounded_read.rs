@@ -31,6 +31,8 @@ use std::time::Duration;
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
+/// A MiB, as a line length.
+const LINE_MIB: usize = 1 << 20;
 
 /// How much of one kind of file agent reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,14 +49,14 @@ pub struct Cap {
 pub const LOGIN: Cap = Cap {
     what: "a login file",
     file: MIB,
-    line: MIB as usize,
+    line: LINE_MIB,
 };
 
 /// A CLI's settings (`settings.json`, `config.toml`, `~/.npmrc`): a few KiB.
 pub const SETTINGS: Cap = Cap {
     what: "a settings file",
     file: MIB,
-    line: MIB as usize,
+    line: LINE_MIB,
 };
 
 /// A chat kept as one JSON document (Gemini CLI's older `session-*.json`): the whole
@@ -62,7 +64,7 @@ pub const SETTINGS: Cap = Cap {
 pub const CHAT: Cap = Cap {
     what: "a chat file",
     file: 16 * MIB,
-    line: 16 * MIB as usize,
+    line: 16 * LINE_MIB,
 };
 
 /// A JSONL record (Claude Code's transcripts, Codex's rollouts, Gemini CLI's chats): streamed.
@@ -72,25 +74,25 @@ pub const CHAT: Cap = Cap {
 pub const RECORDS: Cap = Cap {
     what: "a record file",
     file: 16 * GIB,
-    line: (16 * MIB) as usize,
+    line: 16 * LINE_MIB,
 };
 
 /// One line of `codex app-server`'s answers (its replies are a few KiB).
 pub const ANSWERS: Cap = Cap {
     what: "codex app-server's output",
     file: u64::MAX,
-    line: (4 * MIB) as usize,
+    line: 4 * LINE_MIB,
 };
 
 /// Claude Code's statusline JSON on stdin: a few KiB.
 pub const FEED: Cap = Cap {
     what: "the statusline input",
     file: MIB,
-    line: MIB as usize,
+    line: LINE_MIB,
 };
 
 /// How much of a file is read per system call when streaming.
-const CHUNK: usize = (64 * KIB) as usize;
+const CHUNK: usize = 64 << 10;
 
 /// Why a file was not read.
 #[derive(Debug)]
@@ -257,13 +259,10 @@ fn tell(path: &Path, why: &Skipped) {
 }
 
 fn tell_once(path: &Path, message: &str) {
-    let first = TOLD
-        .lock()
-        .map(|mut told| {
-            told.get_or_insert_with(HashSet::new)
-                .insert(path.to_path_buf())
-        })
-        .unwrap_or(true);
+    let first = TOLD.lock().map_or(true, |mut told| {
+        told.get_or_insert_with(HashSet::new)
+            .insert(path.to_path_buf())
+    });
     if first {
         crate::term::notice(message);
     }
@@ -353,9 +352,7 @@ impl<R: Read> Lines<R> {
                 }
             }
             self.reader.consume(used);
-            self.held = self
-                .held
-                .max(self.line.capacity() + self.reader.capacity());
+            self.held = self.held.max(self.line.capacity() + self.reader.capacity());
             if ended {
                 if !too_long {
                     return Some(&self.line[..]);
@@ -447,12 +444,12 @@ pub fn read_within<R: Read + Send + 'static>(
 pub fn stdin(cap: Cap, within: Duration) -> Option<Vec<u8>> {
     let stdin = io::stdin();
     let stat = nix::sys::stat::fstat(stdin.as_fd()).ok()?;
-    let kind = nix::sys::stat::SFlag::from_bits_truncate(stat.st_mode)
-        & nix::sys::stat::SFlag::S_IFMT;
+    let kind =
+        nix::sys::stat::SFlag::from_bits_truncate(stat.st_mode) & nix::sys::stat::SFlag::S_IFMT;
     let regular = kind == nix::sys::stat::SFlag::S_IFREG;
-    let stream =
-        kind == nix::sys::stat::SFlag::S_IFIFO || kind == nix::sys::stat::SFlag::S_IFSOCK;
-    if !(regular || stream) || (regular && u64::try_from(stat.st_size).unwrap_or(u64::MAX) > cap.file)
+    let stream = kind == nix::sys::stat::SFlag::S_IFIFO || kind == nix::sys::stat::SFlag::S_IFSOCK;
+    if !(regular || stream)
+        || (regular && u64::try_from(stat.st_size).unwrap_or(u64::MAX) > cap.file)
     {
         return None;
     }
@@ -495,7 +492,10 @@ mod tests {
         nix::unistd::mkfifo(&at("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
         std::os::unix::fs::symlink("/dev/zero", at("zero")).unwrap();
         std::os::unix::fs::symlink(at("nothing"), at("dangling")).unwrap();
-        File::create(at("sparse")).unwrap().set_len(1_000_000_000).unwrap();
+        File::create(at("sparse"))
+            .unwrap()
+            .set_len(1_000_000_000)
+            .unwrap();
         let mut long = File::create(at("long-line")).unwrap();
         long.seek(SeekFrom::Start(64 * MIB)).unwrap();
         long.write_all(b"\n{\"ok\":1}\n").unwrap();
@@ -560,7 +560,11 @@ mod tests {
             why("sparse").to_string(),
             "953.7 MiB, more than the 1 MiB a login file may be"
         );
-        assert!(why("fifo").to_string().starts_with("a FIFO, not a regular file"));
+        assert!(
+            why("fifo")
+                .to_string()
+                .starts_with("a FIFO, not a regular file")
+        );
     }
 
     #[test]

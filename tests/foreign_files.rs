@@ -129,21 +129,36 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             "claude login",
             ".claude/.credentials.json",
             "",
-            |root, _| format!("{:?}", claude::read_login_file(&root.join(".claude/.credentials.json"))),
+            |root, _| {
+                format!(
+                    "{:?}",
+                    claude::read_login_file(&root.join(".claude/.credentials.json"))
+                )
+            },
             "None",
         ),
         reader(
             "claude login's token for the usage endpoint",
             ".claude/.credentials.json",
             "",
-            |root, now| format!("{:?}", claude::access_token_for_usage(&root.join(".claude"), now)),
+            |root, now| {
+                format!(
+                    "{:?}",
+                    claude::access_token_for_usage(&root.join(".claude"), now)
+                )
+            },
             "None",
         ),
         reader(
             "codex login",
             ".codex/auth.json",
             "",
-            |root, _| format!("{:?}", codex::read_auth_file(&root.join(".codex/auth.json"))),
+            |root, _| {
+                format!(
+                    "{:?}",
+                    codex::read_auth_file(&root.join(".codex/auth.json"))
+                )
+            },
             "None",
         ),
         reader(
@@ -164,7 +179,12 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             "claude transcript: the model last run",
             &transcript,
             &claude_line,
-            |root, _| format!("{:?}", claude_transcript::last_model(&root.join(".claude/projects"))),
+            |root, _| {
+                format!(
+                    "{:?}",
+                    claude_transcript::last_model(&root.join(".claude/projects"))
+                )
+            },
             "Some(\"claude-after\")",
         ),
         reader(
@@ -185,7 +205,8 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &claude_line,
             |root, now| {
                 let start = now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap();
-                let row = claude_transcript::find_run_limit(&root.join(".claude/projects/-w"), start);
+                let row =
+                    claude_transcript::find_run_limit(&root.join(".claude/projects/-w"), start);
                 format!("{:?}", row.map(|r| r.at))
             },
             "None",
@@ -196,7 +217,8 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &codex_lines(now),
             |root, now| {
                 let start = now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap();
-                let run = codex_rollout::find_run(&root.join(".codex/sessions"), Path::new("/w"), start);
+                let run =
+                    codex_rollout::find_run(&root.join(".codex/sessions"), Path::new("/w"), start);
                 format!("{:?}", run.and_then(|r| r.model))
             },
             "Some(\"codex-after\")",
@@ -205,7 +227,12 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             "codex rollout: the model last run",
             &rollout_day(now),
             &codex_lines(now),
-            |root, _| format!("{:?}", codex_rollout::last_model(&root.join(".codex/sessions"))),
+            |root, _| {
+                format!(
+                    "{:?}",
+                    codex_rollout::last_model(&root.join(".codex/sessions"))
+                )
+            },
             "Some(\"codex-after\")",
         ),
         reader(
@@ -337,7 +364,10 @@ fn codex_app_server_answers_are_read_a_line_at_a_time_past_a_long_one() {
         panic!("no return within {DEADLINE:?}")
     };
     assert!(
-        matches!(reply, Some(agent::login::codex_app_server::Reply::Limits(_))),
+        matches!(
+            reply,
+            Some(agent::login::codex_app_server::Reply::Limits(_))
+        ),
         "{reply:?}"
     );
     let ended = measured(DEADLINE, move || {
@@ -408,7 +438,11 @@ fn a_fifo_claude_login_hangs_no_launch_no_list_and_no_doctor() {
     let sb = Sandbox::new();
     sb.env("ANTHROPIC_BASE_URL", api.url());
     sb.fake_cli("claude").stdout("claude answered\n").install();
-    plant(Hostile::Fifo, &sb.home().join(".claude/.credentials.json"), "");
+    plant(
+        Hostile::Fifo,
+        &sb.home().join(".claude/.credentials.json"),
+        "",
+    );
     for args in [&["-p", "hi"][..], &["--list"], &["--doctor"]] {
         let (run, kib) = measured_run(&sb.command(args), Stdio::null());
         let what = format!("agent {}", args.join(" "));
@@ -463,7 +497,10 @@ fn usage_counts_past_hostile_records_in_bounded_memory_and_says_so_once_a_file()
         plant(kind, &sb.home().join(file), after);
     };
     let claude_good = claude_answer(now).replace("msg_1", "msg_good");
-    sb.write_file(".claude/projects/-w/good.jsonl", &format!("{claude_good}\n"));
+    sb.write_file(
+        ".claude/projects/-w/good.jsonl",
+        &format!("{claude_good}\n"),
+    );
     let day = rollout_day(now);
     for kind in HOSTILE {
         let name = format!("{kind:?}").to_lowercase();

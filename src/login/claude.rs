@@ -187,10 +187,8 @@ fn usage_store(config_dir: &Path) -> Option<Value> {
             .ok()
             .or_else(|| serde_json::from_slice(&decode_hex(&text)?).ok())
     });
-    keychain.or_else(|| bounded_read::json(
-        &config_dir.join(".credentials.json"),
-        bounded_read::LOGIN,
-    ))
+    keychain
+        .or_else(|| bounded_read::json(&config_dir.join(".credentials.json"), bounded_read::LOGIN))
 }
 
 #[cfg(not(target_os = "macos"))]
