@@ -314,6 +314,7 @@ pub fn lines_of<R: Read>(reader: R, cap: Cap) -> Lines<R> {
 
 impl<R: Read> Lines<R> {
     /// The next line that fits, without its `\n`; `None` at the end (or at a read error).
+    /// A line over the cap is read past, keeping none of it once it is over.
     pub fn next_line(&mut self) -> Option<&[u8]> {
         self.line.clear();
         let mut too_long = false;
@@ -325,8 +326,9 @@ impl<R: Read> Lines<R> {
                 Ok(available) => available,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => {
+                    // What was read of a line a read error cut is no line.
                     self.done = true;
-                    &[][..]
+                    return None;
                 }
             };
             if available.is_empty() {
