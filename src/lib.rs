@@ -7,6 +7,7 @@
 
 // Leaves.
 pub mod access;
+pub mod bounded_read;
 pub mod bounds;
 pub mod child;
 pub mod digest;

@@ -13,6 +13,7 @@ const FLOORS: &[(&str, &[&str])] = &[
         "leaves",
         &[
             "access",
+            "bounded_read",
             "bounds",
             "child",
             "digest",

@@ -13,6 +13,7 @@ mod choosing;
 mod command_line;
 mod dashboard;
 mod endpoints;
+mod foreign_files;
 mod launching;
 mod layers;
 mod login_usage;

@@ -1,11 +1,11 @@
 //! What each CLI itself is configured with — its model and, for codex, its provider — so that
 //! a probe goes the same path as the launch ("probe what runs", DESIGN.md §3).
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::bounded_read::{self, SETTINGS};
 use crate::paths;
 
 /// Which real program a backend's command is, judged by its file name.
@@ -55,11 +55,6 @@ fn non_empty_env(var: &str) -> Option<String> {
     std::env::var(var).ok().filter(|v| !v.trim().is_empty())
 }
 
-fn read_json(path: &Path) -> Option<serde_json::Value> {
-    let text = fs::read_to_string(path).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
 fn claude_dir() -> Option<PathBuf> {
     non_empty_env("CLAUDE_CONFIG_DIR")
         .map(PathBuf::from)
@@ -67,13 +62,13 @@ fn claude_dir() -> Option<PathBuf> {
 }
 
 fn claude_settings_model() -> Option<String> {
-    let settings = read_json(&claude_dir()?.join("settings.json"))?;
+    let settings = bounded_read::json(&claude_dir()?.join("settings.json"), SETTINGS)?;
     let model = settings.get("model")?.as_str()?.trim();
     (!model.is_empty()).then(|| model.to_string())
 }
 
 fn gemini_settings_model() -> Option<String> {
-    let settings = read_json(&paths::home()?.join(".gemini/settings.json"))?;
+    let settings = bounded_read::json(&paths::home()?.join(".gemini/settings.json"), SETTINGS)?;
     // Current releases nest it as model.name; older ones kept a plain string.
     let model = match settings.get("model")? {
         serde_json::Value::String(name) => name.clone(),
@@ -107,7 +102,7 @@ pub fn codex_home() -> Option<PathBuf> {
 
 /// Codex's config, when it exists and parses (other keys are ignored).
 pub fn codex_config() -> Option<CodexConfig> {
-    let text = fs::read_to_string(codex_home()?.join("config.toml")).ok()?;
+    let text = bounded_read::text(&codex_home()?.join("config.toml"), SETTINGS)?;
     toml::from_str(&text).ok()
 }
 

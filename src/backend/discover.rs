@@ -60,8 +60,7 @@ fn npm_global_bin(home: &Path) -> PathBuf {
     if let Some(prefix) = std::env::var_os("NPM_CONFIG_PREFIX").filter(|p| !p.is_empty()) {
         return PathBuf::from(prefix).join("bin");
     }
-    let from_npmrc = fs::read_to_string(home.join(".npmrc"))
-        .ok()
+    let from_npmrc = crate::bounded_read::text(&home.join(".npmrc"), crate::bounded_read::SETTINGS)
         .and_then(|text| {
             text.lines().find_map(|line| {
                 let (key, value) = line.split_once('=')?;

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::backend::{AuthScheme, Credential, OwnLogin};
+use crate::bounded_read;
 use crate::login::{self, Cli, Login};
 use crate::probe::login::{LoginRung, Store};
 
@@ -66,7 +67,7 @@ fn found(cli: Cli, dir: &Path, login: Login) -> Option<Store> {
 
 /// The key `codex login --api-key` keeps in `auth.json`: a key, not a login.
 fn codex_key(home: &Path) -> Option<Credential> {
-    let store = login::records::read_json(&home.join("auth.json"))?;
+    let store = bounded_read::json(&home.join("auth.json"), bounded_read::LOGIN)?;
     let value = store.get("OPENAI_API_KEY")?.as_str()?.trim().to_string();
     crate::redact::register(&value);
     (!value.is_empty()).then(|| Credential {

@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Cli, Login, forget_token, records, window};
+use super::{Cli, Login, forget_token, window};
+use crate::bounded_read;
 
 /// The variable that moves only the credentials store (new in 2.1.x).
 const SECURE_STORAGE_DIR_VAR: &str = "CLAUDE_SECURESTORAGE_CONFIG_DIR";
@@ -97,7 +98,7 @@ fn read_keychain() -> Option<Login> {
 
 /// The login in a credentials file.
 pub fn read_login_file(path: &Path) -> Option<Login> {
-    login_from_store(&records::read_json(path)?)
+    login_from_store(&bounded_read::json(path, bounded_read::LOGIN)?)
 }
 
 /// The login in a store's text: JSON, or JSON in hex as some Keychain items hold it.
@@ -186,12 +187,13 @@ fn usage_store(config_dir: &Path) -> Option<Value> {
             .ok()
             .or_else(|| serde_json::from_slice(&decode_hex(&text)?).ok())
     });
-    keychain.or_else(|| records::read_json(&config_dir.join(".credentials.json")))
+    keychain
+        .or_else(|| bounded_read::json(&config_dir.join(".credentials.json"), bounded_read::LOGIN))
 }
 
 #[cfg(not(target_os = "macos"))]
 fn usage_store(config_dir: &Path) -> Option<Value> {
-    records::read_json(&config_dir.join(".credentials.json"))
+    bounded_read::json(&config_dir.join(".credentials.json"), bounded_read::LOGIN)
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {

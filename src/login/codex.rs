@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Cli, Login, forget_token, jwt, records, window};
+use super::{Cli, Login, forget_token, jwt, window};
+use crate::bounded_read;
 
 /// The keyring service Codex keeps its login under.
 pub const KEYRING_SERVICE: &str = "Codex Auth";
@@ -78,7 +79,7 @@ pub fn keyring_account(canonical_home: &str) -> String {
 
 /// The login in an `auth.json`.
 pub fn read_auth_file(path: &Path) -> Option<Auth> {
-    auth_from_store(&records::read_json(path)?)
+    auth_from_store(&bounded_read::json(path, bounded_read::LOGIN)?)
 }
 
 /// The login in a parsed `auth.json`. Every token and key in it is registered for

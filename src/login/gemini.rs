@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{Cli, Login, forget_token, records, window};
+use crate::bounded_read;
 
 /// `selectedType` of a Google login.
 pub const LOGIN_WITH_GOOGLE: &str = "oauth-personal";
@@ -43,7 +44,10 @@ pub fn gemini_dir() -> Option<PathBuf> {
 
 /// The Google login in `<gemini dir>/oauth_creds.json`.
 pub fn read_login(gemini_dir: &Path) -> Option<Login> {
-    login_from_creds(&records::read_json(&gemini_dir.join("oauth_creds.json"))?)
+    login_from_creds(&bounded_read::json(
+        &gemini_dir.join("oauth_creds.json"),
+        bounded_read::LOGIN,
+    )?)
 }
 
 /// The login in parsed credentials; every token is registered for redaction and dropped.
@@ -67,7 +71,10 @@ pub fn login_from_creds(creds: &Value) -> Option<Login> {
 
 /// The auth type `<gemini dir>/settings.json` selects.
 pub fn read_auth_type(gemini_dir: &Path) -> Option<String> {
-    auth_type(&records::read_json(&gemini_dir.join("settings.json"))?)
+    auth_type(&bounded_read::json(
+        &gemini_dir.join("settings.json"),
+        bounded_read::SETTINGS,
+    )?)
 }
 
 /// The auth type a parsed settings file selects.
@@ -102,7 +109,7 @@ pub fn last_model(gemini_dir: &Path) -> Option<String> {
 /// The model of the last Gemini answer in one chat file (JSONL, or an older `.json`).
 pub fn last_model_in(path: &Path) -> Option<String> {
     if path.extension().is_some_and(|e| e == "json") {
-        let chat = records::read_json(path)?;
+        let chat = bounded_read::json(path, bounded_read::CHAT)?;
         return chat
             .get("messages")?
             .as_array()?

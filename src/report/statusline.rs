@@ -5,8 +5,8 @@
 //! launched. It runs on every refresh of Claude Code's screen, so it reads no configuration
 //! and never fails loudly: whatever goes wrong, a minimal line and exit 0.
 
-use std::io::Read as _;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -18,15 +18,16 @@ use crate::text::printable;
 
 use super::statusline_install;
 
-/// The most of stdin read: Claude Code's JSON is a few kilobytes.
-const STDIN_LIMIT: u64 = 1 << 20;
+/// How long stdin may take to end: Claude Code writes its JSON and closes it at once.
+const STDIN_WAIT: Duration = Duration::from_secs(2);
 
 /// Reads Claude Code's JSON on stdin, records the windows, prints the line. Always exit 0.
 pub fn run() -> ExitCode {
-    let mut input = String::new();
-    let _ = std::io::stdin()
-        .take(STDIN_LIMIT)
-        .read_to_string(&mut input);
+    // A feed over its cap (a few KiB is usual), a device, or a stdin that never ends is no
+    // feed: the line is drawn without it, silently (stderr here is Claude Code's).
+    let input = crate::bounded_read::stdin(crate::bounded_read::FEED, STDIN_WAIT)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_default();
     let now = Timestamp::now();
     let state_dir = crate::paths::state_dir();
     let feed = claude_statusline::parse(&input, now);

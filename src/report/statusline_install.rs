@@ -18,6 +18,7 @@ use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::bounded_read;
 use crate::state::file::{self as state_file, Durability};
 use crate::state::json_file::JsonFile;
 
@@ -204,10 +205,16 @@ fn is_agents(value: &str) -> bool {
 /// The settings text: `{}` when there is no file yet; an error when it is not a JSON object
 /// (agent does not rewrite what it cannot read).
 fn read_settings(path: &Path) -> anyhow::Result<String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok("{}".to_string()),
-        Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
+    let bytes = match bounded_read::read(path, bounded_read::SETTINGS) {
+        Ok(bytes) => bytes,
+        Err(bounded_read::Skipped::Missing) => return Ok("{}".to_string()),
+        Err(why) => bail!("reading {}: {why}", path.display()),
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        bail!(
+            "{} is not UTF-8: fix it first (agent changes nothing it cannot read)",
+            path.display()
+        );
     };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(_)) => Ok(text),

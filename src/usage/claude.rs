@@ -4,13 +4,12 @@
 //! and `requestId`, so a call is counted once per id.
 
 use std::borrow::Cow;
-use std::fs::File;
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
+use crate::bounded_read;
 use crate::state::ledger::Tokens;
 
 /// Where Claude Code keeps its projects: under each `$CLAUDE_CONFIG_DIR` (a
@@ -88,7 +87,7 @@ pub fn read(roots: &[PathBuf], into: &mut Transcripts) -> SourceStats {
 }
 
 fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
-    let Ok(file) = File::open(path) else {
+    let Some(mut lines) = bounded_read::lines(path, bounded_read::RECORDS) else {
         return;
     };
     stats.files += 1;
@@ -97,18 +96,11 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if !contains(&buf, b"\"usage\"") || !contains(&buf, b"assistant") {
+    while let Some(buf) = lines.next_line() {
+        if !contains(buf, b"\"usage\"") || !contains(buf, b"assistant") {
             continue;
         }
-        let Ok(line) = serde_json::from_slice::<Line>(&buf) else {
+        let Ok(line) = serde_json::from_slice::<Line>(buf) else {
             stats.unreadable += 1;
             continue;
         };

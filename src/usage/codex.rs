@@ -5,13 +5,12 @@
 //! nothing). The model is the one of the turn (`turn_context`). OpenAI counts cached
 //! input inside `input_tokens` and reasoning inside `output_tokens`; agent keeps them apart.
 
-use std::fs::File;
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
+use crate::bounded_read;
 use crate::state::ledger::Tokens;
 
 /// `$CODEX_HOME` (else `~/.codex`): `sessions/` and `archived_sessions/`.
@@ -72,7 +71,7 @@ fn text(value: &Value, key: &str) -> Option<String> {
 }
 
 fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
-    let Ok(file) = File::open(path) else {
+    let Some(mut lines) = bounded_read::lines(path, bounded_read::RECORDS) else {
         return;
     };
     stats.files += 1;
@@ -82,24 +81,17 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
     let mut records: Vec<(String, Call)> = Vec::new();
     let mut from_totals: Vec<(String, Call)> = Vec::new();
     let mut total_before = Tokens::default();
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
+    while let Some(buf) = lines.next_line() {
         let wanted = [
             &b"token_usage_record"[..],
             b"token_count",
             b"turn_context",
             b"session_meta",
         ];
-        if !wanted.iter().any(|w| contains(&buf, w)) {
+        if !wanted.iter().any(|w| contains(buf, w)) {
             continue;
         }
-        let Ok(line) = serde_json::from_slice::<Value>(&buf) else {
+        let Ok(line) = serde_json::from_slice::<Value>(buf) else {
             stats.unreadable += 1;
             continue;
         };

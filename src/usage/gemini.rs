@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::transcripts::{Call, SourceStats, Transcripts};
+use crate::bounded_read;
 use crate::login::records;
 use crate::state::ledger::Tokens;
 
@@ -62,7 +63,7 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
     // The conversation as the file leaves it, in order.
     let mut messages: Vec<Value> = Vec::new();
     if path.extension().is_some_and(|e| e == "json") {
-        let Some(chat) = records::read_json(path) else {
+        let Some(chat) = bounded_read::json(path, bounded_read::CHAT) else {
             stats.unreadable += 1;
             return;
         };

@@ -5,6 +5,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod clock;
+pub mod held;
 pub mod mock_api;
 pub mod python;
 pub mod redis;
