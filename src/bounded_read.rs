@@ -77,13 +77,6 @@ pub const RECORDS: Cap = Cap {
     line: 16 * LINE_MIB,
 };
 
-/// One line of `codex app-server`'s answers (its replies are a few KiB).
-pub const ANSWERS: Cap = Cap {
-    what: "codex app-server's output",
-    file: u64::MAX,
-    line: 4 * LINE_MIB,
-};
-
 /// Claude Code's statusline JSON on stdin: a few KiB.
 pub const FEED: Cap = Cap {
     what: "the statusline input",
@@ -603,8 +596,9 @@ mod tests {
     #[test]
     fn a_stream_is_read_line_by_line_within_the_cap() {
         let cap = Cap {
+            what: "a stream",
+            file: u64::MAX,
             line: 10,
-            ..ANSWERS
         };
         let mut stream = b"short\r\n".to_vec();
         stream.extend(std::iter::repeat_n(b'y', 3 * CHUNK));

@@ -355,7 +355,8 @@ fn codex_app_server_answers_are_read_a_line_at_a_time_past_a_long_one() {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
         path
     };
-    let long = script("long", "head -c 67108864 /dev/zero");
+    // A line past the 1 MiB line cap, within the 4 MiB the whole answer may take.
+    let long = script("long", "head -c 2097152 /dev/zero");
     let endless = script("endless", "cat /dev/zero");
     let answered = measured(DEADLINE, move || {
         agent::launch::codex_limits::ask(&long, &[], &[], Duration::from_secs(8))
