@@ -868,7 +868,7 @@ fn run_command_kills_what_outlives_its_timeout() {
         .stdout("started\n")
         .sleep_ms(30_000)
         .install();
-    let run = run_command(Command::new(path), Duration::from_millis(1000));
+    let run = run_command(Command::new(path), Duration::from_secs(1));
     assert!(run.timed_out);
     assert_eq!(run.signal, Some(9));
     assert_eq!(run.stdout, "started\n");
