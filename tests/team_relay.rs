@@ -715,3 +715,55 @@ fn a_stall_shorter_than_the_command_timeout_is_waited_out() {
     assert_eq!(answers, vec![200; 6], "{}", relay.stderr());
     assert_eq!(api.posts(), 7);
 }
+
+#[test]
+fn a_batch_the_paused_store_ran_late_is_not_counted_again_when_it_is_sent_again() {
+    use agent::config::store::{OnStoreDown, RedisStore};
+    use agent::state::store::{Shared, budget::Owed, epoch, outbox::Outbox};
+    let redis = RedisServer::start();
+    let store = RedisStore {
+        url: redis.url(),
+        prefix: PREFIX.into(),
+        on_store_down: OnStoreDown::Refuse,
+    };
+    let shared = Shared::new(&store, OnStoreDown::Refuse).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let day = agent::state::budget::today();
+    let now = epoch::rejoin(&shared, state.path(), &day).unwrap();
+    let line = |run: &str| serde_json::json!({"run": run, "day": day}).to_string();
+    let owed = |tokens| Owed {
+        day: day.clone(),
+        client: None,
+        epoch: now,
+        calls: 0,
+        tokens,
+    };
+    let mut outbox = Outbox::default();
+    outbox.add(now, vec![line("first")], vec![owed(5)]);
+    outbox.deliver(&shared, state.path());
+    assert!(outbox.is_empty());
+
+    // Sent to a server that holds it unanswered: it runs when the server wakes, after this
+    // side gave up on it, and is sent again.
+    redis.pause();
+    outbox.add(now, vec![line("second")], vec![owed(7)]);
+    outbox.deliver(&shared, state.path());
+    assert!(!outbox.is_empty(), "kept for the next try");
+    redis.resume();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !outbox.is_empty() {
+        assert!(Instant::now() < deadline, "never delivered");
+        thread::sleep(Duration::from_millis(50));
+        outbox.deliver(&shared, state.path());
+    }
+    let runs: Vec<serde_json::Value> = redis
+        .stream(&format!("{PREFIX}:ledger"))
+        .iter()
+        .map(|line| line["run"].clone())
+        .collect();
+    assert_eq!(runs, ["first", "second"], "each line once");
+    let tokens = redis
+        .command(&["HGET", &format!("{PREFIX}:budget:{day}"), "tokens"])
+        .text();
+    assert_eq!(tokens.as_deref(), Some("12"), "each batch's tokens once");
+}
