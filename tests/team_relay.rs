@@ -767,3 +767,38 @@ fn a_batch_the_paused_store_ran_late_is_not_counted_again_when_it_is_sent_again(
         .text();
     assert_eq!(tokens.as_deref(), Some("12"), "each batch's tokens once");
 }
+
+#[test]
+fn sixty_calls_over_three_replicas_around_a_flushall_never_pass_the_cap() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(300))));
+    let budget = "[budget]\ncalls = 20\ntokens = 0\n";
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
+    let relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+    let burst = |from: usize| {
+        let relays = &relays;
+        thread::scope(|scope| {
+            let calls: Vec<_> = (from..from + 30)
+                .map(|i| scope.spawn(move || post(&relays[i % 3]).status))
+                .collect();
+            calls.into_iter().map(|c| c.join().unwrap()).collect::<Vec<u16>>()
+        })
+    };
+    // The store forgets while the first burst's calls are in flight, then a second burst.
+    let first = thread::scope(|scope| {
+        let first = scope.spawn(|| burst(0));
+        assert!(api.wait_for_posts(20, Duration::from_secs(20)));
+        redis.flushall();
+        first.join().unwrap()
+    });
+    let second = burst(30);
+    let all: Vec<u16> = first.into_iter().chain(second).collect();
+    assert_eq!(api.posts(), 20, "{all:?}");
+    assert_eq!(all.iter().filter(|s| **s == 200).count(), 20, "{all:?}");
+    assert!(all.iter().all(|s| *s == 200 || *s == 429), "{all:?}");
+    assert_eq!(budget_status(&machines[0])["calls"], 20);
+}

@@ -17,8 +17,14 @@ const RESERVE: &str = r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return {-2}
 end
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  return {-3}
+local since = redis.call('GET', KEYS[2])
+if since then
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if now - tonumber(since) < tonumber(ARGV[6]) or #redis.call('SDIFF', KEYS[6], KEYS[7]) > 0 then
+    return {-3}
+  end
+  redis.call('DEL', KEYS[2])
 end
 local set = redis.call('HMGET', KEYS[4], 'calls', 'tokens')
 local seeded = 0
@@ -29,13 +35,13 @@ local capc = tonumber(set[1] or ARGV[2])
 local capt = tonumber(set[2] or ARGV[3])
 local c = tonumber(redis.call('HGET', KEYS[3], 'calls') or '0')
 local t = tonumber(redis.call('HGET', KEYS[3], 'tokens') or '0')
-local named = #KEYS > 5
+local named = #KEYS > 7
 local mc, mt, cc, ct = 0, 0, 0, 0
 if named then
-  mc = tonumber(ARGV[6])
-  mt = tonumber(ARGV[7])
-  cc = tonumber(redis.call('HGET', KEYS[6], 'calls') or '0')
-  ct = tonumber(redis.call('HGET', KEYS[6], 'tokens') or '0')
+  mc = tonumber(ARGV[7])
+  mt = tonumber(ARGV[8])
+  cc = tonumber(redis.call('HGET', KEYS[8], 'calls') or '0')
+  ct = tonumber(redis.call('HGET', KEYS[8], 'tokens') or '0')
 end
 local answer
 if (capc > 0 and c >= capc) or (capt > 0 and t >= capt) then
@@ -44,8 +50,8 @@ elseif named and ((mc > 0 and cc >= mc) or (mt > 0 and ct >= mt)) then
   answer = {-1, cc, ct, mc, mt, 0}
 else
   if named then
-    redis.call('HINCRBY', KEYS[6], 'calls', 1)
-    redis.call('EXPIRE', KEYS[6], ARGV[4])
+    redis.call('HINCRBY', KEYS[8], 'calls', 1)
+    redis.call('EXPIRE', KEYS[8], ARGV[4])
   end
   redis.call('HINCRBY', KEYS[3], 'calls', 1)
   redis.call('EXPIRE', KEYS[3], ARGV[4])
@@ -102,13 +108,16 @@ pub fn reserve(
         .key(epoch::rebuilding_key(shared))
         .key(day_key(shared, day))
         .key(limits_key(shared))
-        .key(epoch::replicas_key(shared));
+        .key(epoch::replicas_key(shared))
+        .key(epoch::expected_key(shared))
+        .key(epoch::joined_key(shared));
     invocation
         .arg(epoch)
         .arg(configured.calls)
         .arg(configured.tokens)
         .arg(KEEP_SECONDS)
-        .arg(replicas);
+        .arg(replicas)
+        .arg(epoch::millis(epoch::REBUILD_AT_LEAST));
     if let Some(client) = client {
         invocation
             .key(client_key(shared, day, &client.name))

@@ -9,9 +9,10 @@
 //! day, read from its local `usage.jsonl` (every machine keeps one), once per machine per
 //! epoch, and puts back the caps set with `agent --budget set` from this machine's copy of
 //! the last caps it read. Until every relay replica of the previous epoch has rejoined (each
-//! one's bookkeeping thread looks at the epoch every second), or [`REBUILD_WAIT`] has passed
-//! for one that is gone, reservations wait: no replica spends another's share before its
-//! count is back.
+//! one's bookkeeping thread looks at the epoch every second, and names the replicas it knows)
+//! and at least [`REBUILD_AT_LEAST`] has passed, or [`REBUILD_WAIT`] has passed for one that
+//! is gone, reservations wait: no replica spends another's share before its count is back.
+//! A store that was never counted in (no process remembers an epoch) starts with no wait.
 //!
 //! What this machine remembers of the store lives in `store.json` (0600, written under its
 //! lock): its id, the epoch it joined, the relay replicas of that epoch, the last caps.
@@ -34,6 +35,14 @@ use crate::state::store::{Down, Shared};
 pub const REBUILD_WAIT: Duration = Duration::from_secs(3);
 /// How often a relay's bookkeeping thread looks at the epoch.
 pub const WATCH_EVERY: Duration = Duration::from_secs(1);
+/// A rebuild lasts at least this long, so every live replica's bookkeeping thread has looked
+/// at the epoch (and named the replicas it knows) before anyone is served: one that joined
+/// the team a moment before the store forgot may be known to none of the others yet.
+pub const REBUILD_AT_LEAST: Duration = Duration::from_millis(1500);
+
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// The reservation named an epoch that is not the store's: rejoin, then ask again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,6 +266,8 @@ fn save(state_dir: &Path, known: &Remembered) {
 /// count left means the store forgot, and only then do joiners bring counts back and
 /// reservations wait for the replicas.
 const JOIN: &str = r"
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local e = redis.call('GET', KEYS[1])
 if not e then
   e = ARGV[1]
@@ -264,13 +275,15 @@ if not e then
   redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
   if redis.call('EXISTS', KEYS[7]) == 0 then
     redis.call('SET', KEYS[6], '1')
-    redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+    if ARGV[10] == '1' then
+      redis.call('SET', KEYS[2], string.format('%.0f', now), 'PX', ARGV[3])
+    end
   else
     redis.call('SET', KEYS[6], '0')
   end
 end
 local forgot = redis.call('GET', KEYS[6]) == '1'
-local n = tonumber(ARGV[10])
+local n = tonumber(ARGV[12])
 if ARGV[4] == '1' then
   redis.call('SADD', KEYS[5], ARGV[2])
 end
@@ -281,19 +294,20 @@ if redis.call('SADD', KEYS[3], ARGV[2]) == 1 and forgot then
   redis.call('HINCRBY', KEYS[7], 'tokens', ARGV[6])
   redis.call('EXPIRE', KEYS[7], ARGV[7])
   for i = 9, #KEYS do
-    redis.call('HINCRBY', KEYS[i], 'calls', ARGV[10 + n + 2 * (i - 9) + 1])
-    redis.call('HINCRBY', KEYS[i], 'tokens', ARGV[10 + n + 2 * (i - 9) + 2])
+    redis.call('HINCRBY', KEYS[i], 'calls', ARGV[12 + n + 2 * (i - 9) + 1])
+    redis.call('HINCRBY', KEYS[i], 'tokens', ARGV[12 + n + 2 * (i - 9) + 2])
     redis.call('EXPIRE', KEYS[i], ARGV[7])
   end
   if ARGV[8] ~= '' and redis.call('EXISTS', KEYS[8]) == 0 then
     redis.call('HSET', KEYS[8], 'calls', ARGV[8], 'tokens', ARGV[9])
   end
 end
-if forgot and redis.call('EXISTS', KEYS[2]) == 1 then
+local since = redis.call('GET', KEYS[2])
+if forgot and since then
   for i = 1, n do
-    redis.call('SADD', KEYS[4], ARGV[10 + i])
+    redis.call('SADD', KEYS[4], ARGV[12 + i])
   end
-  if #redis.call('SDIFF', KEYS[4], KEYS[3]) == 0 then
+  if #redis.call('SDIFF', KEYS[4], KEYS[3]) == 0 and now - tonumber(since) >= tonumber(ARGV[11]) then
     redis.call('DEL', KEYS[2])
   end
 end
@@ -314,6 +328,14 @@ pub fn rebuilding_key(shared: &Shared) -> String {
 
 pub fn replicas_key(shared: &Shared) -> String {
     shared.key("epoch:replicas")
+}
+
+pub fn joined_key(shared: &Shared) -> String {
+    shared.key("epoch:joined")
+}
+
+pub fn expected_key(shared: &Shared) -> String {
+    shared.key("epoch:expected")
 }
 
 /// Joins the store's epoch (making one if it has none), bringing this machine's count for
@@ -351,8 +373,8 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
     let mut invocation = script.key(epoch_key(shared));
     invocation
         .key(rebuilding_key(shared))
-        .key(shared.key("epoch:joined"))
-        .key(shared.key("epoch:expected"))
+        .key(joined_key(shared))
+        .key(expected_key(shared))
         .key(replicas_key(shared))
         .key(shared.key("epoch:forgot"))
         .key(super::budget::day_key(shared, day))
@@ -360,7 +382,7 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
     invocation
         .arg(fresh)
         .arg(&known.machine)
-        .arg(u64::try_from(REBUILD_WAIT.as_millis()).unwrap_or(u64::MAX))
+        .arg(millis(REBUILD_WAIT))
         .arg(if shared.memory.relay { "1" } else { "0" })
         .arg(team.calls)
         .arg(team.tokens)
@@ -369,7 +391,10 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
         Some(limits) => invocation.arg(limits.calls).arg(limits.tokens),
         None => invocation.arg("").arg(""),
     };
-    invocation.arg(known.replicas.len());
+    invocation
+        .arg(if known.epoch == 0 { "0" } else { "1" })
+        .arg(millis(REBUILD_AT_LEAST))
+        .arg(known.replicas.len());
     for replica in &known.replicas {
         invocation.arg(replica);
     }
