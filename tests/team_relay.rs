@@ -785,7 +785,10 @@ fn sixty_calls_over_three_replicas_around_a_flushall_never_pass_the_cap() {
             let calls: Vec<_> = (from..from + 30)
                 .map(|i| scope.spawn(move || post(&relays[i % 3]).status))
                 .collect();
-            calls.into_iter().map(|c| c.join().unwrap()).collect::<Vec<u16>>()
+            calls
+                .into_iter()
+                .map(|c| c.join().unwrap())
+                .collect::<Vec<u16>>()
         })
     };
     // The store forgets while the first burst's calls are in flight, then a second burst.

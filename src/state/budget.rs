@@ -277,23 +277,16 @@ impl Budget {
             // Held across the round trip: no rejoin counts this process's calls in flight
             // between the server counting this one and this process knowing it.
             let counting = store::epoch::counting(shared, &self.state_dir);
-            let known = (counting.epoch(), counting.replicas());
-            let reserved = store::budget::reserve(shared, known, day, self.configured, client);
+            let reserved =
+                store::budget::reserve(shared, counting.epoch(), day, self.configured, client);
             if let Ok(store::budget::Reserved::Answered { answer: Ok(_), .. }) = &reserved {
                 counting.reserved(shared, day, client.map(|c| c.name.as_str()));
             }
             drop(counting);
             match reserved? {
-                store::budget::Reserved::Answered {
-                    answer,
-                    set,
-                    replicas,
-                } => {
+                store::budget::Reserved::Answered { answer, set } => {
                     if let Some(set) = set {
                         store::epoch::saw_limits(shared, &self.state_dir, set);
-                    }
-                    if let Some(replicas) = replicas {
-                        store::epoch::saw_replicas(shared, &self.state_dir, known.0, replicas);
                     }
                     return Ok(answer);
                 }

@@ -14,14 +14,15 @@ use crate::state::store::{Down, Shared};
 pub(crate) const KEEP_SECONDS: u64 = 40 * 24 * 3600;
 
 const RESERVE: &str = r"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+local epoch = redis.call('MGET', KEYS[1], KEYS[2])
+if epoch[1] ~= ARGV[1] then
   return {-2}
 end
-local since = redis.call('GET', KEYS[2])
+local since = epoch[2]
 if since then
   local time = redis.call('TIME')
   local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  if now - tonumber(since) < tonumber(ARGV[6]) or #redis.call('SDIFF', KEYS[6], KEYS[7]) > 0 then
+  if now - tonumber(since) < tonumber(ARGV[5]) or #redis.call('SDIFF', KEYS[5], KEYS[6]) > 0 then
     return {-3}
   end
   redis.call('DEL', KEYS[2])
@@ -33,15 +34,17 @@ if set[1] or set[2] then
 end
 local capc = tonumber(set[1] or ARGV[2])
 local capt = tonumber(set[2] or ARGV[3])
-local c = tonumber(redis.call('HGET', KEYS[3], 'calls') or '0')
-local t = tonumber(redis.call('HGET', KEYS[3], 'tokens') or '0')
-local named = #KEYS > 7
+local day = redis.call('HMGET', KEYS[3], 'calls', 'tokens')
+local c = tonumber(day[1] or '0')
+local t = tonumber(day[2] or '0')
+local named = #KEYS > 6
 local mc, mt, cc, ct = 0, 0, 0, 0
 if named then
-  mc = tonumber(ARGV[7])
-  mt = tonumber(ARGV[8])
-  cc = tonumber(redis.call('HGET', KEYS[8], 'calls') or '0')
-  ct = tonumber(redis.call('HGET', KEYS[8], 'tokens') or '0')
+  mc = tonumber(ARGV[6])
+  mt = tonumber(ARGV[7])
+  local own = redis.call('HMGET', KEYS[7], 'calls', 'tokens')
+  cc = tonumber(own[1] or '0')
+  ct = tonumber(own[2] or '0')
 end
 local answer
 if (capc > 0 and c >= capc) or (capt > 0 and t >= capt) then
@@ -50,17 +53,12 @@ elseif named and ((mc > 0 and cc >= mc) or (mt > 0 and ct >= mt)) then
   answer = {-1, cc, ct, mc, mt, 0}
 else
   if named then
-    redis.call('HINCRBY', KEYS[8], 'calls', 1)
-    redis.call('EXPIRE', KEYS[8], ARGV[4])
+    redis.call('HINCRBY', KEYS[7], 'calls', 1)
+    redis.call('EXPIRE', KEYS[7], ARGV[4])
   end
   redis.call('HINCRBY', KEYS[3], 'calls', 1)
   redis.call('EXPIRE', KEYS[3], ARGV[4])
   answer = {1, c + 1, t, capc, capt, seeded}
-end
-if redis.call('SCARD', KEYS[5]) ~= tonumber(ARGV[5]) then
-  for _, replica in ipairs(redis.call('SMEMBERS', KEYS[5])) do
-    table.insert(answer, replica)
-  end
 end
 return answer";
 
@@ -79,13 +77,11 @@ pub(crate) fn limits_key(shared: &Shared) -> String {
 /// What the server said to a reservation.
 #[derive(Debug)]
 pub enum Reserved {
-    /// Reserved or refused; the caps set with `agent --budget set`, when the store holds
-    /// some (this machine keeps a copy to put back if the store forgets them); and the
-    /// epoch's relay replicas when they are not as many as this process knew.
+    /// Reserved or refused; and the caps set with `agent --budget set`, when the store
+    /// holds some (this machine keeps a copy to put back if the store forgets them).
     Answered {
         answer: Result<Reservation, Refusal>,
         set: Option<Limits>,
-        replicas: Option<Vec<String>>,
     },
     /// The store's epoch is not the one named: rejoin first.
     Stale(Stale),
@@ -93,11 +89,10 @@ pub enum Reserved {
     Rebuilding,
 }
 
-/// Reserves one call on `day`, counted in `epoch` (whose relay replicas this process knows
-/// `replicas` of), or says why not.
+/// Reserves one call on `day`, counted in `epoch`, or says why not.
 pub fn reserve(
     shared: &Shared,
-    (epoch, replicas): (u64, usize),
+    epoch: u64,
     day: &str,
     configured: Limits,
     client: Option<&ClientCaps>,
@@ -108,7 +103,6 @@ pub fn reserve(
         .key(epoch::rebuilding_key(shared))
         .key(day_key(shared, day))
         .key(limits_key(shared))
-        .key(epoch::replicas_key(shared))
         .key(epoch::expected_key(shared))
         .key(epoch::joined_key(shared));
     invocation
@@ -116,7 +110,6 @@ pub fn reserve(
         .arg(configured.calls)
         .arg(configured.tokens)
         .arg(KEEP_SECONDS)
-        .arg(replicas)
         .arg(epoch::millis(epoch::REBUILD_AT_LEAST));
     if let Some(client) = client {
         invocation
@@ -124,9 +117,8 @@ pub fn reserve(
             .arg(client.limits.calls)
             .arg(client.limits.tokens);
     }
-    let answer: Vec<String> = shared.run(|c| invocation.invoke(c))?;
-    let number = |i: usize| answer.get(i).and_then(|n| n.parse::<i64>().ok());
-    let count = |i: usize| number(i).map_or(0, |n| u64::try_from(n).unwrap_or(0));
+    let answer: Vec<i64> = shared.run(|c| invocation.invoke(c))?;
+    let count = |i: usize| answer.get(i).map_or(0, |&n| u64::try_from(n).unwrap_or(0));
     let used = Day {
         calls: count(1),
         tokens: count(2),
@@ -136,7 +128,7 @@ pub fn reserve(
         tokens: count(4),
     };
     let mut set = (count(5) == 1).then_some(limits);
-    let answered = match number(0) {
+    let answered = match answer.first() {
         Some(-2) => return Ok(Reserved::Stale(Stale)),
         Some(-3) => return Ok(Reserved::Rebuilding),
         Some(1) => Ok(Reservation {
@@ -155,11 +147,9 @@ pub fn reserve(
         }
         _ => Err(Refusal::Exhausted { used, limits }),
     };
-    let replicas = (answer.len() > 6).then(|| answer[6..].to_vec());
     Ok(Reserved::Answered {
         answer: answered,
         set,
-        replicas,
     })
 }
 

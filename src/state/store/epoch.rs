@@ -138,11 +138,6 @@ impl Counting<'_> {
         self.guard.as_ref().map_or(0, |known| known.epoch)
     }
 
-    /// How many relay replicas of the epoch this process knows.
-    pub fn replicas(&self) -> usize {
-        self.guard.as_ref().map_or(0, |known| known.replicas.len())
-    }
-
     /// The server reserved a call in [`Counting::epoch`]: in flight until its line is
     /// written ([`landed`]).
     pub fn reserved(&self, shared: &Shared, day: &str, client: Option<&str>) {
@@ -213,20 +208,6 @@ pub fn known(shared: &Shared, state_dir: &Path) -> u64 {
     read(shared, state_dir)
         .as_ref()
         .map_or(0, |known| known.epoch)
-}
-
-/// Keeps `replicas` (the relay replicas of `epoch`, as a reservation found them) for the
-/// next rebuild to wait for.
-pub fn saw_replicas(shared: &Shared, state_dir: &Path, epoch: u64, mut replicas: Vec<String>) {
-    replicas.sort();
-    let mut guard = write(shared, state_dir);
-    if let Some(known) = guard.as_mut()
-        && known.epoch == epoch
-        && known.replicas != replicas
-    {
-        known.replicas = replicas;
-        save(state_dir, known);
-    }
 }
 
 /// See [`Counting`].
