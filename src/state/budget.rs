@@ -333,8 +333,9 @@ impl Budget {
     }
 
     /// Adds a finished call's tokens to the day it reserved: on the shared store when it
-    /// was reserved there (in the epoch this process counts in now: a call reserved before
-    /// the store forgot is owed as a call too), else in `budget.json`.
+    /// was reserved there (in the epoch this process counts in now; a call reserved before
+    /// the store forgot, and not brought back by this process's rejoin, is owed as a call
+    /// too), else in `budget.json`.
     pub fn record(&self, reservation: &Reservation, tokens: &Tokens) -> anyhow::Result<()> {
         if reservation.epoch != 0
             && let Some(shared) = store::shared()

@@ -7,8 +7,9 @@
 //! script refuses one that names another ([`Stale`]): the process then rejoins. Rejoining
 //! an epoch that began on a store that had forgotten adds this machine's own count for the
 //! day, read from its local `usage.jsonl` (every machine keeps one), once per machine per
-//! epoch, and puts back the caps set with `agent --budget set` from this machine's copy of
-//! the last caps it read. Until every relay replica of the previous epoch has rejoined (each
+//! epoch, with this process's calls in flight (reserved in what the store forgot, their lines
+//! not written yet), and puts back the caps set with `agent --budget set` from this machine's
+//! copy of the last caps it read. Until every relay replica of the previous epoch has rejoined (each
 //! one's bookkeeping thread looks at the epoch every second, and names the replicas it knows)
 //! and at least [`REBUILD_AT_LEAST`] has passed, or [`REBUILD_WAIT`] has passed for one that
 //! is gone, reservations wait: no replica spends another's share before its count is back.
