@@ -465,3 +465,343 @@ fn usage_with_since_reads_the_team_stream_from_the_window_on() {
         "the entries before the window were not read"
     );
 }
+
+/// `agent --budget status --json` on `sb`.
+fn budget_status(sb: &Sandbox) -> serde_json::Value {
+    let status = sb.run(&["--budget", "status", "--json"]);
+    assert!(status.success(), "{}", status.stderr);
+    serde_json::from_str(&status.stdout).unwrap()
+}
+
+/// Waits until every machine knows all of the team's relay replicas (each learns them from
+/// the store within a second of their joining): whom a rebuild waits for.
+fn wait_until_each_knows_the_replicas(machines: &[Sandbox], redis: &RedisServer) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for sb in machines {
+        loop {
+            let known = std::fs::read_to_string(sb.state_dir().join("store.json"))
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|doc| doc["replicas"].as_array().map(Vec::len));
+            if known == Some(machines.len()) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "store.json: {:?}; the store's: {:?} {:?} {:?}",
+                std::fs::read_to_string(sb.state_dir().join("store.json")),
+                redis.command(&["SMEMBERS", &format!("{PREFIX}:epoch:replicas")]),
+                redis.command(&["SMEMBERS", &format!("{PREFIX}:epoch:joined")]),
+                redis.command(&["GET", &format!("{PREFIX}:epoch")]),
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Each answer's status, with the error type when it is not 200.
+fn statuses(relays: &[RelayProc], order: &[usize]) -> Vec<(u16, String)> {
+    order
+        .iter()
+        .map(|&i| {
+            let answer = post(&relays[i]);
+            let kind = if answer.status == 200 {
+                String::new()
+            } else {
+                answer.json()["error"]["type"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            };
+            (answer.status, kind)
+        })
+        .collect()
+}
+
+#[test]
+fn a_store_that_forgot_mid_day_is_rebuilt_before_serving_and_keeps_the_caps_set_by_hand() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    // The configured caps are the defaults (500 calls): the team's 10 are set by hand.
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, "")).collect();
+    let relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+    let set = machines[0].run(&["--budget", "set", "--calls", "10", "--tokens", "0"]);
+    assert!(set.success(), "{}", set.stderr);
+
+    // Four calls on the first machine, three on each of the others: the cap is spent.
+    let before = statuses(&relays, &[0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 1]);
+    assert_eq!(
+        before.iter().filter(|(s, _)| *s == 200).count(),
+        10,
+        "{before:?}"
+    );
+    assert_eq!(before[10], (429, "budget_exhausted".into()));
+    wait_until_each_knows_the_replicas(&machines, &redis);
+
+    redis.flushall();
+    // The machine that spent the most asks first, before the others have looked again.
+    let after = statuses(&relays, &[0, 0, 0, 1, 2, 0, 1, 2]);
+    assert_eq!(
+        after,
+        vec![(429, "budget_exhausted".to_string()); 8],
+        "{}",
+        relays[0].stderr()
+    );
+    assert_eq!(api.posts(), 10, "no call past the cap reached the upstream");
+    let status = budget_status(&machines[2]);
+    assert_eq!(status["calls"], 10, "{status}");
+    assert_eq!(
+        status["limits"]["calls"], 10,
+        "the caps set by hand came back: {status}"
+    );
+    assert_eq!(status["limits_from"], "set", "{status}");
+}
+
+#[test]
+fn calls_in_flight_when_the_store_forgets_still_count() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let budget = "[budget]\ncalls = 6\ntokens = 0\n";
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
+    let relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+    // One call each: every replica has joined, and knows the others.
+    assert!(statuses(&relays, &[0, 1, 2]).iter().all(|(s, _)| *s == 200));
+    wait_until_each_knows_the_replicas(&machines, &redis);
+
+    // Three more, slow: in flight while the store forgets, and while the replicas rejoin
+    // it (each within a second or two), so their lines are not in any ledger yet.
+    api.clear_rules();
+    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_secs(4))));
+    let slow: Vec<u16> = thread::scope(|scope| {
+        let calls: Vec<_> = relays
+            .iter()
+            .map(|relay| scope.spawn(move || post(relay).status))
+            .collect();
+        assert!(api.wait_for_posts(6, Duration::from_secs(20)));
+        redis.flushall();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    assert_eq!(slow, vec![200; 3]);
+
+    api.clear_rules();
+    api.on(Rule::any().reply(Reply::ok()));
+    let after = statuses(&relays, &[0, 1, 2, 0, 1, 2]);
+    assert_eq!(
+        after,
+        vec![(429, "budget_exhausted".to_string()); 6],
+        "{}",
+        relays.iter().map(RelayProc::stderr).collect::<String>()
+    );
+    assert_eq!(
+        api.posts(),
+        6,
+        "the team's cap, counted across the store's forgetting"
+    );
+    assert_eq!(budget_status(&machines[0])["calls"], 6);
+}
+
+#[test]
+fn a_store_paused_while_a_call_was_upstream_gets_its_tokens_and_ledger_line_when_it_answers() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(500))));
+    let sb = replica(&api, &redis, "");
+    let relay = RelayProc::start(&sb, &[]);
+    assert_eq!(post(&relay).status, 200);
+
+    let answer = thread::scope(|scope| {
+        let call = scope.spawn(|| post(&relay));
+        assert!(api.wait_for_posts(2, Duration::from_secs(10)));
+        redis.pause();
+        call.join().unwrap()
+    });
+    assert_eq!(answer.status, 200, "the client has its answer");
+    // The books found the store away and keep what the call spent.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !relay.stderr().contains("wait for it") {
+        assert!(Instant::now() < deadline, "{}", relay.stderr());
+        thread::sleep(Duration::from_millis(20));
+    }
+    redis.resume();
+
+    let ledger = format!("{PREFIX}:ledger");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let status = budget_status(&sb);
+        if redis.stream_len(&ledger) == 2 && status["tokens"] == 18 {
+            assert_eq!(status["calls"], 2, "{status}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the store never got the call: {status}, {:?}\n{}",
+            redis.stream(&ledger),
+            relay.stderr()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn connections_the_server_dropped_are_made_again_without_refusing_a_call() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, "")).collect();
+    let relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+    assert!(statuses(&relays, &[0, 1, 2]).iter().all(|(s, _)| *s == 200));
+    // What a restart does to every open connection, without the moment it is down.
+    redis.command(&["CLIENT", "KILL", "TYPE", "normal"]);
+    let after = statuses(&relays, &[0, 1, 2]);
+    assert_eq!(after, vec![(200, String::new()); 3]);
+    assert_eq!(api.posts(), 6);
+}
+
+#[test]
+fn a_redis_restart_costs_no_refused_call_once_it_is_up() {
+    let mut redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, "")).collect();
+    let relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+    assert!(statuses(&relays, &[0, 1, 2]).iter().all(|(s, _)| *s == 200));
+    wait_until_each_knows_the_replicas(&machines, &redis);
+
+    // Up again, empty (no persistence): stale connections, and a store that forgot.
+    redis.restart();
+    let after = statuses(&relays, &[0, 1, 2, 0, 1, 2]);
+    assert_eq!(after, vec![(200, String::new()); 6]);
+    assert_eq!(api.posts(), 9);
+    assert_eq!(
+        budget_status(&machines[1])["calls"],
+        9,
+        "the count came back"
+    );
+}
+
+#[test]
+fn a_stall_shorter_than_the_command_timeout_is_waited_out() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let sb = replica(&api, &redis, "");
+    let relay = RelayProc::start(&sb, &[]);
+    assert_eq!(post(&relay).status, 200);
+
+    redis.pause();
+    let answers: Vec<u16> = thread::scope(|scope| {
+        let calls: Vec<_> = (0..6)
+            .map(|_| scope.spawn(|| post(&relay).status))
+            .collect();
+        // A one-second stall: under the two seconds a command may take.
+        thread::sleep(Duration::from_secs(1));
+        redis.resume();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    assert_eq!(answers, vec![200; 6], "{}", relay.stderr());
+    assert_eq!(api.posts(), 7);
+}
+
+#[test]
+fn a_batch_the_paused_store_ran_late_is_not_counted_again_when_it_is_sent_again() {
+    use agent::config::store::{OnStoreDown, RedisStore};
+    use agent::state::store::{Shared, budget::Owed, epoch, outbox::Outbox};
+    let redis = RedisServer::start();
+    let store = RedisStore {
+        url: redis.url(),
+        prefix: PREFIX.into(),
+        on_store_down: OnStoreDown::Refuse,
+    };
+    let shared = Shared::new(&store, OnStoreDown::Refuse).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let day = agent::state::budget::today();
+    let now = epoch::rejoin(&shared, state.path(), &day).unwrap();
+    let line = |run: &str| serde_json::json!({"run": run, "day": day}).to_string();
+    let owed = |tokens| Owed {
+        day: day.clone(),
+        client: None,
+        epoch: now,
+        calls: 0,
+        tokens,
+    };
+    let mut outbox = Outbox::default();
+    outbox.add(now, vec![line("first")], vec![owed(5)]);
+    outbox.deliver(&shared, state.path());
+    assert!(outbox.is_empty());
+
+    // Sent to a server that holds it unanswered: it runs when the server wakes, after this
+    // side gave up on it, and is sent again.
+    redis.pause();
+    outbox.add(now, vec![line("second")], vec![owed(7)]);
+    outbox.deliver(&shared, state.path());
+    assert!(!outbox.is_empty(), "kept for the next try");
+    redis.resume();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !outbox.is_empty() {
+        assert!(Instant::now() < deadline, "never delivered");
+        thread::sleep(Duration::from_millis(50));
+        outbox.deliver(&shared, state.path());
+    }
+    let runs: Vec<serde_json::Value> = redis
+        .stream(&format!("{PREFIX}:ledger"))
+        .iter()
+        .map(|line| line["run"].clone())
+        .collect();
+    assert_eq!(runs, ["first", "second"], "each line once");
+    let tokens = redis
+        .command(&["HGET", &format!("{PREFIX}:budget:{day}"), "tokens"])
+        .text();
+    assert_eq!(tokens.as_deref(), Some("12"), "each batch's tokens once");
+}
+
+#[test]
+fn sixty_calls_over_three_replicas_around_a_flushall_never_pass_the_cap() {
+    let redis = RedisServer::start();
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(300))));
+    let budget = "[budget]\ncalls = 20\ntokens = 0\n";
+    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
+    let relays: Vec<RelayProc> = machines
+        .iter()
+        .map(|sb| RelayProc::start(sb, &[]))
+        .collect();
+    let burst = |from: usize| {
+        let relays = &relays;
+        thread::scope(|scope| {
+            let calls: Vec<_> = (from..from + 30)
+                .map(|i| scope.spawn(move || post(&relays[i % 3]).status))
+                .collect();
+            calls
+                .into_iter()
+                .map(|c| c.join().unwrap())
+                .collect::<Vec<u16>>()
+        })
+    };
+    // The store forgets while the first burst's calls are in flight, then a second burst.
+    let first = thread::scope(|scope| {
+        let first = scope.spawn(|| burst(0));
+        assert!(api.wait_for_posts(20, Duration::from_secs(20)));
+        redis.flushall();
+        first.join().unwrap()
+    });
+    let second = burst(30);
+    let all: Vec<u16> = first.into_iter().chain(second).collect();
+    assert_eq!(api.posts(), 20, "{all:?}");
+    assert_eq!(all.iter().filter(|s| **s == 200).count(), 20, "{all:?}");
+    assert!(all.iter().all(|s| *s == 200 || *s == 429), "{all:?}");
+    assert_eq!(budget_status(&machines[0])["calls"], 20);
+}

@@ -11,6 +11,12 @@
 //! bookkeeping thread, which writes whatever has piled up in one go: a burst of calls
 //! costs one ledger append and one budget update, and none of it delays an answer.
 //!
+//! On a shared store, what a batch owes the store (its lines for the ledger stream, its
+//! tokens) goes through an outbox: what the store does not take because it is away is kept
+//! and sent again every second until it answers. The thread also looks at the store's epoch
+//! every second, so a store that forgot is rejoined (this machine's count for the day
+//! brought back) before another replica's rebuild has to wait for it.
+//!
 //! A named client with caps of its own is the exception: each of its calls is reserved on
 //! its own, its caps and the team's checked and counted in one step, so the caps hold
 //! exactly across replicas (a block held for one person could not be handed to another).
@@ -26,6 +32,7 @@ use crate::probe::Outcome;
 use crate::state::budget::{Budget, ClientCaps, Limits, Refusal, Reservation};
 use crate::state::health::{Policy, Store};
 use crate::state::ledger::{CallRecord, Ledger, Tokens};
+use crate::state::store::{self, budget::Owed, epoch, outbox::Outbox};
 
 /// A good answer is written to health at most this often per target: enough to keep a
 /// launch trusting it, without a file update per call.
@@ -66,6 +73,9 @@ pub struct Finished {
     pub record: CallRecord,
     /// The named client whose own day its tokens also count on (one with caps).
     pub client: Option<String>,
+    /// The shared store's epoch its reservation was counted in (0: `budget.json`, or no
+    /// reservation: a call turned away).
+    pub epoch: u64,
     /// Targets whose health this answer speaks for, and what it says.
     pub health: Option<(Vec<String>, Outcome)>,
     /// A half-open claim the call held and its answer did not end (no verdict on health):
@@ -104,6 +114,7 @@ impl Books {
             health: Store::new(state_dir),
             policy,
             last_ok: HashMap::new(),
+            outbox: Outbox::default(),
         };
         let worker = thread::Builder::new()
             .name("relay-books".into())
@@ -203,9 +214,19 @@ struct Keeper {
     policy: Policy,
     /// When each target was last written as good, by this relay.
     last_ok: HashMap<String, Instant>,
+    /// What the shared store has not taken yet.
+    outbox: Outbox,
 }
 
 impl Keeper {
+    fn record_locally(&self, reservation: &Reservation, tokens: &Tokens) {
+        if let Err(err) = self.budget.record(reservation, tokens) {
+            crate::term::warn(&format!(
+                "relay: could not record tokens in the budget: {err:#}"
+            ));
+        }
+    }
+
     fn run(mut self, receiver: &mpsc::Receiver<Message>) {
         loop {
             let first = match receiver.recv_timeout(BLOCK_LIFE) {
@@ -231,6 +252,7 @@ impl Keeper {
                 }
             }
             self.write(batch);
+            self.keep_up();
             {
                 let mut pool = self
                     .pool
@@ -241,13 +263,28 @@ impl Keeper {
                 }
             }
             if stop {
+                self.outbox.abandon();
                 return;
             }
         }
+        self.outbox.abandon();
         self.pool
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .give_back(&self.budget);
+    }
+
+    /// On a shared store: rejoins it if it forgot (at most every second), and sends what
+    /// waits for it.
+    fn keep_up(&mut self) {
+        let Some(shared) = store::shared() else {
+            return;
+        };
+        let today = crate::state::budget::today();
+        if let Err(down) = epoch::watch(shared, self.budget.state_dir(), &today) {
+            crate::term::debug(&format!("relay: the shared store's epoch: {down}"));
+        }
+        self.outbox.deliver(shared, self.budget.state_dir());
     }
 
     fn write(&mut self, batch: Vec<Finished>) {
@@ -255,25 +292,70 @@ impl Keeper {
             return;
         }
         let mut lines = Vec::new();
-        let mut tokens_by_day: BTreeMap<(String, Option<String>), Tokens> = BTreeMap::new();
+        // Per day, client and the epoch each call was reserved in.
+        let mut spent: BTreeMap<(String, Option<String>, u64), Tokens> = BTreeMap::new();
         for call in &batch {
             if let Ok(line) = serde_json::to_string(&call.record) {
                 lines.push(line);
             }
-            *tokens_by_day
-                .entry((call.record.day.clone(), call.client.clone()))
+            *spent
+                .entry((call.record.day.clone(), call.client.clone(), call.epoch))
                 .or_default() += &call.record.tokens;
         }
-        // One write with O_APPEND: the lines land together, never interleaved with another
-        // process's (and one round trip to the shared stream).
-        if let Err(err) = self.ledger.append_lines(&lines) {
-            crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
-        }
-        for ((day, client), tokens) in tokens_by_day {
-            if let Err(err) = self.budget.record(&Reservation { day, client }, &tokens) {
-                crate::term::warn(&format!(
-                    "relay: could not record tokens in the budget: {err:#}"
-                ));
+        match store::shared() {
+            None => {
+                // One write with O_APPEND: the lines land together, never interleaved with
+                // another process's.
+                if let Err(err) = self.ledger.append_lines(&lines) {
+                    crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
+                }
+                for ((day, client, epoch), tokens) in spent {
+                    self.record_locally(&Reservation { day, client, epoch }, &tokens);
+                }
+            }
+            Some(shared) => {
+                // No rejoin reads the ledger between these lines and what they owe: each
+                // call is counted once, by the rejoin or by the store.
+                let counting = epoch::counting(shared, self.budget.state_dir());
+                let now = counting.epoch();
+                // Calls reserved in an epoch the store forgot whose reservations were not
+                // brought back by a rejoin (another process of this machine rejoined): each
+                // owes the store a call of its own.
+                let mut late: BTreeMap<(String, Option<String>, u64), u64> = BTreeMap::new();
+                for call in batch.iter().filter(|c| c.epoch != 0 && !c.record.refused) {
+                    let day = &call.record.day;
+                    let carried = epoch::landed(shared, call.epoch, day, call.client.as_deref());
+                    if call.epoch != now && !carried {
+                        *late
+                            .entry((day.clone(), call.client.clone(), call.epoch))
+                            .or_default() += 1;
+                    }
+                }
+                if let Err(err) = self.ledger.append_local(&lines) {
+                    crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
+                }
+                let mut owed = Vec::new();
+                for ((day, client, epoch), tokens) in spent {
+                    if epoch == 0 {
+                        // Reserved on this machine's files (the store was away).
+                        self.record_locally(&Reservation { day, client, epoch }, &tokens);
+                        continue;
+                    }
+                    let calls = late
+                        .get(&(day.clone(), client.clone(), epoch))
+                        .copied()
+                        .unwrap_or(0);
+                    owed.push(Owed {
+                        day,
+                        client,
+                        epoch: now,
+                        calls,
+                        tokens: tokens.total(),
+                    });
+                }
+                self.outbox.add(now, lines, owed);
+                drop(counting);
+                self.outbox.deliver(shared, self.budget.state_dir());
             }
         }
         let mut current: Option<crate::state::health::HealthFile> = None;

@@ -320,6 +320,7 @@ impl Call {
         };
         self.relay.books.finish(Finished {
             client: self.reservation.client.clone(),
+            epoch: self.reservation.epoch,
             record: std::mem::take(&mut self.record),
             health,
             release,

@@ -359,6 +359,7 @@ fn turned_away(relay: &Relay, mut record: CallRecord, status: StatusCode, error_
     relay.books.finish(Finished {
         record,
         client: None,
+        epoch: 0,
         health: None,
         release: None,
     });

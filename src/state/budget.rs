@@ -109,23 +109,32 @@ pub fn spent(used: Day, limits: Limits) -> bool {
         || (limits.tokens > 0 && used.tokens >= limits.tokens)
 }
 
-/// A saved reservation: the day whose budget the call counts on, and the named client
-/// whose own counts it also adds to.
+/// A saved reservation: the day whose budget the call counts on, the named client whose
+/// own counts it also adds to, and the shared store's epoch it was counted in (0: in this
+/// machine's `budget.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Reservation {
     pub day: String,
     pub client: Option<String>,
+    pub epoch: u64,
 }
 
 impl Reservation {
-    /// A reservation on `day` for no named client.
+    /// A reservation on `day` for no named client, in `budget.json`.
     pub fn on(day: &str) -> Reservation {
         Reservation {
             day: day.to_string(),
             client: None,
+            epoch: 0,
         }
     }
 }
+
+/// How many times a reservation rejoins the store's epoch before it calls the store away
+/// (an epoch that keeps changing under it).
+const REJOINS: usize = 3;
+/// How often a reservation asks again while the day's count is being rebuilt.
+const REBUILD_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
 #[derive(Debug, Clone)]
 pub struct Budget {
@@ -194,7 +203,7 @@ impl Budget {
         client: Option<&ClientCaps>,
     ) -> Result<(Reservation, u64), Refusal> {
         if let Some(shared) = store::shared() {
-            match store::budget::reserve(shared, day, self.configured, client) {
+            match self.reserve_shared(shared, day, client) {
                 Ok(reserved) => return reserved.map(|reservation| (reservation, 1)),
                 Err(down) if shared.falls_back() => shared.tell_fallback(&down),
                 Err(down) => return Err(Refusal::StoreUnavailable(down.to_string())),
@@ -245,9 +254,66 @@ impl Budget {
             Reservation {
                 day: day.to_string(),
                 client: client.map(|c| c.name.clone()),
+                epoch: 0,
             },
             granted,
         ))
+    }
+
+    /// One call reserved on the shared store, in the epoch this process counts in: after
+    /// the store forgot, this machine rejoins first (its count for the day brought back),
+    /// and waits while the other replicas bring theirs — never served as if nothing had
+    /// been spent.
+    fn reserve_shared(
+        &self,
+        shared: &store::Shared,
+        day: &str,
+        client: Option<&ClientCaps>,
+    ) -> Result<Result<Reservation, Refusal>, store::Down> {
+        let deadline =
+            std::time::Instant::now() + store::epoch::REBUILD_WAIT + store::epoch::WATCH_EVERY;
+        let mut rejoins = 0;
+        loop {
+            // Held across the round trip: no rejoin counts this process's calls in flight
+            // between the server counting this one and this process knowing it.
+            let counting = store::epoch::counting(shared, &self.state_dir);
+            let reserved =
+                store::budget::reserve(shared, counting.epoch(), day, self.configured, client);
+            if let Ok(store::budget::Reserved::Answered { answer: Ok(_), .. }) = &reserved {
+                counting.reserved(shared, day, client.map(|c| c.name.as_str()));
+            }
+            drop(counting);
+            match reserved? {
+                store::budget::Reserved::Answered { answer, set } => {
+                    if let Some(set) = set {
+                        store::epoch::saw_limits(shared, &self.state_dir, set);
+                    }
+                    return Ok(answer);
+                }
+                store::budget::Reserved::Stale(_) if rejoins < REJOINS => {
+                    rejoins += 1;
+                    store::epoch::rejoin(shared, &self.state_dir, day)?;
+                }
+                store::budget::Reserved::Stale(_) => {
+                    return Err(store::Down(
+                        "its epoch kept changing while this machine rejoined it".into(),
+                    ));
+                }
+                store::budget::Reserved::Rebuilding if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(REBUILD_POLL);
+                }
+                store::budget::Reserved::Rebuilding => {
+                    return Err(store::Down(
+                        "it is still bringing back the day's count after it forgot".into(),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// This machine's state directory: where what it remembers of the store is kept.
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
     }
 
     /// Gives back `calls` reserved on `day` that were never sent.
@@ -266,14 +332,42 @@ impl Budget {
         self.save(&mut file, Durability::Unsynced)
     }
 
-    /// Adds a finished call's tokens to the day it reserved.
+    /// Adds a finished call's tokens to the day it reserved: on the shared store when it
+    /// was reserved there (in the epoch this process counts in now; a call reserved before
+    /// the store forgot, and not brought back by this process's rejoin, is owed as a call
+    /// too), else in `budget.json`.
     pub fn record(&self, reservation: &Reservation, tokens: &Tokens) -> anyhow::Result<()> {
-        if tokens.total() == 0 {
-            return Ok(());
-        }
-        if let Some(()) =
-            store::answered(|shared| store::budget::record(shared, reservation, tokens))
+        if reservation.epoch != 0
+            && let Some(shared) = store::shared()
         {
+            let epoch = store::epoch::known(shared, &self.state_dir);
+            let carried = store::epoch::landed(
+                shared,
+                reservation.epoch,
+                &reservation.day,
+                reservation.client.as_deref(),
+            );
+            let owed = store::budget::Owed {
+                day: reservation.day.clone(),
+                client: reservation.client.clone(),
+                epoch,
+                calls: u64::from(reservation.epoch != epoch && !carried),
+                tokens: tokens.total(),
+            };
+            if owed.tokens == 0 && owed.calls == 0 {
+                return Ok(());
+            }
+            match store::budget::record(shared, &owed) {
+                Ok(Ok(())) => return Ok(()),
+                // The store forgot since: rejoining brings this call back from the ledger.
+                Ok(Err(_)) => match store::epoch::rejoin(shared, &self.state_dir, &today()) {
+                    Ok(_) => return Ok(()),
+                    Err(down) => shared.tell_fallback(&down),
+                },
+                Err(down) => shared.tell_fallback(&down),
+            }
+        }
+        if tokens.total() == 0 {
             return Ok(());
         }
         let _lock = self.file.lock()?;
@@ -300,7 +394,7 @@ impl Budget {
     /// `day`'s use and the caps in force. The day is read once by the caller, so a report
     /// that straddles midnight reads one day from the store and the file alike.
     pub fn status_on(&self, day: &str) -> (Day, Limits, LimitSource) {
-        if let Some((used, set)) = store::answered(|shared| store::budget::status(shared, day)) {
+        if let Some((used, set)) = store::answered(|shared| self.status_shared(shared, day)) {
             return match set {
                 Some(set) => (used, set, LimitSource::SetCommand),
                 None => (used, self.configured, LimitSource::Config),
@@ -318,12 +412,31 @@ impl Budget {
         )
     }
 
+    /// The shared store's figures for `day`, this machine's count brought back first if
+    /// the store forgot since it last counted there.
+    fn status_shared(
+        &self,
+        shared: &store::Shared,
+        day: &str,
+    ) -> Result<(Day, Option<Limits>), store::Down> {
+        let (used, set, epoch) = store::budget::status(shared, day)?;
+        if epoch != 0 && epoch == store::epoch::known(shared, &self.state_dir) {
+            return Ok((used, set));
+        }
+        store::epoch::rejoin(shared, &self.state_dir, day)?;
+        let (used, set, _) = store::budget::status(shared, day)?;
+        Ok((used, set))
+    }
+
     /// `agent --budget set`: caps stored beside the counts, winning over the config file.
     pub fn set_limits(&self, limits: Limits) -> anyhow::Result<()> {
         if let Some(shared) = store::shared() {
             // Caps meant for the team are not quietly set on one machine.
-            return store::budget::set_limits(shared, limits)
-                .map_err(|down| anyhow::anyhow!("{down}; the caps were not changed"));
+            store::budget::set_limits(shared, limits)
+                .map_err(|down| anyhow::anyhow!("{down}; the caps were not changed"))?;
+            // This machine's copy, to put back if the store forgets them.
+            store::epoch::saw_limits(shared, &self.state_dir, limits);
+            return Ok(());
         }
         let _lock = self.file.lock()?;
         let mut file = self.read_or_rebuilt();

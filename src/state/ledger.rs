@@ -116,6 +116,21 @@ impl Ledger {
         crate::state::file::append_line(&self.path, &lines.join("\n"))
     }
 
+    /// Appends calls already written as JSON lines to this machine's file only, in one
+    /// write: for a writer that sends them to the shared stream itself (the relay keeps
+    /// what the store did not take, to send again).
+    pub fn append_local(&self, lines: &[String]) -> anyhow::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        crate::state::file::append_line(&self.path, &lines.join("\n"))
+    }
+
+    /// Every readable line of this machine's file, oldest first, whatever the store holds.
+    pub fn read_local(&self) -> Vec<CallRecord> {
+        crate::state::file::read_jsonl(&self.path)
+    }
+
     /// Every readable line, oldest first (a line that is not UTF-8 or does not parse is
     /// skipped, and the read goes on) — the team's stream when a shared store is
     /// configured and answers, else this machine's file.

@@ -6,6 +6,9 @@
 //! sb.write_config(&format!("[store]\nkind = \"redis\"\nurl = \"{}\"\n", redis.url()));
 //! redis.stop();     // an outage
 //! redis.restart();  // the same port again, empty
+//! redis.flushall(); // the server up, its data gone
+//! redis.pause();    // SIGSTOP: connections open, nothing answered until
+//! redis.resume();   // SIGCONT
 //! ```
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -119,6 +122,32 @@ impl RedisServer {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+
+    /// `FLUSHALL`: the server forgets everything (as a restart without persistence or a
+    /// failover to an empty replica would), while it keeps answering.
+    pub fn flushall(&self) {
+        assert_eq!(self.command(&["FLUSHALL"]), Resp::Simple("OK".into()));
+    }
+
+    /// SIGSTOP: the server holds every connection and answers nothing until
+    /// [`RedisServer::resume`] (a stall: a fork to save, a slow script, a VM paused).
+    pub fn pause(&self) {
+        self.signal("STOP");
+    }
+
+    /// SIGCONT after [`RedisServer::pause`].
+    pub fn resume(&self) {
+        self.signal("CONT");
+    }
+
+    fn signal(&self, name: &str) {
+        let child = self.child.as_ref().expect("redis-server is running");
+        let status = Command::new("kill")
+            .args(["-s", name, &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success(), "kill -s {name} redis-server");
     }
 
     pub fn command(&self, args: &[&str]) -> Resp {

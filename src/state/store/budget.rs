@@ -1,65 +1,116 @@
-//! The daily budget on the shared store: a reservation is one Lua script — the caps in
-//! force, the team's counts and a named client's counts read, checked and counted in one
-//! atomic step on the server — so replicas can never let more calls through than the cap
-//! between them. Always one call per reservation: a block held by one replica would be
-//! refused to another.
+//! The daily budget on the shared store: a reservation is one Lua script — the store's
+//! epoch checked, the caps in force, the team's counts and a named client's counts read,
+//! checked and counted in one atomic step on the server — so replicas can never let more
+//! calls through than the cap between them. Always one call per reservation: a block held
+//! by one replica would be refused to another. A reservation that names another epoch than
+//! the store's is refused as [`Stale`] (the store forgot: see [`super::epoch`]), and one made
+//! while the day's count is being rebuilt is told to wait.
 
 use crate::state::budget::{ClientCaps, Day, Limits, Refusal, Reservation};
-use crate::state::ledger::Tokens;
+use crate::state::store::epoch::{self, Stale};
 use crate::state::store::{Down, Shared};
 
 /// Counts are kept as long as `budget.json` keeps its days.
-const KEEP_SECONDS: u64 = 40 * 24 * 3600;
+pub(crate) const KEEP_SECONDS: u64 = 40 * 24 * 3600;
 
 const RESERVE: &str = r"
-local capc = tonumber(redis.call('HGET', KEYS[2], 'calls') or ARGV[1])
-local capt = tonumber(redis.call('HGET', KEYS[2], 'tokens') or ARGV[2])
-local c = tonumber(redis.call('HGET', KEYS[1], 'calls') or '0')
-local t = tonumber(redis.call('HGET', KEYS[1], 'tokens') or '0')
-if (capc > 0 and c >= capc) or (capt > 0 and t >= capt) then
-  return {0, c, t, capc, capt}
+local epoch = redis.call('MGET', KEYS[1], KEYS[2])
+if epoch[1] ~= ARGV[1] then
+  return {-2}
 end
-if #KEYS > 2 then
-  local mc = tonumber(ARGV[4])
-  local mt = tonumber(ARGV[5])
-  local cc = tonumber(redis.call('HGET', KEYS[3], 'calls') or '0')
-  local ct = tonumber(redis.call('HGET', KEYS[3], 'tokens') or '0')
-  if (mc > 0 and cc >= mc) or (mt > 0 and ct >= mt) then
-    return {-1, cc, ct, mc, mt}
+local since = epoch[2]
+if since then
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if now - tonumber(since) < tonumber(ARGV[5]) or #redis.call('SDIFF', KEYS[5], KEYS[6]) > 0 then
+    return {-3}
+  end
+  redis.call('DEL', KEYS[2])
+end
+local set = redis.call('HMGET', KEYS[4], 'calls', 'tokens')
+local seeded = 0
+if set[1] or set[2] then
+  seeded = 1
+end
+local capc = tonumber(set[1] or ARGV[2])
+local capt = tonumber(set[2] or ARGV[3])
+local day = redis.call('HMGET', KEYS[3], 'calls', 'tokens')
+local c = tonumber(day[1] or '0')
+local t = tonumber(day[2] or '0')
+local named = #KEYS > 6
+local mc, mt, cc, ct = 0, 0, 0, 0
+if named then
+  mc = tonumber(ARGV[6])
+  mt = tonumber(ARGV[7])
+  local own = redis.call('HMGET', KEYS[7], 'calls', 'tokens')
+  cc = tonumber(own[1] or '0')
+  ct = tonumber(own[2] or '0')
+end
+local answer
+if (capc > 0 and c >= capc) or (capt > 0 and t >= capt) then
+  answer = {0, c, t, capc, capt, seeded}
+elseif named and ((mc > 0 and cc >= mc) or (mt > 0 and ct >= mt)) then
+  answer = {-1, cc, ct, mc, mt, 0}
+else
+  if named then
+    redis.call('HINCRBY', KEYS[7], 'calls', 1)
+    redis.call('EXPIRE', KEYS[7], ARGV[4])
   end
   redis.call('HINCRBY', KEYS[3], 'calls', 1)
-  redis.call('EXPIRE', KEYS[3], ARGV[3])
+  redis.call('EXPIRE', KEYS[3], ARGV[4])
+  answer = {1, c + 1, t, capc, capt, seeded}
 end
-redis.call('HINCRBY', KEYS[1], 'calls', 1)
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return {1, c + 1, t, capc, capt}";
+return answer";
 
-fn day_key(shared: &Shared, day: &str) -> String {
+pub(crate) fn day_key(shared: &Shared, day: &str) -> String {
     shared.key(&format!("budget:{day}"))
 }
 
-fn client_key(shared: &Shared, day: &str, name: &str) -> String {
+pub(crate) fn client_key(shared: &Shared, day: &str, name: &str) -> String {
     shared.key(&format!("budget:{day}:client:{name}"))
 }
 
-fn limits_key(shared: &Shared) -> String {
+pub(crate) fn limits_key(shared: &Shared) -> String {
     shared.key("budget:limits")
 }
 
-/// Reserves one call on `day`, or says why not.
+/// What the server said to a reservation.
+#[derive(Debug)]
+pub enum Reserved {
+    /// Reserved or refused; and the caps set with `agent --budget set`, when the store
+    /// holds some (this machine keeps a copy to put back if the store forgets them).
+    Answered {
+        answer: Result<Reservation, Refusal>,
+        set: Option<Limits>,
+    },
+    /// The store's epoch is not the one named: rejoin first.
+    Stale(Stale),
+    /// The day's count is being rebuilt after the store forgot: ask again in a moment.
+    Rebuilding,
+}
+
+/// Reserves one call on `day`, counted in `epoch`, or says why not.
 pub fn reserve(
     shared: &Shared,
+    epoch: u64,
     day: &str,
     configured: Limits,
     client: Option<&ClientCaps>,
-) -> Result<Result<Reservation, Refusal>, Down> {
+) -> Result<Reserved, Down> {
     let script = redis::Script::new(RESERVE);
-    let mut invocation = script.key(day_key(shared, day));
-    invocation.key(limits_key(shared));
+    let mut invocation = script.key(epoch::epoch_key(shared));
     invocation
+        .key(epoch::rebuilding_key(shared))
+        .key(day_key(shared, day))
+        .key(limits_key(shared))
+        .key(epoch::expected_key(shared))
+        .key(epoch::joined_key(shared));
+    invocation
+        .arg(epoch)
         .arg(configured.calls)
         .arg(configured.tokens)
-        .arg(KEEP_SECONDS);
+        .arg(KEEP_SECONDS)
+        .arg(epoch::millis(epoch::REBUILD_AT_LEAST));
     if let Some(client) = client {
         invocation
             .key(client_key(shared, day, &client.name))
@@ -76,37 +127,73 @@ pub fn reserve(
         calls: count(3),
         tokens: count(4),
     };
-    Ok(match answer.first() {
+    let mut set = (count(5) == 1).then_some(limits);
+    let answered = match answer.first() {
+        Some(-2) => return Ok(Reserved::Stale(Stale)),
+        Some(-3) => return Ok(Reserved::Rebuilding),
         Some(1) => Ok(Reservation {
             day: day.to_string(),
             client: client.map(|c| c.name.clone()),
+            epoch,
         }),
-        Some(-1) => Err(Refusal::ClientExhausted {
-            name: client.map(|c| c.name.clone()).unwrap_or_default(),
-            used,
-            limits,
-        }),
+        Some(-1) => {
+            // The caps in this answer are the client's own.
+            set = None;
+            Err(Refusal::ClientExhausted {
+                name: client.map(|c| c.name.clone()).unwrap_or_default(),
+                used,
+                limits,
+            })
+        }
         _ => Err(Refusal::Exhausted { used, limits }),
+    };
+    Ok(Reserved::Answered {
+        answer: answered,
+        set,
     })
 }
 
-/// Adds a finished call's tokens to its day (and its client's).
-pub fn record(shared: &Shared, reservation: &Reservation, tokens: &Tokens) -> Result<(), Down> {
-    let n = i64::try_from(tokens.total()).unwrap_or(i64::MAX);
-    let mut pipe = redis::pipe();
-    let day = day_key(shared, &reservation.day);
-    pipe.cmd("HINCRBY").arg(&day).arg("tokens").arg(n).ignore();
-    pipe.cmd("EXPIRE").arg(&day).arg(KEEP_SECONDS).ignore();
-    if let Some(name) = &reservation.client {
-        let client = client_key(shared, &reservation.day, name);
-        pipe.cmd("HINCRBY")
-            .arg(&client)
-            .arg("tokens")
-            .arg(n)
-            .ignore();
-        pipe.cmd("EXPIRE").arg(&client).arg(KEEP_SECONDS).ignore();
+/// What a finished call (or a batch of them) owes the store: its tokens, and the call
+/// itself when it was reserved in an epoch the store has forgotten since (its reservation
+/// was lost with it, and its ledger line was not there when this machine rejoined).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owed {
+    pub day: String,
+    pub client: Option<String>,
+    /// The epoch these counts belong in.
+    pub epoch: u64,
+    pub calls: u64,
+    pub tokens: u64,
+}
+
+const RECORD: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+for i = 2, #KEYS do
+  redis.call('HINCRBY', KEYS[i], 'tokens', ARGV[2])
+  if ARGV[3] ~= '0' then
+    redis.call('HINCRBY', KEYS[i], 'calls', ARGV[3])
+  end
+  redis.call('EXPIRE', KEYS[i], ARGV[4])
+end
+return 1";
+
+/// Adds what is owed to its day (and its client's), if the store is still in its epoch.
+pub fn record(shared: &Shared, owed: &Owed) -> Result<Result<(), Stale>, Down> {
+    let script = redis::Script::new(RECORD);
+    let mut invocation = script.key(epoch::epoch_key(shared));
+    invocation.key(day_key(shared, &owed.day));
+    if let Some(name) = &owed.client {
+        invocation.key(client_key(shared, &owed.day, name));
     }
-    shared.run(|c| pipe.query::<()>(c))
+    invocation
+        .arg(owed.epoch)
+        .arg(owed.tokens)
+        .arg(owed.calls)
+        .arg(KEEP_SECONDS);
+    let done: i64 = shared.run(|c| invocation.invoke(c))?;
+    Ok(if done == 1 { Ok(()) } else { Err(Stale) })
 }
 
 /// Gives back calls reserved on `day` that were never sent.
@@ -122,28 +209,25 @@ pub fn release(shared: &Shared, day: &str, calls: u64) -> Result<(), Down> {
     })
 }
 
-/// `day`'s counts, and the caps set by `agent --budget set` if any.
-pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>), Down> {
-    let (calls, tokens, cap_calls, cap_tokens): (
-        Option<u64>,
-        Option<u64>,
-        Option<u64>,
-        Option<u64>,
-    ) = shared.run(|c| {
-        redis::pipe()
-            .cmd("HMGET")
-            .arg(day_key(shared, day))
-            .arg("calls")
-            .arg("tokens")
-            .cmd("HMGET")
-            .arg(limits_key(shared))
-            .arg("calls")
-            .arg("tokens")
-            .query::<((Option<u64>, Option<u64>), (Option<u64>, Option<u64>))>(c)
-            .map(|((calls, tokens), (cap_calls, cap_tokens))| {
-                (calls, tokens, cap_calls, cap_tokens)
-            })
-    })?;
+/// `day`'s counts, the caps set by `agent --budget set` if any, and the store's epoch (0:
+/// none, the store has forgotten or never counted).
+pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>, u64), Down> {
+    type Pair = (Option<u64>, Option<u64>);
+    let ((calls, tokens), (cap_calls, cap_tokens), epoch): (Pair, Pair, Option<String>) = shared
+        .run(|c| {
+            redis::pipe()
+                .cmd("HMGET")
+                .arg(day_key(shared, day))
+                .arg("calls")
+                .arg("tokens")
+                .cmd("HMGET")
+                .arg(limits_key(shared))
+                .arg("calls")
+                .arg("tokens")
+                .cmd("GET")
+                .arg(epoch::epoch_key(shared))
+                .query(c)
+        })?;
     let set = match (cap_calls, cap_tokens) {
         (None, None) => None,
         (calls, tokens) => Some(Limits {
@@ -157,6 +241,7 @@ pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>), Down>
             tokens: tokens.unwrap_or(0),
         },
         set,
+        epoch.and_then(|e| e.parse().ok()).unwrap_or(0),
     ))
 }
 

@@ -13,7 +13,9 @@
 
 pub mod budget;
 pub mod document;
+pub mod epoch;
 pub mod lease;
+pub mod outbox;
 pub mod server;
 pub mod stream;
 
@@ -41,7 +43,9 @@ pub fn install(store: &RedisStore, role: Role) -> anyhow::Result<()> {
         Role::Relay => store.on_store_down,
         Role::Local => OnStoreDown::Local,
     };
-    let shared = Shared::new(store, on_down)?;
+    let mut shared = Shared::new(store, on_down)?;
+    // A rebuild of the day's count after the store forgot waits for the relay replicas.
+    shared.memory = epoch::Memory::new(role == Role::Relay);
     let _ = SHARED.set(shared);
     Ok(())
 }

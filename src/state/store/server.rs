@@ -1,7 +1,9 @@
-//! The connection to the Redis server: a few connections kept for reuse, short timeouts,
-//! and the outage rule — after a failure the server is not asked again for a moment, so a
-//! store that is away costs each call nothing but a check, and it is found again on its
-//! own (no restart) once it answers.
+//! The connection to the Redis server: a few connections kept for reuse, timeouts sized so a
+//! stall shorter than one command's timeout is waited out, and the outage rule — after a
+//! failure that took a timeout the server is not asked again for a moment, so a store that
+//! is away costs each call nothing but a check, and it is found again on its own (no
+//! restart) once it answers. A kept connection the server dropped (it restarted) is not an
+//! outage: the command is sent once more on a new connection.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -10,11 +12,14 @@ use redis::{Client, Connection, RedisResult};
 
 use crate::config::store::{OnStoreDown, RedisStore};
 
-/// How long a connection attempt may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long one command may take: a server that stops answering is an outage.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(2);
-/// After a failure, the server is left alone this long before it is asked again.
+/// How long a connection attempt may take (its handshake is a command the server answers):
+/// as long as a command, so a server that stalls for less than that (a fork to save, a slow
+/// script, a pause) is waited out by a new connection as by a kept one.
+const CONNECT_TIMEOUT: Duration = COMMAND_TIMEOUT;
+/// After a failure that took a timeout, the server is left alone this long before it is
+/// asked again. A refused connection costs nothing to try again: it starts no such pause.
 const RETRY_AFTER: Duration = Duration::from_millis(250);
 /// Idle connections kept for reuse (the relay asks from many threads at once).
 const KEPT: usize = 16;
@@ -39,12 +44,16 @@ pub struct Shared {
     pub on_down: OnStoreDown,
     idle: Mutex<Vec<Connection>>,
     outage: Mutex<Outage>,
+    /// The epoch this process counts in, and what this machine remembers of the store.
+    pub(crate) memory: super::epoch::Memory,
 }
 
 #[derive(Default)]
 struct Outage {
     /// When the last failure was seen; `None` while the server answers.
     since: Option<Instant>,
+    /// Whether that failure took a timeout: only then is the server left alone a moment.
+    slow: bool,
     /// Whether this outage was already told to the user.
     told: bool,
 }
@@ -65,6 +74,7 @@ impl Shared {
             on_down,
             idle: Mutex::new(Vec::new()),
             outage: Mutex::new(Outage::default()),
+            memory: super::epoch::Memory::new(false),
         })
     }
 
@@ -78,19 +88,36 @@ impl Shared {
         self.on_down == OnStoreDown::Local
     }
 
-    /// Runs `op` on a connection. A failure drops that connection and starts an outage:
-    /// for [`RETRY_AFTER`] every call is answered [`Down`] without asking the server.
-    pub fn run<R>(&self, op: impl FnOnce(&mut Connection) -> RedisResult<R>) -> Result<R, Down> {
-        if let Some(since) = self.lock_outage().since
-            && since.elapsed() < RETRY_AFTER
+    /// Runs `op` on a connection. A kept connection that turns out dropped (the server
+    /// restarted since it was last used) is replaced and `op` sent once more: that is a
+    /// reconnection, not an outage. Any other failure drops the kept connections and starts
+    /// an outage; after a timeout, for [`RETRY_AFTER`] every call is answered [`Down`]
+    /// without asking the server.
+    pub fn run<R>(&self, mut op: impl FnMut(&mut Connection) -> RedisResult<R>) -> Result<R, Down> {
         {
-            return Err(Down("it did not answer a moment ago".into()));
+            let outage = self.lock_outage();
+            if let Some(since) = outage.since
+                && outage.slow
+                && since.elapsed() < RETRY_AFTER
+            {
+                return Err(Down("it did not answer a moment ago".into()));
+            }
         }
-        let mut connection = match self.take() {
-            Ok(connection) => connection,
+        let (mut connection, kept) = match self.take() {
+            Ok(taken) => taken,
             Err(err) => return Err(self.failed(&err)),
         };
-        match op(&mut connection) {
+        let mut answer = op(&mut connection);
+        if kept && matches!(&answer, Err(err) if lost(err) && !err.is_timeout()) {
+            // Every kept connection is as old as this one.
+            self.forget_kept();
+            connection = match self.connect() {
+                Ok(connection) => connection,
+                Err(err) => return Err(self.failed(&err)),
+            };
+            answer = op(&mut connection);
+        }
+        match answer {
             Ok(value) => {
                 self.answered();
                 self.keep(connection);
@@ -104,6 +131,12 @@ impl Shared {
             }
             Err(err) => Err(self.failed(&err)),
         }
+    }
+
+    /// Whether the last thing asked of the server found it away (rather than answered with
+    /// an error of its own): what was not delivered is worth sending again.
+    pub fn away(&self) -> bool {
+        self.lock_outage().since.is_some()
     }
 
     /// Whether the server answers, and its version (for `--doctor`).
@@ -129,19 +162,31 @@ impl Shared {
         }
     }
 
-    fn take(&self) -> RedisResult<Connection> {
+    /// A kept connection (`true`), else a new one.
+    fn take(&self) -> RedisResult<(Connection, bool)> {
         let kept = self
             .idle
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .pop();
-        if let Some(connection) = kept {
-            return Ok(connection);
+        match kept {
+            Some(connection) => Ok((connection, true)),
+            None => Ok((self.connect()?, false)),
         }
+    }
+
+    fn connect(&self) -> RedisResult<Connection> {
         let connection = self.client.get_connection_with_timeout(CONNECT_TIMEOUT)?;
         connection.set_read_timeout(Some(COMMAND_TIMEOUT))?;
         connection.set_write_timeout(Some(COMMAND_TIMEOUT))?;
         Ok(connection)
+    }
+
+    fn forget_kept(&self) {
+        self.idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 
     fn keep(&self, connection: Connection) {
@@ -156,11 +201,10 @@ impl Shared {
 
     fn failed(&self, err: &redis::RedisError) -> Down {
         // Every kept connection is suspect after a failure.
-        self.idle
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
-        self.lock_outage().since = Some(Instant::now());
+        self.forget_kept();
+        let mut outage = self.lock_outage();
+        outage.since = Some(Instant::now());
+        outage.slow = err.is_timeout();
         Down(crate::redact::redact(&err.to_string()))
     }
 

@@ -15,7 +15,7 @@ pub enum Stream {
 }
 
 impl Stream {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Stream::Ledger => "ledger",
             Stream::Events => "events",
@@ -24,7 +24,7 @@ impl Stream {
 
     /// About how many entries the server keeps (`XADD MAXLEN ~`): a million calls is a
     /// few hundred megabytes of Redis memory.
-    fn kept(self) -> usize {
+    pub(crate) fn kept(self) -> usize {
         match self {
             Stream::Ledger => 1_000_000,
             Stream::Events => 100_000,
