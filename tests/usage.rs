@@ -735,3 +735,24 @@ fn by_day_json_is_the_same_document_without_any_bar() {
     );
     assert!(!report.to_string().contains('█'), "{report:#}");
 }
+
+#[test]
+fn a_model_name_from_a_transcript_loses_its_control_and_bidi_characters_in_the_report() {
+    let sb = Sandbox::new();
+    let mut line: Value = serde_json::from_str(&answer_line(1, "text")).unwrap();
+    line["message"]["model"] = json!("claude-\u{202e}5-supo\u{1b}[2J");
+    sb.write_file(
+        &format!(".claude/projects/-home-me-work/{SESSION}.jsonl"),
+        &format!("{line}\n"),
+    );
+
+    let run = sb.run(&["--color", "never", "--usage"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let text = run.stdout;
+
+    assert!(text.contains("claude-5-supo[2J"), "{text}");
+    assert!(
+        !text.contains(['\u{202e}', '\u{1b}']),
+        "others' control or bidi characters reached the report: {text:?}"
+    );
+}

@@ -218,7 +218,8 @@ fn key_text(by: By, key: &str) -> String {
             _ => "(unknown)".into(),
         }
     } else {
-        key.to_string()
+        // A model, account or run name as a CLI's records spelt it: others' text.
+        crate::text::printable(key)
     }
 }
 
@@ -256,7 +257,7 @@ fn notes(summary: &Summary) -> Vec<String> {
                 if m.is_empty() {
                     "(calls without a model)".to_string()
                 } else {
-                    m.clone()
+                    crate::text::printable(m)
                 }
             })
             .collect();
@@ -388,12 +389,12 @@ pub fn reconcile_text(query: &Query, rows: &[Row], sources: &Sources, style: Sty
             if row.run.is_empty() {
                 "(no run)".into()
             } else {
-                row.run.clone()
+                crate::text::printable(&row.run)
             },
             if row.model.is_empty() {
                 "(unknown)".into()
             } else {
-                row.model.clone()
+                crate::text::printable(&row.model)
             },
             n(row.client.calls),
             n(row.relay.calls),
