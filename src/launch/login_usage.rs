@@ -57,7 +57,7 @@ pub fn ask(config: &Config, rung: &Rung, state_dir: &Path, now: Timestamp) -> Ve
     if !rung.backend.login_usage {
         return Vec::new();
     }
-    let (Some(login), Ok(ready)) = (parking::login_of(config, rung), &rung.state) else {
+    let (Some(login), Ok(ready)) = (parking::login_of(rung), &rung.state) else {
         return Vec::new();
     };
     let Records::ClaudeCode { config_dir } = &login.records else {

@@ -26,7 +26,7 @@ pub fn plan(
     child: &ChildEnv,
     account: Option<Account>,
     timeout: Duration,
-    read_store: &dyn Fn(OwnLogin) -> login::Store,
+    read_store: &dyn Fn(OwnLogin, &ChildEnv) -> login::Store,
 ) -> Result<ProbePlan, PlanError> {
     let def = &backend.probe;
     let need_model = || {
@@ -48,7 +48,7 @@ pub fn plan(
         ProbeKind::Command
             if def.argv.is_none() && crate::backend::endpoint::is_antigravity(backend) =>
         {
-            login = login::of_endpoint(&agy_endpoint(), None, read_store)
+            login = login::of_endpoint(&agy_endpoint(), None, child, read_store)
                 .ok()
                 .flatten();
             (Call::None, format!("backend:{}", backend.name))
@@ -57,7 +57,7 @@ pub fn plan(
         ProbeKind::Anthropic | ProbeKind::Openai | ProbeKind::Gemini => {
             let endpoint = crate::backend::resolve(backend, account, child)?;
             let source = endpoint.source.clone();
-            match login::of_endpoint(&endpoint, account.map(|a| a.name), read_store) {
+            match login::of_endpoint(&endpoint, account.map(|a| a.name), child, read_store) {
                 // A subscription login needs no model to judge: it is not probed.
                 Ok(Some(found)) => {
                     login = Some(found);
