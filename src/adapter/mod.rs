@@ -95,6 +95,9 @@ pub enum Family {
     Other,
 }
 
+/// What an OpenAI-style CLI agent has no adapter for is assumed to read its key from.
+const OPENAI_STYLE_CREDENTIAL_VARS: &[&str] = &["OPENAI_API_KEY"];
+
 /// The CLIs agent has an adapter for, in the order tables list them.
 pub const ALL: [Family; 4] = [Family::Claude, Family::Codex, Family::Gemini, Family::Agy];
 
@@ -170,7 +173,7 @@ impl Family {
             Family::Codex => codex::CREDENTIAL_VARS,
             Family::Gemini => gemini::CREDENTIAL_VARS,
             Family::Agy => agy::CREDENTIAL_VARS,
-            Family::Other => codex::CREDENTIAL_VARS,
+            Family::Other => OPENAI_STYLE_CREDENTIAL_VARS,
         }
     }
 
