@@ -44,7 +44,7 @@ pub const HYSTERESIS_PERCENT: f64 = 5.0;
 /// The subscription login a rung runs on, and where its CLI keeps its records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RungLogin {
-    /// The key its windows are kept under (`login::key`).
+    /// The key its windows are kept under (its adapter's `login_key`).
     pub key: String,
     pub records: Records,
 }

@@ -171,7 +171,7 @@ pub fn resolve_with<'a>(
                     // the CLI's records for one.
                     .or_else(|| {
                         probe_calls_a_model(backend)
-                            .then(|| last_model(family))
+                            .then(|| crate::login::last_model::last_model(family, &configured_env))
                             .flatten()
                     })
                     .or_else(|| backend.default_model.clone())
@@ -348,17 +348,6 @@ fn probe_calls_a_model(backend: &Backend) -> bool {
         backend.probe.kind,
         ProbeKind::Anthropic | ProbeKind::Openai | ProbeKind::Gemini
     )
-}
-
-/// The model the CLI last ran, from its own records.
-fn last_model(family: Family) -> Option<String> {
-    let cli = match family {
-        Family::Claude => crate::login::Cli::Claude,
-        Family::Codex => crate::login::Cli::Codex,
-        Family::Gemini => crate::login::Cli::Gemini,
-        Family::Agy | Family::Other => return None,
-    };
-    crate::login::last_model::last_model(cli)
 }
 
 /// The backend's extra environment, expanded; an unset variable fails the rung by name.
