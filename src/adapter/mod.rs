@@ -68,9 +68,10 @@ impl<'a> Env<'a> {
         std::env::var(name).ok()
     }
 
-    /// The value when set and not empty (an empty home variable is taken as unset).
+    /// The value when set and not empty (an empty home variable is taken as unset), as
+    /// `backend::ChildEnv::get` reads a credential.
     pub fn get(&self, name: &str) -> Option<String> {
-        self.raw(name).filter(|value| !value.trim().is_empty())
+        self.raw(name).filter(|value| !value.is_empty())
     }
 
     /// `$HOME` as the CLI sees it, else agent's own idea of home.
@@ -237,8 +238,12 @@ impl Family {
 
     /// The model the CLI runs when given no `--model`: its variable, else its settings.
     pub fn configured_model(self, env: &Env) -> Option<String> {
-        if let Some(model) = self.model_var().and_then(|var| env.get(var)) {
-            return Some(model.trim().to_string());
+        if let Some(model) = self
+            .model_var()
+            .and_then(|var| env.get(var))
+            .and_then(|model| non_empty(&model))
+        {
+            return Some(model);
         }
         match self {
             Family::Claude => claude::settings_model(env),

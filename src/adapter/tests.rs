@@ -136,6 +136,8 @@ fn every_adapter_answers_every_question_from_the_environment_it_is_given() {
                 family.configured_model(&Env::only(&set)).as_deref(),
                 Some("m-1")
             );
+            let blank = vars(&[("HOME", "/h"), (var, "  ")]);
+            assert_eq!(family.configured_model(&Env::only(&blank)), None);
         }
         // An account of the pool is named by the account, or is no login at all.
         let account = Account {
