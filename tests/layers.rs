@@ -37,7 +37,10 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("command line", &["cli"]),
     ("schema", &["config"]),
     ("records", &["state"]),
-    ("what a CLI uses", &["backend"]),
+    // `adapter` is what agent knows of each program it runs (its home, login identity,
+    // credential variables, records, model settings); `backend` is what the user's table
+    // makes of one. Both are what a CLI uses; the adapter stands on leaves alone.
+    ("what a CLI uses", &["adapter", "backend"]),
     ("calls", &["probe", "accounts", "login"]),
     ("choice and launch", &["launch"]),
     ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
@@ -47,6 +50,9 @@ const FLOORS: &[(&str, &[&str])] = &[
 /// Leaves may use each other; among the faces `report` may use `watch` (the doctor and
 /// `--install-watchdog` show the watchdog), and the dashboard the faces it draws.
 const ALLOWED_SIDEWAYS: &[(&str, &str)] = &[
+    // A backend names a command; the endpoint it resolves asks that CLI's adapter where it
+    // keeps its settings and which variables carry its credential. Never the other way.
+    ("backend", "adapter"),
     ("report", "watch"),
     // The dashboard draws the reports' own documents (one source of truth); never the relay.
     ("dashboard", "report"),

@@ -623,7 +623,7 @@ fn a_token_given_in_the_environment_is_a_login_of_its_own_and_a_key_is_none() {
     w.sb.write_config(CLAUDE_THEN_CODEX);
     write_windows(
         &w.sb,
-        "claude:env:CLAUDE_CODE_OAUTH_TOKEN",
+        &crate::support::claude_token_login("sk-ant-oat01-parking-test"),
         &[(five_hour(), 100.0, in_hours(2))],
     );
     w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-parking-test");

@@ -7,7 +7,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::support::Sandbox;
+use crate::support::{Sandbox, claude_token_login};
 use crate::world::world;
 
 /// The reset instants as epoch seconds: two hours and three days ahead.
@@ -187,7 +187,7 @@ fn bad_input_gives_a_minimal_line_and_exit_0() {
 }
 
 #[test]
-fn a_token_login_is_keyed_by_its_variable_and_never_printed() {
+fn a_token_login_is_keyed_by_its_fingerprint_and_never_printed() {
     let w = world();
     let token = "sk-ant-oat01-SECRET-statusline-token-0123456789";
     w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
@@ -196,7 +196,7 @@ fn a_token_login_is_keyed_by_its_variable_and_never_printed() {
     assert_eq!(code, Some(0));
     let windows = windows_json(&w.sb);
     assert!(
-        windows["logins"]["claude:env:CLAUDE_CODE_OAUTH_TOKEN"].is_array(),
+        windows["logins"][claude_token_login(token)].is_array(),
         "{windows}"
     );
     for (path, text) in w.sb.state_files() {
@@ -214,9 +214,11 @@ fn a_token_login_agent_launched_is_named_to_the_statusline_which_claude_code_hid
     assert_eq!(run.code, Some(0), "{run:?}");
     let calls = w.sb.calls("claude");
     let env = &calls.last().expect("claude ran").env;
+    let key = claude_token_login(token);
+    let identity = key.strip_prefix("claude:").unwrap();
     assert_eq!(
         env.get("AGENT_CLAUDE_LOGIN").map(String::as_str),
-        Some("env:CLAUDE_CODE_OAUTH_TOKEN"),
+        Some(identity),
         "{env:?}"
     );
 
@@ -224,10 +226,7 @@ fn a_token_login_agent_launched_is_named_to_the_statusline_which_claude_code_hid
     w.sb.env_remove("CLAUDE_CODE_OAUTH_TOKEN");
     let (five, week) = resets();
     for (told, key) in [
-        (
-            "env:CLAUDE_CODE_OAUTH_TOKEN",
-            "claude:env:CLAUDE_CODE_OAUTH_TOKEN",
-        ),
+        (identity, key.as_str()),
         ("account:work", "claude:account:work"),
     ] {
         w.sb.env("AGENT_CLAUDE_LOGIN", told);
@@ -410,4 +409,133 @@ fn a_dry_run_changes_nothing_and_shows_no_other_setting() {
         .unwrap()
         .count();
     assert_eq!(entries, 1, "no copy made, nothing written");
+}
+
+/// Claude Code's feed with its 5-hour window used up, resetting at `five`.
+fn full_five_hour_feed(five: i64, week: i64) -> String {
+    format!(
+        r#"{{"session_id":"abc123","cwd":"/tmp","model":{{"id":"claude-opus-4-8","display_name":"Opus 4.8"}},
+           "version":"2.1.197","rate_limits":{{"five_hour":{{"used_percentage":100.0,"resets_at":{five}}},
+           "seven_day":{{"used_percentage":40.0,"resets_at":{week}}}}}}}"#
+    )
+}
+
+/// Nothing `agent` wrote or printed, and no command line it gave a CLI, holds `token`.
+fn assert_token_nowhere(sb: &Sandbox, token: &str, printed: &[&str]) {
+    for (path, text) in sb.state_files() {
+        assert!(!text.contains(token), "token in {}", path.display());
+    }
+    for text in printed {
+        assert!(!text.contains(token), "token printed: {text}");
+    }
+    for cli in ["claude", "codex", "gemini"] {
+        for call in sb.calls(cli) {
+            assert!(
+                call.argv.iter().all(|arg| !arg.contains(token)),
+                "token in {cli}'s argv"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_full_window_fed_by_a_claude_code_started_by_hand_on_a_token_parks_the_next_launch_on_it() {
+    let w = world();
+    w.sb.write_config(crate::world::CLAUDE_THEN_CODEX);
+    let token = "sk-ant-oat01-SECRET-by-hand-token-0123456789abcdef";
+    // Claude Code started by hand with the token runs agent's statusline in its own
+    // environment: the token is there, and nobody told it a login's name.
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
+    w.sb.env_remove("AGENT_CLAUDE_LOGIN");
+    let (five, week) = resets();
+    let (code, line, stderr) = statusline(&w.sb, &full_five_hour_feed(five, week));
+    assert_eq!(code, Some(0), "{stderr}");
+    let windows = windows_json(&w.sb);
+    assert!(
+        windows["logins"][claude_token_login(token)].is_array(),
+        "{windows}"
+    );
+
+    // agent with the same token in its environment: the same login, parked.
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(w.sb.calls("claude").is_empty(), "the parked login ran");
+    assert!(
+        run.stderr
+            .contains("Claude Code (claude-opus-5) unavailable — 5-hour limit, resets "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(w.sb.calls("codex").len(), 1, "{}", run.stderr);
+    assert_token_nowhere(&w.sb, token, &[&line, &stderr, &run.stdout, &run.stderr]);
+}
+
+#[test]
+fn a_full_window_fed_under_a_backends_claude_config_dir_parks_that_rung_and_lists_under_it() {
+    let w = world();
+    w.sb.env_remove("AGENT_PROXY_URL");
+    let dir = w.sb.root().join("work-claude");
+    let access = "sk-ant-oat01-SECRET-work-login-0123456789abcdef";
+    let expires = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24)).as_millisecond();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(".credentials.json"),
+        serde_json::json!({"claudeAiOauth": {"accessToken": access, "refreshToken": "sk-ant-ort01-SECRET-r",
+            "expiresAt": expires, "subscriptionType": "max"}})
+        .to_string(),
+    )
+    .unwrap();
+    w.sb.write_config(&format!(
+        "[backends.claude]\nenv = {{ CLAUDE_CONFIG_DIR = \"{}\" }}\n{}",
+        dir.display(),
+        crate::world::CLAUDE_THEN_CODEX
+    ));
+    let key = format!("claude:{}", dir.display());
+
+    // `--list` names the login of the directory the backend gives Claude Code.
+    let list = w.sb.run(&["--list", "--json"]);
+    let list: Value = serde_json::from_str(&list.stdout).unwrap_or(Value::Null);
+    assert_eq!(list["rungs"][0]["login"]["key"], key.as_str(), "{list}");
+    assert_eq!(list["rungs"][0]["login"]["plan"], "max", "{list}");
+
+    // The launched Claude Code gets the directory, and is told no login's name: its
+    // statusline finds the same directory in its own environment.
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let calls = w.sb.calls("claude");
+    let env = &calls.last().expect("claude ran").env;
+    assert_eq!(
+        env.get("CLAUDE_CONFIG_DIR"),
+        Some(&dir.display().to_string())
+    );
+    assert_eq!(env.get("AGENT_CLAUDE_LOGIN"), None, "{env:?}");
+
+    w.sb.env("CLAUDE_CONFIG_DIR", dir.display().to_string());
+    let (five, week) = resets();
+    let (code, line, stderr) = statusline(&w.sb, &full_five_hour_feed(five, week));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(windows_json(&w.sb)["logins"][&key].is_array(), "{key}");
+    w.sb.env_remove("CLAUDE_CONFIG_DIR");
+
+    // The next launch parks it: Claude Code does not run again, and the window is named.
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(
+        w.sb.calls("claude").len(),
+        1,
+        "the parked login ran: {run:?}"
+    );
+    assert!(
+        run.stderr
+            .contains("Claude Code (claude-opus-5) unavailable — 5-hour limit, resets "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(w.sb.calls("codex").len(), 1, "{}", run.stderr);
+    let status = w.sb.run(&["--status"]);
+    assert!(status.stdout.contains("5-hour 100%"), "{status:?}");
+    assert_token_nowhere(
+        &w.sb,
+        access,
+        &[&line, &stderr, &run.stdout, &run.stderr, &status.stdout],
+    );
 }

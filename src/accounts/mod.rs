@@ -30,22 +30,18 @@ pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
         (Family::Codex, _) => crate::backend::cli_settings::codex_config()
             .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
             .unwrap_or_else(|| "OPENAI_API_KEY".into()),
-        (Family::Other, _) => "OPENAI_API_KEY".into(),
+        (Family::Agy | Family::Other, _) => "OPENAI_API_KEY".into(),
     }
 }
 
 /// Environment variables that carry a credential for this CLI family: removed from the
 /// launched CLI's environment so it uses the chosen account and no other.
 pub fn credential_vars(backend: &Backend, accounts: &[AccountDef]) -> Vec<String> {
-    let mut vars: Vec<String> = match Family::of_backend(&backend.name, &backend.command) {
-        Family::Claude => vec![
-            "ANTHROPIC_API_KEY".into(),
-            "ANTHROPIC_AUTH_TOKEN".into(),
-            "CLAUDE_CODE_OAUTH_TOKEN".into(),
-        ],
-        Family::Gemini => vec!["GEMINI_API_KEY".into(), "GOOGLE_API_KEY".into()],
-        Family::Codex | Family::Other => vec!["OPENAI_API_KEY".into()],
-    };
+    let mut vars: Vec<String> = Family::of_backend(&backend.name, &backend.command)
+        .credential_vars()
+        .iter()
+        .map(|var| (*var).to_string())
+        .collect();
     for account in accounts.iter().filter(|a| a.backend == backend.name) {
         for var in [
             account.secret_env.clone(),

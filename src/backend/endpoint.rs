@@ -3,7 +3,7 @@
 //! environment. A probe, an account check and the doctor all start from this answer, so
 //! they reach the host the launched CLI reaches, with the credential it sends.
 
-use crate::backend::cli_settings::{Family, codex_config};
+use crate::adapter::{Family, codex};
 use crate::config::{Auth, Backend, OpenAiApi, ProbeKind};
 use crate::error_class::ErrorClass;
 use crate::expand::{MissingVar, expand_with};
@@ -177,6 +177,11 @@ pub struct ChildEnv<'a> {
 }
 
 impl ChildEnv<'_> {
+    /// The same environment, as the CLIs' adapters read it.
+    pub fn adapter(&self) -> crate::adapter::Env<'_> {
+        crate::adapter::Env::child(self.set, self.removed)
+    }
+
     /// The value the CLI will see, as set (empty or not).
     pub fn raw(&self, name: &str) -> Option<String> {
         if let Some((_, value)) = self.set.iter().find(|(key, _)| key == name) {
@@ -249,7 +254,7 @@ pub fn resolve(
             Family::Claude => Api::Anthropic,
             Family::Gemini => Api::Gemini,
             Family::Codex => Api::OpenAi(OpenAiApi::Responses),
-            Family::Other => Api::OpenAi(def.api),
+            Family::Agy | Family::Other => Api::OpenAi(def.api),
         },
     };
     let url = |default: String| -> Result<String, PlanError> {
@@ -330,7 +335,9 @@ pub fn resolve(
     };
     let api = match (api, &credential) {
         // Codex's provider may name its own wire API.
-        (Api::OpenAi(_), _) if !explicit && family == Family::Codex => codex_wire_api(def.api),
+        (Api::OpenAi(_), _) if !explicit && family == Family::Codex => {
+            codex_wire_api(def.api, child)
+        }
         _ => api,
     };
     let credential = credential.map(as_subscription_if_oauth);
@@ -342,7 +349,7 @@ pub fn resolve(
             crate::redact::register(&credential.value);
             credential.source.clone()
         }
-        None if family == Family::Codex && !explicit => codex_config()
+        None if family == Family::Codex && !explicit => codex::config(&child.adapter())
             .and_then(|config| config.custom_provider().map(|(name, _)| name.to_string()))
             .map_or_else(
                 || "none".to_string(),
@@ -459,13 +466,9 @@ fn as_claude_code(
     if let Some(account) = account {
         return Ok((base, account_credential(claude_code_auth(account.var))?));
     }
-    let credential = [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "CLAUDE_CODE_OAUTH_TOKEN",
-    ]
-    .into_iter()
-    .find_map(|var| child.credential(var, claude_code_auth(var)));
+    let credential = crate::adapter::claude::CREDENTIAL_VARS
+        .iter()
+        .find_map(|var| child.credential(var, claude_code_auth(var)));
     Ok((base, credential))
 }
 
@@ -477,7 +480,7 @@ fn as_openai_cli(
     account: Option<Credential>,
 ) -> Result<(String, Option<Credential>), PlanError> {
     if family == Family::Codex {
-        if let Some(config) = codex_config()
+        if let Some(config) = codex::config(&child.adapter())
             && let Some((_, provider)) = config.custom_provider()
         {
             let base = provider.base_url.clone().unwrap_or_default();
@@ -503,8 +506,8 @@ fn as_openai_cli(
 }
 
 /// The wire API codex's custom provider names, else the backend's.
-fn codex_wire_api(fallback: OpenAiApi) -> Api {
-    let wire = codex_config().and_then(|config| {
+fn codex_wire_api(fallback: OpenAiApi, child: &ChildEnv) -> Api {
+    let wire = codex::config(&child.adapter()).and_then(|config| {
         config
             .custom_provider()
             .and_then(|(_, provider)| provider.wire_api.clone())

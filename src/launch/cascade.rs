@@ -327,7 +327,7 @@ impl<'a> Cascade<'a> {
                     .config
                     .probe_timeout
                     .min(self.config.app_server_timeout);
-                self.parking.ask_codex(self.config, &rung, timeout, now);
+                self.parking.ask_codex(&rung, timeout, now);
                 crate::launch::login_usage::ask(self.config, &rung, self.store.state_dir(), now);
             }
         }

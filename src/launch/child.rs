@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use crate::adapter::{self, Family};
 use crate::signals;
 
 /// How the child ended.
@@ -22,31 +23,28 @@ pub enum Ended {
 pub const RUNG_VAR: &str = "AGENT_RUNG";
 
 /// The variable that tells `agent --statusline` which login a token-run Claude Code uses
-/// (`account:NAME`, `env:CLAUDE_CODE_OAUTH_TOKEN`): Claude Code removes the token itself
-/// from its statusLine command's environment (2.1.197), so the command cannot see it.
+/// (`account:NAME`, `token:FINGERPRINT`): Claude Code removes the token itself from its
+/// statusLine command's environment (2.1.197), so the command cannot name it itself.
 pub const CLAUDE_LOGIN_VAR: &str = "AGENT_CLAUDE_LOGIN";
 
 /// Tells the launched CLI its rung and, for Claude Code run on a token, the token's login
-/// (its name, never its value), for `agent --statusline`.
-pub fn tell_the_statusline(command: &mut Command, rung_label: &str, account: Option<&str>) {
+/// — `login_key`, the adapter's key the launch resolved for the rung; its name, never
+/// its value — for `agent --statusline`. A login named by its directory is not told: the
+/// statusline finds the same directory in Claude Code's environment.
+pub fn tell_the_statusline(command: &mut Command, rung_label: &str, login_key: Option<&str>) {
     command.env(RUNG_VAR, rung_label);
     let program = command.get_program().to_string_lossy().into_owned();
-    if crate::backend::cli_settings::Family::of(&program)
-        != crate::backend::cli_settings::Family::Claude
-    {
+    if Family::of(&program) != Family::Claude {
         return;
     }
-    let token_var = crate::login::claude::OAUTH_TOKEN_VAR;
-    let given = command
-        .get_envs()
-        .find(|(name, _)| *name == token_var)
-        .map(|(_, value)| value.is_some_and(|v| !v.is_empty()));
-    let carries_token =
-        given.unwrap_or_else(|| std::env::var_os(token_var).is_some_and(|v| !v.is_empty()));
-    match (carries_token, account) {
-        (true, Some(account)) => command.env(CLAUDE_LOGIN_VAR, format!("account:{account}")),
-        (true, None) => command.env(CLAUDE_LOGIN_VAR, format!("env:{token_var}")),
-        (false, _) => command.env_remove(CLAUDE_LOGIN_VAR),
+    let told = login_key
+        .and_then(|key| key.strip_prefix("claude:"))
+        .filter(|identity| {
+            identity.starts_with("account:") || adapter::claude::is_token_identity(identity)
+        });
+    match told {
+        Some(identity) => command.env(CLAUDE_LOGIN_VAR, identity),
+        None => command.env_remove(CLAUDE_LOGIN_VAR),
     };
 }
 
@@ -63,9 +61,7 @@ pub fn command(
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
-    if crate::backend::cli_settings::Family::of(&argv[0])
-        == crate::backend::cli_settings::Family::Claude
-    {
+    if Family::of(&argv[0]) == Family::Claude {
         // Whatever headers the child would have had (the backend's, else inherited).
         let current = match env.iter().rev().find(|(name, _)| name == RUN_HEADERS_VAR) {
             Some((_, value)) => Some(value.clone()),

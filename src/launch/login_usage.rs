@@ -16,10 +16,10 @@ use std::time::Duration;
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, ChildEnv};
+use crate::backend::Api;
 use crate::config::Config;
 use crate::launch::parking::{self, Records};
-use crate::launch::rung::{Ready, Rung};
+use crate::launch::rung::Rung;
 use crate::state::json_file::JsonFile;
 use crate::state::window::{Window, rfc3339};
 use crate::state::windows::Windows;
@@ -57,7 +57,7 @@ pub fn ask(config: &Config, rung: &Rung, state_dir: &Path, now: Timestamp) -> Ve
     if !rung.backend.login_usage {
         return Vec::new();
     }
-    let (Some(login), Ok(ready)) = (parking::login_of(config, rung), &rung.state) else {
+    let (Some(login), Ok(ready)) = (parking::login_of(rung), &rung.state) else {
         return Vec::new();
     };
     let Records::ClaudeCode { config_dir } = &login.records else {
@@ -72,7 +72,13 @@ pub fn ask(config: &Config, rung: &Rung, state_dir: &Path, now: Timestamp) -> Ve
     {
         return Vec::new();
     }
-    let Some(endpoint) = resolve(config, rung, ready).filter(|e| e.api == Api::Anthropic) else {
+    // The endpoint the rung was resolved with: never a second resolution here.
+    let Some(endpoint) = ready
+        .plan
+        .endpoint
+        .clone()
+        .filter(|e| e.api == Api::Anthropic)
+    else {
         return Vec::new();
     };
     let Some(token) = access_token(endpoint.credential, config_dir, now) else {
@@ -150,26 +156,6 @@ fn access_token(
         Some(_) => None,
         None => crate::login::claude::access_token_for_usage(config_dir, now),
     }
-}
-
-/// The API, base and credential the rung's CLI will use (`backend::endpoint::resolve`).
-fn resolve(config: &Config, rung: &Rung, ready: &Ready) -> Option<crate::backend::Endpoint> {
-    let account = rung
-        .account
-        .as_ref()
-        .and_then(|name| config.accounts.iter().find(|a| &a.name == name));
-    let var = account.map(|account| crate::accounts::secret_var(account, rung.backend));
-    let account = account
-        .zip(var.as_deref())
-        .map(|(account, var)| crate::backend::Account {
-            name: &account.name,
-            var,
-        });
-    let child = ChildEnv {
-        set: &ready.env,
-        removed: &ready.env_remove,
-    };
-    crate::backend::resolve(rung.backend, account, &child).ok()
 }
 
 enum Answer {

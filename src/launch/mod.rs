@@ -102,7 +102,11 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             &ready.env_remove,
         );
         let run_start = jiff::Timestamp::now();
-        child::tell_the_statusline(&mut command, &rung.label(), rung.account.as_deref());
+        child::tell_the_statusline(
+            &mut command,
+            &rung.label(),
+            ready.login.as_ref().map(|login| login.key.as_str()),
+        );
         let (ended, elapsed) = child::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
@@ -147,9 +151,7 @@ fn learn_windows(
         return;
     };
     let now = jiff::Timestamp::now();
-    let learned = cascade
-        .parking()
-        .learn_from_run(config, rung, &cwd, run_start, now);
+    let learned = cascade.parking().learn_from_run(rung, &cwd, run_start, now);
     let park_at = config.park_at_percent(rung.backend);
     if let Some(full) = learned
         .iter()
@@ -249,6 +251,8 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
         Some(model) => format!("{} ({model})", backend.label),
         None => backend.label.clone(),
     };
-    child::tell_the_statusline(&mut command, &label, None);
+    let login = crate::adapter::Family::of_backend(&backend.name, &backend.command)
+        .login_key(&crate::adapter::Env::child(&env, &backend.env_remove), None);
+    child::tell_the_statusline(&mut command, &label, login.as_deref());
     Err(child::exec(command))
 }

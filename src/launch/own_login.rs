@@ -4,32 +4,47 @@
 
 use std::path::Path;
 
-use crate::backend::{AuthScheme, Credential, OwnLogin};
+use crate::adapter::{Env, Family};
+use crate::backend::{AuthScheme, ChildEnv, Credential, OwnLogin};
 use crate::bounded_read;
-use crate::login::{self, Cli, Login};
+use crate::login::{self, Login};
 use crate::probe::login::{LoginRung, Store};
 
-/// The store of `own`, as the CLI itself would find it.
-pub fn read(own: OwnLogin) -> Store {
-    read_login(own).unwrap_or(Store::Empty)
+/// The store of `own`, as the CLI itself would find it in its launch environment `child`
+/// (a backend's `env` may move its home): the login is keyed by the CLI's adapter from
+/// the same environment, as parking and the statusline key it.
+pub fn read(own: OwnLogin, child: &ChildEnv) -> Store {
+    read_login(own, &child.adapter()).unwrap_or(Store::Empty)
 }
 
-fn read_login(own: OwnLogin) -> Option<Store> {
+fn read_login(own: OwnLogin, env: &Env) -> Option<Store> {
     match own {
         OwnLogin::ClaudeCode => {
-            let dir = login::claude::config_dir()?;
-            found(Cli::Claude, &dir, login::claude::read_login()?)
+            let dir = Family::Claude.home(env)?;
+            // agent's own store is read as Claude Code reads it (the Keychain first on
+            // macOS); a directory moved by the backend's `env` by its file.
+            let login = if Some(&dir) == Family::Claude.home(&Env::process()).as_ref() {
+                login::claude::read_login()?
+            } else {
+                login::claude::read_login_file(&dir.join(".credentials.json"))?
+            };
+            found(Family::Claude, env, login)
         }
         OwnLogin::Codex => {
-            let home = login::codex::codex_home()?;
-            match login::codex::read_login()? {
-                login::codex::Auth::ChatGpt(login) => found(Cli::Codex, &home, login),
+            let home = Family::Codex.home(env)?;
+            let auth = if Some(&home) == Family::Codex.home(&Env::process()).as_ref() {
+                login::codex::read_login()?
+            } else {
+                login::codex::read_auth_file(&home.join("auth.json"))?
+            };
+            match auth {
+                login::codex::Auth::ChatGpt(login) => found(Family::Codex, env, login),
                 login::codex::Auth::ApiKey => codex_key(&home).map(Store::Key),
                 login::codex::Auth::Other(_) => None,
             }
         }
         OwnLogin::GeminiCli => {
-            let dir = login::gemini::gemini_dir()?;
+            let dir = Family::Gemini.home(env)?;
             // Another auth type (an API key, Vertex AI) is not the Google login.
             let selected = login::gemini::read_auth_type(&dir);
             if selected
@@ -38,13 +53,13 @@ fn read_login(own: OwnLogin) -> Option<Store> {
             {
                 return None;
             }
-            found(Cli::Gemini, &dir, login::gemini::read_login(&dir)?)
+            found(Family::Gemini, env, login::gemini::read_login(&dir)?)
         }
         // Where agy keeps its login is not confirmed (research §4.1): an installed agy is
         // taken as logged in; its windows come from its own `/usage`.
         OwnLogin::Antigravity => Some(Store::Login(LoginRung {
-            cli: Cli::Agy.as_str(),
-            key: login::key(Cli::Agy, "default"),
+            cli: Family::Agy.name(),
+            key: Family::Agy.login_key(env, None)?,
             origin: "store".to_string(),
             plan: None,
             expires_at: None,
@@ -52,17 +67,18 @@ fn read_login(own: OwnLogin) -> Option<Store> {
     }
 }
 
-/// A login with a token, keyed by the directory the CLI keeps it in.
-fn found(cli: Cli, dir: &Path, login: Login) -> Option<Store> {
-    login.token_present.then(|| {
-        Store::Login(LoginRung {
-            cli: cli.as_str(),
-            key: login::key(cli, &dir.display().to_string()),
-            origin: "store".to_string(),
-            plan: login.plan,
-            expires_at: login.expires_at,
-        })
-    })
+/// A login with a token, keyed by its adapter.
+fn found(family: Family, env: &Env, login: Login) -> Option<Store> {
+    if !login.token_present {
+        return None;
+    }
+    Some(Store::Login(LoginRung {
+        cli: family.name(),
+        key: family.login_key(env, None)?,
+        origin: "store".to_string(),
+        plan: login.plan,
+        expires_at: login.expires_at,
+    }))
 }
 
 /// The key `codex login --api-key` keeps in `auth.json`: a key, not a login.

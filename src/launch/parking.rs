@@ -5,11 +5,12 @@
 //! also reads *that run's* own record and records what it names, so the next launch parks
 //! the login instead of running it again into the same wall.
 //!
-//! Which login a rung runs on is decided from the environment its CLI will get:
-//! - Claude Code with `ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN` (a key, or a proxy's
-//!   token) runs on no login; with an `oauth` account on `account:NAME`; with
-//!   `CLAUDE_CODE_OAUTH_TOKEN` on `env:CLAUDE_CODE_OAUTH_TOKEN`; else on its own login,
-//!   named by its configuration directory.
+//! Which login a rung runs on is its CLI's adapter's answer (`crate::adapter`), from the
+//! environment its CLI will get, decided once when the rung is resolved:
+//! - Claude Code with a key (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`) runs on no login;
+//!   with an `oauth` account on `account:NAME`; with `CLAUDE_CODE_OAUTH_TOKEN` on that
+//!   token (`token:` and its fingerprint); else on its own login, named by its
+//!   configuration directory.
 //! - Codex runs on its ChatGPT login (named by its home) when its `auth.json` says so and
 //!   no custom provider or account is in the way.
 //!
@@ -24,12 +25,12 @@ use std::path::{Path, PathBuf};
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::backend::ChildEnv;
-use crate::backend::cli_settings::{Family, codex_config};
+use crate::accounts::AccountDef;
+use crate::adapter::{self, Env, Family};
 use crate::config::Config;
 use crate::config::accounts::Kind;
 use crate::launch::rung::Rung;
-use crate::login::{self, Cli};
+use crate::login;
 use crate::state::json_file::JsonFile;
 use crate::state::window::{self, Scope, Source, Window, rfc3339};
 use crate::state::windows::Windows;
@@ -43,7 +44,7 @@ pub const HYSTERESIS_PERCENT: f64 = 5.0;
 /// The subscription login a rung runs on, and where its CLI keeps its records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RungLogin {
-    /// The key its windows are kept under (`login::key`).
+    /// The key its windows are kept under (its adapter's `login_key`).
     pub key: String,
     pub records: Records,
 }
@@ -57,60 +58,35 @@ pub enum Records {
     Codex { home: PathBuf },
 }
 
-/// The login `rung` runs on, when it runs on a subscription login.
-pub fn login_of(config: &Config, rung: &Rung) -> Option<RungLogin> {
-    let ready = rung.state.as_ref().ok()?;
-    let child = ChildEnv {
-        set: &ready.env,
-        removed: &ready.env_remove,
-    };
-    let account = rung
-        .account
-        .as_ref()
-        .and_then(|name| config.accounts.iter().find(|a| &a.name == name));
-    match Family::of_backend(&rung.backend.name, &rung.backend.command) {
-        Family::Claude => {
-            let config_dir = child
-                .get("CLAUDE_CONFIG_DIR")
-                .map(PathBuf::from)
-                .or_else(|| crate::paths::home().map(|home| home.join(".claude")))?;
-            let identity = match account {
-                Some(account) if account.kind == Kind::Oauth => {
-                    format!("account:{}", account.name)
-                }
-                Some(_) => return None,
-                None if child.get("ANTHROPIC_API_KEY").is_some()
-                    || child.get("ANTHROPIC_AUTH_TOKEN").is_some() =>
-                {
-                    return None;
-                }
-                None if child.get(login::claude::OAUTH_TOKEN_VAR).is_some() => {
-                    format!("env:{}", login::claude::OAUTH_TOKEN_VAR)
-                }
-                None => config_dir.to_string_lossy().into_owned(),
-            };
-            Some(RungLogin {
-                key: login::key(Cli::Claude, &identity),
-                records: Records::ClaudeCode { config_dir },
-            })
-        }
-        Family::Codex => {
-            if account.is_some() || codex_config().is_some_and(|c| c.custom_provider().is_some()) {
-                return None;
-            }
-            let home = child
-                .get("CODEX_HOME")
-                .map(PathBuf::from)
-                .or_else(|| crate::paths::home().map(|home| home.join(".codex")))?;
-            match login::codex::read_auth_file(&home.join("auth.json"))? {
-                login::codex::Auth::ChatGpt(_) => Some(RungLogin {
-                    key: login::key(Cli::Codex, &home.to_string_lossy()),
-                    records: Records::Codex { home },
-                }),
-                _ => None,
-            }
-        }
-        Family::Gemini | Family::Other => None,
+/// The login `rung` runs on, when it runs on a subscription login: resolved once with the
+/// rung ([`Ready::login`](crate::launch::rung::Ready)), read here.
+pub fn login_of(rung: &Rung) -> Option<RungLogin> {
+    rung.state.as_ref().ok()?.login.clone()
+}
+
+/// The login a CLI of `family` runs on in its launch environment `env`, with the pool
+/// `account` (if any): the adapter names it, and for Codex its `auth.json` must hold a
+/// ChatGPT login. Gemini CLI and Antigravity report no windows agent parks by here.
+pub fn login_in(family: Family, env: &Env, account: Option<&AccountDef>) -> Option<RungLogin> {
+    let account = account.map(|account| adapter::Account {
+        name: &account.name,
+        is_login: account.kind == Kind::Oauth,
+    });
+    let key = family.login_key(env, account)?;
+    let home = family.home(env)?;
+    match family {
+        Family::Claude => Some(RungLogin {
+            key,
+            records: Records::ClaudeCode { config_dir: home },
+        }),
+        Family::Codex => match login::codex::read_auth_file(&home.join("auth.json"))? {
+            login::codex::Auth::ChatGpt(_) => Some(RungLogin {
+                key,
+                records: Records::Codex { home },
+            }),
+            _ => None,
+        },
+        Family::Gemini | Family::Agy | Family::Other => None,
     }
 }
 
@@ -276,7 +252,7 @@ impl Parking {
 
     /// What the windows say of `rung` at `now`.
     pub fn check(&self, config: &Config, rung: &Rung, now: Timestamp) -> Decision {
-        let Some(login) = login_of(config, rung) else {
+        let Some(login) = login_of(rung) else {
             return Decision::Go;
         };
         let all = self.windows.known(&login.key, now);
@@ -346,12 +322,11 @@ impl Parking {
     /// says. The caller asks only where a probe would be due. Returns the windows learnt.
     pub fn ask_codex(
         &self,
-        config: &Config,
         rung: &Rung,
         timeout: std::time::Duration,
         now: Timestamp,
     ) -> Vec<Window> {
-        let (Some(login), Ok(ready)) = (login_of(config, rung), &rung.state) else {
+        let (Some(login), Ok(ready)) = (login_of(rung), &rung.state) else {
             return Vec::new();
         };
         if !matches!(login.records, Records::Codex { .. }) {
@@ -400,13 +375,12 @@ impl Parking {
     /// only a short rate limit of the service, which is not a window).
     pub fn learn_from_run(
         &self,
-        config: &Config,
         rung: &Rung,
         cwd: &Path,
         start: Timestamp,
         now: Timestamp,
     ) -> Vec<Window> {
-        let Some(login) = login_of(config, rung) else {
+        let Some(login) = login_of(rung) else {
             return Vec::new();
         };
         let found = match &login.records {

@@ -34,6 +34,9 @@ pub struct Ready {
     /// an account every other credential variable, so no other account's secret leaks in.
     pub env_remove: Vec<String>,
     pub plan: ProbePlan,
+    /// The subscription login it runs on and where its CLI keeps its records, named by its
+    /// adapter from `env` once here; parking, the login windows and the statusline read it.
+    pub login: Option<super::parking::RungLogin>,
 }
 
 /// A rung that cannot run, known without a call.
@@ -149,6 +152,9 @@ pub fn resolve_with<'a>(
         account: context.account.map(|a| a.name.clone()),
         state: Err(placeholder()),
     };
+    // The CLI's settings as the launched CLI finds them: the backend's `env` may move its home.
+    let launch_vars = launch_env(backend).unwrap_or_default();
+    let configured_env = crate::adapter::Env::child(&launch_vars, &backend.env_remove);
     let models = (|| -> Result<(Option<String>, Option<String>), PlanError> {
         let run = (!run_model.is_empty())
             .then(|| resolve_model(backend, run_model))
@@ -160,12 +166,12 @@ pub fn resolve_with<'a>(
                 // A CLI whose settings name none runs its own default; the probe asks
                 // for the model it last ran, else the backend's default.
                 None => family
-                    .configured_model()
+                    .configured_model(&configured_env)
                     // Only a call needs a model: a command or unprobed rung never walks
                     // the CLI's records for one.
                     .or_else(|| {
                         probe_calls_a_model(backend)
-                            .then(|| last_model(family))
+                            .then(|| crate::login::last_model::last_model(family, &configured_env))
                             .flatten()
                     })
                     .or_else(|| backend.default_model.clone())
@@ -303,11 +309,18 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             judge: super::agy_usage::run,
         };
     }
+    let family = Family::of_backend(&backend.name, &backend.command);
+    let login = super::parking::login_in(
+        family,
+        &crate::adapter::Env::child(&env, &env_remove),
+        context.account,
+    );
     Ok(Ready {
         binary,
         env,
         env_remove,
         plan,
+        login,
     })
 }
 
@@ -335,17 +348,6 @@ fn probe_calls_a_model(backend: &Backend) -> bool {
         backend.probe.kind,
         ProbeKind::Anthropic | ProbeKind::Openai | ProbeKind::Gemini
     )
-}
-
-/// The model the CLI last ran, from its own records.
-fn last_model(family: Family) -> Option<String> {
-    let cli = match family {
-        Family::Claude => crate::login::Cli::Claude,
-        Family::Codex => crate::login::Cli::Codex,
-        Family::Gemini => crate::login::Cli::Gemini,
-        Family::Other => return None,
-    };
-    crate::login::last_model::last_model(cli)
 }
 
 /// The backend's extra environment, expanded; an unset variable fails the rung by name.

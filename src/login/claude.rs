@@ -32,18 +32,14 @@ use crate::bounded_read;
 
 /// The variable that moves only the credentials store (new in 2.1.x).
 const SECURE_STORAGE_DIR_VAR: &str = "CLAUDE_SECURESTORAGE_CONFIG_DIR";
-const CONFIG_DIR_VAR: &str = "CLAUDE_CONFIG_DIR";
+use crate::adapter::claude::CONFIG_DIR_VAR;
 /// A token Claude Code is given in the environment (`claude setup-token`'s, usually).
-pub const OAUTH_TOKEN_VAR: &str = "CLAUDE_CODE_OAUTH_TOKEN";
+pub use crate::adapter::claude::OAUTH_TOKEN_VAR;
 
-/// Claude Code's configuration directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`. (An empty
-/// `CLAUDE_CONFIG_DIR` would make Claude Code use the working directory, which is surely
-/// not what the user meant: it is taken as unset.)
+/// Claude Code's configuration directory in agent's own environment, as its adapter
+/// finds it (`crate::adapter::claude::home`).
 pub fn config_dir() -> Option<PathBuf> {
-    match std::env::var_os(CONFIG_DIR_VAR).filter(|d| !d.is_empty()) {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => crate::paths::home().map(|home| home.join(".claude")),
-    }
+    crate::adapter::claude::home(&crate::adapter::Env::process())
 }
 
 /// Where the credentials file lives (`m7()`).

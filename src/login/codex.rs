@@ -39,12 +39,9 @@ pub enum Auth {
     Other(String),
 }
 
-/// `$CODEX_HOME`, else `~/.codex`.
+/// Codex's home in agent's own environment, as its adapter finds it.
 pub fn codex_home() -> Option<PathBuf> {
-    match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => crate::paths::home().map(|home| home.join(".codex")),
-    }
+    crate::adapter::codex::home(&crate::adapter::Env::process())
 }
 
 /// How Codex is logged in, from its file (or, on macOS, its keyring item); `None` when it

@@ -33,13 +33,9 @@ use crate::bounded_read;
 /// `selectedType` of a Google login.
 pub const LOGIN_WITH_GOOGLE: &str = "oauth-personal";
 
-/// Gemini CLI's global directory: `$GEMINI_CLI_HOME/.gemini`, else `~/.gemini`.
+/// Gemini CLI's global directory in agent's own environment, as its adapter finds it.
 pub fn gemini_dir() -> Option<PathBuf> {
-    let home = match std::env::var_os("GEMINI_CLI_HOME").filter(|d| !d.is_empty()) {
-        Some(home) => PathBuf::from(home),
-        None => crate::paths::home()?,
-    };
-    Some(home.join(".gemini"))
+    crate::adapter::gemini::home(&crate::adapter::Env::process())
 }
 
 /// The Google login in `<gemini dir>/oauth_creds.json`.

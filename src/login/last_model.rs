@@ -3,14 +3,17 @@
 //! built-in defaults move with their releases and plans; what they last ran is a fact.
 //! Antigravity has none: where it records its model is UNCONFIRMED (research §4.3).
 
-use super::{Cli, claude, claude_transcript, codex, codex_rollout, gemini};
+use crate::adapter::{Env, Family};
 
-/// The model `cli` last ran, from its records under the user's directories.
-pub fn last_model(cli: Cli) -> Option<String> {
-    match cli {
-        Cli::Claude => claude_transcript::last_model(&claude::config_dir()?.join("projects")),
-        Cli::Codex => codex_rollout::last_model(&codex::codex_home()?.join("sessions")),
-        Cli::Gemini => gemini::last_model(&gemini::gemini_dir()?),
-        Cli::Agy => None,
+use super::{claude_transcript, codex_rollout, gemini};
+
+/// The model a CLI of `family` last ran, from its records where its adapter finds them in
+/// `env` (the environment the launched CLI gets).
+pub fn last_model(family: Family, env: &Env) -> Option<String> {
+    match family {
+        Family::Claude => claude_transcript::last_model(family.records(env).first()?),
+        Family::Codex => codex_rollout::last_model(family.records(env).first()?),
+        Family::Gemini => gemini::last_model(&family.home(env)?),
+        Family::Agy | Family::Other => None,
     }
 }

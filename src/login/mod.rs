@@ -65,14 +65,6 @@ impl Cli {
     }
 }
 
-/// The key a login's windows are kept under in `windows.json`: `CLI:identity`. The
-/// identity is where the CLI keeps that login (its config directory: one login per
-/// directory), or `account:NAME` for an `oauth` account, or `env:VAR` for a token given in
-/// a variable — never a token.
-pub fn key(cli: Cli, identity: &str) -> String {
-    format!("{}:{identity}", cli.as_str())
-}
-
 /// What agent knows about one CLI's login: never its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Login {

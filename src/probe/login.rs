@@ -12,7 +12,8 @@ use std::path::Path;
 use jiff::Timestamp;
 use serde_json::json;
 
-use crate::backend::{Credential, Endpoint, OwnLogin};
+use crate::adapter::{self, Family};
+use crate::backend::{ChildEnv, Credential, Endpoint, OwnLogin};
 use crate::state::window::Window;
 
 /// A login a rung runs on.
@@ -20,7 +21,7 @@ use crate::state::window::Window;
 pub struct LoginRung {
     /// The CLI whose login it is: `claude`, `codex`, `gemini`, `agy`.
     pub cli: &'static str,
-    /// The key its windows are kept under (`login::key`): never a token.
+    /// The key its windows are kept under (its adapter's `login_key`): never a token.
     pub key: String,
     /// Where it was found: `store`, `env:VAR`, `account:NAME`.
     pub origin: String,
@@ -41,11 +42,14 @@ pub enum Store {
 
 /// What a rung's endpoint says about a login: `Ok(Some)` a login to run unprobed,
 /// `Ok(None)` not a login, `Err(store)` the CLI falls back to its own store and the store
-/// holds no login (the caller decides what that means).
+/// holds no login (the caller decides what that means). `child` is the launched CLI's
+/// environment: the login is named by its adapter from it, as parking and the statusline
+/// name it, and `read_store` reads the store the CLI would find there.
 pub fn of_endpoint(
     endpoint: &Endpoint,
     account: Option<&str>,
-    read_store: &dyn Fn(OwnLogin) -> Store,
+    child: &ChildEnv,
+    read_store: &dyn Fn(OwnLogin, &ChildEnv) -> Store,
 ) -> Result<Option<LoginRung>, Store> {
     if let Some(credential) = &endpoint.credential {
         if !credential.is_subscription_login() {
@@ -53,14 +57,23 @@ pub fn of_endpoint(
         }
         // A subscription token given in a variable or an account: its plan and expiry are
         // not known (a `setup-token` token lasts a year).
-        let identity = match account {
-            Some(name) => format!("account:{name}"),
+        let account = account.map(|name| adapter::Account {
+            name,
+            is_login: true,
+        });
+        let key = Family::Claude
+            .login_key(&child.adapter(), account)
+            .unwrap_or_else(|| {
+                Family::Claude.key(&adapter::claude::token_identity(&credential.value))
+            });
+        let origin = match account {
+            Some(account) => format!("account:{}", account.name),
             None => credential.source.clone(),
         };
         return Ok(Some(LoginRung {
             cli: "claude",
-            key: format!("claude:{identity}"),
-            origin: identity,
+            key,
+            origin,
             plan: None,
             expires_at: None,
         }));
@@ -68,7 +81,7 @@ pub fn of_endpoint(
     let Some(own) = endpoint.own_login else {
         return Ok(None);
     };
-    match read_store(own) {
+    match read_store(own, child) {
         Store::Login(login) => Ok(Some(login)),
         other => Err(other),
     }

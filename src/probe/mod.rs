@@ -31,6 +31,10 @@ pub struct ProbePlan {
     pub info: CallInfo,
     /// The subscription login the rung runs on, when it does: never probed with a prompt.
     pub login: Option<login::LoginRung>,
+    /// The API, base and credential the rung's CLI will use, resolved once here
+    /// (`backend::resolve`) for the launch floor to read (the login windows ask there);
+    /// `None` when it cannot be resolved.
+    pub endpoint: Option<crate::backend::Endpoint>,
 }
 
 impl ProbePlan {

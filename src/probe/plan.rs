@@ -26,7 +26,7 @@ pub fn plan(
     child: &ChildEnv,
     account: Option<Account>,
     timeout: Duration,
-    read_store: &dyn Fn(OwnLogin) -> login::Store,
+    read_store: &dyn Fn(OwnLogin, &ChildEnv) -> login::Store,
 ) -> Result<ProbePlan, PlanError> {
     let def = &backend.probe;
     let need_model = || {
@@ -40,6 +40,7 @@ pub fn plan(
     };
 
     let mut login = None;
+    let mut resolved = None;
     let (call, source) = match def.kind {
         ProbeKind::None => (Call::None, format!("backend:{}", backend.name)),
         // Antigravity is never sent a prompt as a probe, and its exit code says nothing
@@ -48,7 +49,7 @@ pub fn plan(
         ProbeKind::Command
             if def.argv.is_none() && crate::backend::endpoint::is_antigravity(backend) =>
         {
-            login = login::of_endpoint(&agy_endpoint(), None, read_store)
+            login = login::of_endpoint(&agy_endpoint(), None, child, read_store)
                 .ok()
                 .flatten();
             (Call::None, format!("backend:{}", backend.name))
@@ -56,8 +57,9 @@ pub fn plan(
         ProbeKind::Command => command_call(backend, child, run_model, binary)?,
         ProbeKind::Anthropic | ProbeKind::Openai | ProbeKind::Gemini => {
             let endpoint = crate::backend::resolve(backend, account, child)?;
+            resolved = Some(endpoint.clone());
             let source = endpoint.source.clone();
-            match login::of_endpoint(&endpoint, account.map(|a| a.name), read_store) {
+            match login::of_endpoint(&endpoint, account.map(|a| a.name), child, read_store) {
                 // A subscription login needs no model to judge: it is not probed.
                 Ok(Some(found)) => {
                     login = Some(found);
@@ -75,6 +77,11 @@ pub fn plan(
                 }
             }
         }
+    };
+    // A CLI probed by running it still talks to its vendor's API.
+    let endpoint_used = match resolved {
+        Some(endpoint) => Some(endpoint),
+        None => crate::backend::resolve(backend, account, child).ok(),
     };
     register_secrets(&call);
     let source = match account {
@@ -103,6 +110,7 @@ pub fn plan(
         timeout,
         info,
         login,
+        endpoint: endpoint_used,
     })
 }
 

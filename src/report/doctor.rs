@@ -473,13 +473,9 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
         .accounts
         .iter()
         .any(|a| claude_backends.contains(&a.backend.as_str()));
-    let env_credential = [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "CLAUDE_CODE_OAUTH_TOKEN",
-    ]
-    .iter()
-    .any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty()));
+    let env_credential = crate::adapter::claude::CREDENTIAL_VARS
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|x| !x.is_empty()));
     if !has_claude_account && !env_credential {
         let detail = match crate::login::claude::read_login().filter(|l| l.token_present) {
             Some(login) => format!(

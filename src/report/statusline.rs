@@ -11,8 +11,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
+use crate::adapter::{Env, Family};
 use crate::login::claude_statusline::{self, Feed};
-use crate::login::{self, Cli, Scope, Window};
+use crate::login::{Scope, Window};
 use crate::state::windows::Windows;
 use crate::text::printable;
 
@@ -56,27 +57,31 @@ pub fn run() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The key this Claude Code's login is known by: the token's login when agent launched it
-/// on one (Claude Code hides the token from this command, so agent tells it by name), a
-/// token in the environment when one is seen, else its configuration directory.
+/// The key this Claude Code's login is known by: the login agent named when it launched
+/// this Claude Code on a token (Claude Code hides the token from this command, so agent
+/// tells it by name), else what Claude Code's adapter says of this command's environment —
+/// which is Claude Code's own: the token's fingerprint when the token is seen, else its
+/// configuration directory. A launch keys the same login by the same function from the
+/// environment it gives Claude Code, so windows filed here are the ones it parks by.
 pub fn login_key() -> String {
     let told = std::env::var(crate::launch::child::CLAUDE_LOGIN_VAR)
         .ok()
         .filter(|login| is_login_name(login));
-    let identity = match (told, std::env::var(login::claude::OAUTH_TOKEN_VAR)) {
-        (Some(login), _) => login,
-        (None, Ok(token)) if !token.is_empty() => {
-            format!("env:{}", login::claude::OAUTH_TOKEN_VAR)
-        }
-        _ => login::claude::config_dir()
-            .map(|dir| dir.display().to_string())
-            .unwrap_or_default(),
-    };
-    login::key(Cli::Claude, &identity)
+    if let Some(identity) = told {
+        return Family::Claude.key(&identity);
+    }
+    let env = Env::process();
+    Family::Claude
+        .login_key(&env, None)
+        // A key in the environment: the feed still speaks of this directory's login.
+        .unwrap_or_else(|| {
+            let dir = Family::Claude.home(&env).unwrap_or_default();
+            Family::Claude.key(&dir.to_string_lossy())
+        })
 }
 
-/// `account:NAME` or `env:CLAUDE_CODE_OAUTH_TOKEN`: anything else in the variable (a
-/// token pasted there by mistake) is not used as a key.
+/// `account:NAME` or `token:FINGERPRINT`: anything else in the variable (a token pasted
+/// there by mistake) is not used as a key.
 fn is_login_name(login: &str) -> bool {
     match login.strip_prefix("account:") {
         Some(name) => {
@@ -86,7 +91,7 @@ fn is_login_name(login: &str) -> bool {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'))
         }
-        None => login == format!("env:{}", login::claude::OAUTH_TOKEN_VAR),
+        None => crate::adapter::claude::is_token_identity(login),
     }
 }
 
@@ -219,7 +224,7 @@ mod tests {
                 Scope::FiveHour,
                 used,
                 reset,
-                login::Source::Statusline,
+                crate::login::Source::Statusline,
                 seen,
             )
             .unwrap()

@@ -3,7 +3,7 @@
 //! it was observed; a window whose reset has passed is void and is dropped, so a parked
 //! login is tried again on its own after its reset, with no manual step.
 //!
-//! A login is named by its key, `CLI:identity` (see `login::key`): never a token.
+//! A login is named by its key, `CLI:identity` (see `adapter::Family::login_key`): never a token.
 //!
 //! Each window read back is checked like one just parsed ([`Window::new`]): one an older
 //! agent believed (a reset in year 9999) is left out and the rest of the file kept, so the

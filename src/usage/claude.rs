@@ -12,25 +12,11 @@ use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
 use crate::bounded_read;
 use crate::state::ledger::Tokens;
 
-/// Where Claude Code keeps its projects: under each `$CLAUDE_CONFIG_DIR` (a
-/// comma-separated list, as Claude Code reads it), else `~/.config/claude` and `~/.claude`.
+/// Where Claude Code keeps its projects: its adapter's answer — under its one
+/// configuration directory (a comma in it is part of the name, as Claude Code reads it),
+/// and with none set also the older `~/.config/claude`.
 pub fn roots() -> Vec<PathBuf> {
-    if let Some(dirs) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-        return dirs
-            .to_string_lossy()
-            .split(',')
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .map(|d| PathBuf::from(d).join("projects"))
-            .collect();
-    }
-    let Some(home) = crate::paths::home() else {
-        return Vec::new();
-    };
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map_or_else(|| home.join(".config"), PathBuf::from);
-    vec![xdg.join("claude/projects"), home.join(".claude/projects")]
+    crate::adapter::claude::transcript_history(&crate::adapter::Env::process())
 }
 
 #[derive(Deserialize)]

@@ -13,16 +13,9 @@ use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
 use crate::bounded_read;
 use crate::state::ledger::Tokens;
 
-/// `$CODEX_HOME` (else `~/.codex`): `sessions/` and `archived_sessions/`.
+/// Codex's home (its adapter's answer): `sessions/` and `archived_sessions/`.
 pub fn roots() -> Vec<PathBuf> {
-    let home = match std::env::var_os("CODEX_HOME").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => match crate::paths::home() {
-            Some(home) => home.join(".codex"),
-            None => return Vec::new(),
-        },
-    };
-    vec![home.join("sessions"), home.join("archived_sessions")]
+    crate::adapter::Family::Codex.records(&crate::adapter::Env::process())
 }
 
 /// Reads every session file under `roots` into `into`.

@@ -14,3 +14,11 @@ pub mod sandbox;
 
 pub use mock_api::{MockApi, Reply, Request, Rule, Usage};
 pub use sandbox::{FakeCli, Invocation, Run, Sandbox};
+
+/// The key a Claude login on `token` (given in `CLAUDE_CODE_OAUTH_TOKEN`) is filed under:
+/// `claude:token:` and the token's fingerprint, never the token.
+pub fn claude_token_login(token: &str) -> String {
+    let key = agent::adapter::Family::Claude.key(&agent::adapter::claude::token_identity(token));
+    assert!(!key.contains(token), "{key}");
+    key
+}

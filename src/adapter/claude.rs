@@ -1,0 +1,117 @@
+//! Claude Code (`@anthropic-ai/claude-code`, pinned 2.1.197; research §1.1).
+//!
+//! - **Home**: `$CLAUDE_CONFIG_DIR`, else `~/.claude` (`Zn()` in the binary): one path.
+//!   Claude Code joins it with `settings.json`, `projects/` and `.credentials.json` as it
+//!   is; a comma in it is part of the directory's name, not a list (the comma lists some
+//!   usage tools accept are their own convention). An empty value is taken as unset.
+//! - **Credential variables**: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` (a key or a
+//!   proxy's token: no subscription login) and `CLAUDE_CODE_OAUTH_TOKEN` (a subscription
+//!   token, usually `claude setup-token`'s).
+//! - **Login identity**: an `oauth` account's name; else, with `CLAUDE_CODE_OAUTH_TOKEN`
+//!   set, that token, named by its fingerprint ([`token_identity`]) — the same whether
+//!   agent started Claude Code or the user did, since both see the same token; else the
+//!   configuration directory (one login per directory).
+//! - **Records**: transcripts under `<home>/projects/<slug>/<session>.jsonl`.
+//! - **Model**: `$ANTHROPIC_MODEL`, else `model` in `<home>/settings.json`.
+
+use std::path::PathBuf;
+
+use super::{Account, Env};
+
+/// The variable that moves Claude Code's configuration directory.
+pub const CONFIG_DIR_VAR: &str = "CLAUDE_CONFIG_DIR";
+pub const HOME_VARS: &[&str] = &[CONFIG_DIR_VAR];
+
+/// A subscription token Claude Code is given in the environment.
+pub const OAUTH_TOKEN_VAR: &str = "CLAUDE_CODE_OAUTH_TOKEN";
+pub const CREDENTIAL_VARS: &[&str] =
+    &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", OAUTH_TOKEN_VAR];
+
+pub const MODEL_VAR: Option<&str> = Some("ANTHROPIC_MODEL");
+
+/// The prefix of a token's identity: `token:` and 16 hex digits of its SHA-256.
+pub const TOKEN_PREFIX: &str = "token:";
+const FINGERPRINT_LEN: usize = 16;
+
+/// Claude Code's configuration directory in `env`.
+pub fn home(env: &Env) -> Option<PathBuf> {
+    match env.get(CONFIG_DIR_VAR) {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => env.home().map(|home| home.join(".claude")),
+    }
+}
+
+/// The identity of the login Claude Code runs on in `env` (see the module's doc).
+pub fn login_identity(env: &Env, account: Option<Account>) -> Option<String> {
+    match account {
+        Some(account) if account.is_login => return Some(format!("account:{}", account.name)),
+        Some(_) => return None,
+        None => {}
+    }
+    // The first credential variable set is what Claude Code sends: a key is no login, a
+    // subscription token (in its own variable, or `sk-ant-oat…` in another) is its login.
+    let given = CREDENTIAL_VARS
+        .iter()
+        .find_map(|var| env.get(var).map(|value| (*var, value)));
+    match given {
+        Some((var, token)) if var == OAUTH_TOKEN_VAR || is_subscription_token(&token) => {
+            Some(token_identity(&token))
+        }
+        Some(_) => None,
+        None => home(env).map(|dir| dir.to_string_lossy().into_owned()),
+    }
+}
+
+/// A token's identity: `token:` and the first 16 hex digits of its SHA-256 — the same
+/// token always gives the same name, and the name gives nothing of the token away.
+pub fn token_identity(token: &str) -> String {
+    let digest = crate::digest::sha256_hex(token.trim().as_bytes());
+    format!("{TOKEN_PREFIX}{}", &digest[..FINGERPRINT_LEN])
+}
+
+/// A Claude subscription token (`claude setup-token`'s or a login's access token).
+pub fn is_subscription_token(value: &str) -> bool {
+    value.trim().starts_with("sk-ant-oat")
+}
+
+/// Whether `identity` is a token's fingerprint as [`token_identity`] spells it.
+pub fn is_token_identity(identity: &str) -> bool {
+    identity.strip_prefix(TOKEN_PREFIX).is_some_and(|hex| {
+        hex.len() == FINGERPRINT_LEN && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    })
+}
+
+/// Where Claude Code writes its transcripts.
+pub fn records(env: &Env) -> Vec<PathBuf> {
+    home(env)
+        .map(|dir| dir.join("projects"))
+        .into_iter()
+        .collect()
+}
+
+pub fn model_settings(env: &Env) -> Option<PathBuf> {
+    home(env).map(|dir| dir.join("settings.json"))
+}
+
+pub fn settings_model(env: &Env) -> Option<String> {
+    let settings = super::read_json(&model_settings(env)?)?;
+    super::non_empty(settings.get("model")?.as_str()?)
+}
+
+/// The directories of past transcripts the usage report reads: the home's `projects/`,
+/// and with no `CLAUDE_CONFIG_DIR` also `$XDG_CONFIG_HOME/claude/projects` (else
+/// `~/.config/claude/projects`), where releases before 1.0.30 kept them.
+pub fn transcript_history(env: &Env) -> Vec<PathBuf> {
+    if env.get(CONFIG_DIR_VAR).is_some() {
+        return records(env);
+    }
+    let Some(home) = env.home() else {
+        return Vec::new();
+    };
+    let xdg = env
+        .get("XDG_CONFIG_HOME")
+        .map_or_else(|| home.join(".config"), PathBuf::from);
+    let mut roots = vec![xdg.join("claude/projects")];
+    roots.extend(records(env));
+    roots
+}

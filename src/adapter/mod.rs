@@ -1,0 +1,270 @@
+//! One adapter per CLI agent can run (DESIGN §16, STYLE "One adapter per external
+//! program"): the one place that knows each program agent did not write — its home
+//! directory and the variables that move it, the variables that carry its credential, the
+//! identity its login's windows are filed under, where its records and its model setting
+//! live. Like zoxide's `Shell` and starship's modules: one file per CLI, each answering the
+//! same questions, and one enum that dispatches; nothing else in the code reads
+//! `CLAUDE_CONFIG_DIR`, `CODEX_HOME` or Gemini CLI's home variable.
+//!
+//! Every question is asked of an [`Env`]: the environment the CLI itself gets — the
+//! backend's `env` and `env_remove` over agent's own — so a launch, its parking, its
+//! `--status` line and the statusline Claude Code runs all answer from the same values.
+//!
+//! Adding a CLI is one file here and one variant of [`Family`].
+
+pub mod agy;
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+
+use std::path::{Path, PathBuf};
+
+/// The environment a CLI gets: what is set on top of agent's, what is removed, and whether
+/// the rest is inherited from agent's own (tests ask with nothing inherited).
+#[derive(Debug, Clone, Copy)]
+pub struct Env<'a> {
+    pub set: &'a [(String, String)],
+    pub removed: &'a [String],
+    pub inherit: bool,
+}
+
+impl<'a> Env<'a> {
+    /// agent's own environment, as a CLI started by hand (or the statusline Claude Code
+    /// runs) sees it.
+    pub fn process() -> Env<'static> {
+        Env {
+            set: &[],
+            removed: &[],
+            inherit: true,
+        }
+    }
+
+    /// A launched CLI's: `set` and `removed` over agent's own.
+    pub fn child(set: &'a [(String, String)], removed: &'a [String]) -> Env<'a> {
+        Env {
+            set,
+            removed,
+            inherit: true,
+        }
+    }
+
+    /// Only `set`: nothing inherited.
+    pub fn only(set: &'a [(String, String)]) -> Env<'a> {
+        Env {
+            set,
+            removed: &[],
+            inherit: false,
+        }
+    }
+
+    /// The value the CLI will see, as set (empty or not).
+    pub fn raw(&self, name: &str) -> Option<String> {
+        if let Some((_, value)) = self.set.iter().rev().find(|(key, _)| key == name) {
+            return Some(value.clone());
+        }
+        if !self.inherit || self.removed.iter().any(|removed| removed == name) {
+            return None;
+        }
+        std::env::var(name).ok()
+    }
+
+    /// The value when set and not empty (an empty home variable is taken as unset), as
+    /// `backend::ChildEnv::get` reads a credential.
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.raw(name).filter(|value| !value.is_empty())
+    }
+
+    /// `$HOME` as the CLI sees it, else agent's own idea of home.
+    pub fn home(&self) -> Option<PathBuf> {
+        match self.get("HOME") {
+            Some(home) => Some(PathBuf::from(home)),
+            None if self.inherit => crate::paths::home(),
+            None => None,
+        }
+    }
+}
+
+/// Which real program a backend's command is, judged by its file name (a wrapper script
+/// configured as `[backends.codex] command = "…"` is still codex by the backend's name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    Claude,
+    Codex,
+    Gemini,
+    Agy,
+    /// A program agent has no adapter for: it knows nothing of its home or login.
+    Other,
+}
+
+/// What an OpenAI-style CLI agent has no adapter for is assumed to read its key from.
+const OPENAI_STYLE_CREDENTIAL_VARS: &[&str] = &["OPENAI_API_KEY"];
+
+/// The CLIs agent has an adapter for, in the order tables list them.
+pub const ALL: [Family; 4] = [Family::Claude, Family::Codex, Family::Gemini, Family::Agy];
+
+/// A pool account a rung runs on: its name, and whether it is a subscription login (an
+/// `oauth` account) rather than a key.
+#[derive(Debug, Clone, Copy)]
+pub struct Account<'a> {
+    pub name: &'a str,
+    pub is_login: bool,
+}
+
+impl Family {
+    /// The family of a backend: its command's file name, else the backend's own name.
+    pub fn of_backend(name: &str, command: &str) -> Family {
+        match Family::of(command) {
+            Family::Other => Family::of(name),
+            family => family,
+        }
+    }
+
+    pub fn of(command: &str) -> Family {
+        let name = Path::new(command)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(command);
+        match name {
+            "claude" => Family::Claude,
+            "codex" => Family::Codex,
+            "gemini" => Family::Gemini,
+            "agy" => Family::Agy,
+            _ => Family::Other,
+        }
+    }
+
+    /// The CLI's command name, as login keys (`claude:…`) and sources name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Claude => "claude",
+            Family::Codex => "codex",
+            Family::Gemini => "gemini",
+            Family::Agy => "agy",
+            Family::Other => "other",
+        }
+    }
+
+    /// The variables that move the CLI's home.
+    pub fn home_vars(self) -> &'static [&'static str] {
+        match self {
+            Family::Claude => claude::HOME_VARS,
+            Family::Codex => codex::HOME_VARS,
+            Family::Gemini => gemini::HOME_VARS,
+            Family::Agy => agy::HOME_VARS,
+            Family::Other => &[],
+        }
+    }
+
+    /// Where the CLI keeps its login, settings and records in `env`.
+    pub fn home(self, env: &Env) -> Option<PathBuf> {
+        match self {
+            Family::Claude => claude::home(env),
+            Family::Codex => codex::home(env),
+            Family::Gemini => gemini::home(env),
+            Family::Agy => agy::home(env),
+            Family::Other => None,
+        }
+    }
+
+    /// The variables that carry a credential for the CLI: removed from a launched CLI's
+    /// environment so it uses the chosen account and no other.
+    pub fn credential_vars(self) -> &'static [&'static str] {
+        match self {
+            Family::Claude => claude::CREDENTIAL_VARS,
+            Family::Codex => codex::CREDENTIAL_VARS,
+            Family::Gemini => gemini::CREDENTIAL_VARS,
+            Family::Agy => agy::CREDENTIAL_VARS,
+            Family::Other => OPENAI_STYLE_CREDENTIAL_VARS,
+        }
+    }
+
+    /// The identity the CLI's login is known by in `env` (its windows are filed under
+    /// [`Family::login_key`]), or `None` when it runs on no subscription login there. Never
+    /// a token: a token given in a variable is named by its fingerprint. Whether the login
+    /// store really holds a login is the login readers' question, not this one.
+    pub fn login_identity(self, env: &Env, account: Option<Account>) -> Option<String> {
+        match self {
+            Family::Claude => claude::login_identity(env, account),
+            Family::Codex => codex::login_identity(env, account),
+            Family::Gemini => gemini::login_identity(env, account),
+            Family::Agy => agy::login_identity(env, account),
+            Family::Other => None,
+        }
+    }
+
+    /// `CLI:identity`: the key a login's windows are kept under in `windows.json`.
+    pub fn login_key(self, env: &Env, account: Option<Account>) -> Option<String> {
+        self.login_identity(env, account)
+            .map(|identity| self.key(&identity))
+    }
+
+    /// `CLI:identity` for an identity already known.
+    pub fn key(self, identity: &str) -> String {
+        format!("{}:{identity}", self.name())
+    }
+
+    /// Where the CLI writes the records of its runs (transcripts, rollouts, chats).
+    pub fn records(self, env: &Env) -> Vec<PathBuf> {
+        match self {
+            Family::Claude => claude::records(env),
+            Family::Codex => codex::records(env),
+            Family::Gemini => gemini::records(env),
+            Family::Agy => agy::records(env),
+            Family::Other => Vec::new(),
+        }
+    }
+
+    /// The variable that names the CLI's model, when it has one.
+    pub fn model_var(self) -> Option<&'static str> {
+        match self {
+            Family::Claude => claude::MODEL_VAR,
+            Family::Codex => codex::MODEL_VAR,
+            Family::Gemini => gemini::MODEL_VAR,
+            Family::Agy => agy::MODEL_VAR,
+            Family::Other => None,
+        }
+    }
+
+    /// The settings file that names the CLI's model.
+    pub fn model_settings(self, env: &Env) -> Option<PathBuf> {
+        match self {
+            Family::Claude => claude::model_settings(env),
+            Family::Codex => codex::model_settings(env),
+            Family::Gemini => gemini::model_settings(env),
+            Family::Agy => agy::model_settings(env),
+            Family::Other => None,
+        }
+    }
+
+    /// The model the CLI runs when given no `--model`: its variable, else its settings.
+    pub fn configured_model(self, env: &Env) -> Option<String> {
+        if let Some(model) = self
+            .model_var()
+            .and_then(|var| env.get(var))
+            .and_then(|model| non_empty(&model))
+        {
+            return Some(model);
+        }
+        match self {
+            Family::Claude => claude::settings_model(env),
+            Family::Codex => codex::config(env).and_then(|c| c.model),
+            Family::Gemini => gemini::settings_model(env),
+            Family::Agy | Family::Other => None,
+        }
+    }
+}
+
+/// A settings file's JSON, when it exists, fits its cap and parses (read bounded: another
+/// program's file).
+fn read_json(path: &Path) -> Option<serde_json::Value> {
+    crate::bounded_read::json(path, crate::bounded_read::SETTINGS)
+}
+
+/// A non-empty string, trimmed.
+fn non_empty(text: &str) -> Option<String> {
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,257 @@
+//! Every adapter asked every question, in one table: a new CLI is one row more.
+
+use std::path::PathBuf;
+
+use super::*;
+
+fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+        .collect()
+}
+
+struct Row {
+    family: Family,
+    home_vars: &'static [&'static str],
+    /// The home with only `HOME=/h`, and with its variable set to `/moved`.
+    home: Option<&'static str>,
+    moved: Option<&'static str>,
+    credential_vars: &'static [&'static str],
+    /// The login key with only `HOME=/h`.
+    login_key: Option<&'static str>,
+    records: &'static [&'static str],
+    model_var: Option<&'static str>,
+    model_settings: Option<&'static str>,
+}
+
+const TABLE: &[Row] = &[
+    Row {
+        family: Family::Claude,
+        home_vars: &["CLAUDE_CONFIG_DIR"],
+        home: Some("/h/.claude"),
+        moved: Some("/moved"),
+        credential_vars: &[
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "CLAUDE_CODE_OAUTH_TOKEN",
+        ],
+        login_key: Some("claude:/h/.claude"),
+        records: &["/h/.claude/projects"],
+        model_var: Some("ANTHROPIC_MODEL"),
+        model_settings: Some("/h/.claude/settings.json"),
+    },
+    Row {
+        family: Family::Codex,
+        home_vars: &["CODEX_HOME"],
+        home: Some("/h/.codex"),
+        moved: Some("/moved"),
+        credential_vars: &["OPENAI_API_KEY"],
+        login_key: Some("codex:/h/.codex"),
+        records: &["/h/.codex/sessions", "/h/.codex/archived_sessions"],
+        model_var: None,
+        model_settings: Some("/h/.codex/config.toml"),
+    },
+    Row {
+        family: Family::Gemini,
+        home_vars: &["GEMINI_CLI_HOME"],
+        home: Some("/h/.gemini"),
+        moved: Some("/moved/.gemini"),
+        credential_vars: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        login_key: Some("gemini:/h/.gemini"),
+        records: &["/h/.gemini/tmp"],
+        model_var: Some("GEMINI_MODEL"),
+        model_settings: Some("/h/.gemini/settings.json"),
+    },
+    Row {
+        family: Family::Agy,
+        home_vars: &[],
+        home: None,
+        moved: None,
+        credential_vars: &[],
+        login_key: Some("agy:default"),
+        records: &[],
+        model_var: None,
+        model_settings: None,
+    },
+];
+
+#[test]
+fn every_adapter_answers_every_question_from_the_environment_it_is_given() {
+    assert_eq!(
+        TABLE.iter().map(|row| row.family).collect::<Vec<_>>(),
+        ALL.to_vec(),
+        "one row per adapter"
+    );
+    let home = vars(&[("HOME", "/h")]);
+    let env = Env::only(&home);
+    for row in TABLE {
+        let family = row.family;
+        let name = family.name();
+        assert_eq!(Family::of(&format!("/usr/bin/{name}")), family);
+        assert_eq!(Family::of_backend(name, "/opt/wrapper.sh"), family);
+        assert_eq!(family.home_vars(), row.home_vars, "{name} home vars");
+        assert_eq!(
+            family.home(&env),
+            row.home.map(PathBuf::from),
+            "{name} home"
+        );
+        for var in row.home_vars {
+            let moved = vars(&[("HOME", "/h"), (var, "/moved")]);
+            assert_eq!(
+                family.home(&Env::only(&moved)),
+                row.moved.map(PathBuf::from),
+                "{name} moved by {var}"
+            );
+            // An empty variable is unset, not the working directory.
+            let empty = vars(&[("HOME", "/h"), (var, "")]);
+            assert_eq!(family.home(&Env::only(&empty)), row.home.map(PathBuf::from));
+        }
+        assert_eq!(
+            family.credential_vars(),
+            row.credential_vars,
+            "{name} creds"
+        );
+        assert_eq!(
+            family.login_key(&env, None).as_deref(),
+            row.login_key,
+            "{name} login"
+        );
+        let records: Vec<PathBuf> = row.records.iter().map(PathBuf::from).collect();
+        assert_eq!(family.records(&env), records, "{name} records");
+        assert_eq!(family.model_var(), row.model_var, "{name} model var");
+        assert_eq!(
+            family.model_settings(&env),
+            row.model_settings.map(PathBuf::from),
+            "{name} model settings"
+        );
+        assert_eq!(
+            family.configured_model(&env),
+            None,
+            "{name}: no settings here"
+        );
+        if let Some(var) = row.model_var {
+            let set = vars(&[("HOME", "/h"), (var, " m-1 ")]);
+            assert_eq!(
+                family.configured_model(&Env::only(&set)).as_deref(),
+                Some("m-1")
+            );
+            let blank = vars(&[("HOME", "/h"), (var, "  ")]);
+            assert_eq!(family.configured_model(&Env::only(&blank)), None);
+        }
+        // An account of the pool is named by the account, or is no login at all.
+        let account = Account {
+            name: "work",
+            is_login: true,
+        };
+        let by_account = family.login_key(&env, Some(account));
+        if family == Family::Claude {
+            assert_eq!(by_account.as_deref(), Some("claude:account:work"));
+        } else {
+            assert_eq!(by_account, None, "{name}: an account is a key");
+        }
+    }
+    let other = Family::of("/usr/bin/aider");
+    assert_eq!(other, Family::Other);
+    assert_eq!(other.home(&env), None);
+    assert_eq!(other.login_key(&env, None), None);
+}
+
+#[test]
+fn claude_config_dir_is_one_path_even_with_a_comma_in_it() {
+    // Claude Code joins `$CLAUDE_CONFIG_DIR` with its file names as it is (`Zn()`).
+    let set = vars(&[("HOME", "/h"), ("CLAUDE_CONFIG_DIR", "/a,/b")]);
+    let env = Env::only(&set);
+    assert_eq!(Family::Claude.home(&env), Some(PathBuf::from("/a,/b")));
+    assert_eq!(
+        Family::Claude.records(&env),
+        vec![PathBuf::from("/a,/b/projects")]
+    );
+    assert_eq!(
+        claude::transcript_history(&env),
+        vec![PathBuf::from("/a,/b/projects")]
+    );
+    assert_eq!(
+        Family::Claude.login_key(&env, None).as_deref(),
+        Some("claude:/a,/b")
+    );
+}
+
+#[test]
+fn gemini_cli_home_moves_the_settings_the_model_is_read_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let moved = dir.path().join("moved");
+    std::fs::create_dir_all(moved.join(".gemini")).unwrap();
+    std::fs::write(
+        moved.join(".gemini/settings.json"),
+        r#"{"model": {"name": "gemini-moved"}}"#,
+    )
+    .unwrap();
+    let home = dir.path().join("h");
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::write(
+        home.join(".gemini/settings.json"),
+        r#"{"model": "gemini-home"}"#,
+    )
+    .unwrap();
+    let home_only = vars(&[("HOME", home.to_str().unwrap())]);
+    assert_eq!(
+        Family::Gemini
+            .configured_model(&Env::only(&home_only))
+            .as_deref(),
+        Some("gemini-home")
+    );
+    let set = vars(&[
+        ("HOME", home.to_str().unwrap()),
+        ("GEMINI_CLI_HOME", moved.to_str().unwrap()),
+    ]);
+    assert_eq!(
+        Family::Gemini.configured_model(&Env::only(&set)).as_deref(),
+        Some("gemini-moved")
+    );
+}
+
+#[test]
+fn a_claude_token_is_its_login_named_by_a_fingerprint_never_by_the_token() {
+    let token = "sk-ant-oat01-secret-value";
+    let set = vars(&[("HOME", "/h"), ("CLAUDE_CODE_OAUTH_TOKEN", token)]);
+    let key = Family::Claude.login_key(&Env::only(&set), None).unwrap();
+    assert!(key.starts_with("claude:token:"), "{key}");
+    assert!(!key.contains("sk-ant") && !key.contains("secret"), "{key}");
+    assert!(claude::is_token_identity(
+        key.strip_prefix("claude:").unwrap()
+    ));
+    // The same token, with another config dir: the same login.
+    let moved = vars(&[
+        ("CLAUDE_CONFIG_DIR", "/x"),
+        ("CLAUDE_CODE_OAUTH_TOKEN", token),
+    ]);
+    assert_eq!(
+        Family::Claude.login_key(&Env::only(&moved), None),
+        Some(key.clone())
+    );
+    let other = vars(&[("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-another")]);
+    assert_ne!(
+        Family::Claude.login_key(&Env::only(&other), None),
+        Some(key)
+    );
+    // A key beside it means no subscription login at all.
+    let keyed = vars(&[
+        ("CLAUDE_CODE_OAUTH_TOKEN", token),
+        ("ANTHROPIC_API_KEY", "sk-ant-api03-x"),
+    ]);
+    assert_eq!(Family::Claude.login_key(&Env::only(&keyed), None), None);
+}
+
+#[test]
+fn the_child_environment_wins_over_agents_own_and_a_removed_variable_is_gone() {
+    let set = vars(&[("CLAUDE_CONFIG_DIR", "/set")]);
+    let removed = vec!["CODEX_HOME".to_string()];
+    let env = Env {
+        set: &set,
+        removed: &removed,
+        inherit: false,
+    };
+    assert_eq!(env.get("CLAUDE_CONFIG_DIR").as_deref(), Some("/set"));
+    assert_eq!(env.get("CODEX_HOME"), None);
+}
