@@ -32,6 +32,7 @@ pub mod backend;
 pub mod state;
 // Calls.
 pub mod accounts;
+pub mod adapter;
 pub mod login;
 pub mod probe;
 // Choice and launch.
