@@ -7,7 +7,7 @@
 //! AGENT_E2E_BIN=$(scripts/install-real-clis.sh | tail -n 1) cargo test --test e2e
 //! ```
 //!
-//! `AGENT_E2E_BIN` is the directory holding the real `claude`, `codex` and `gemini` (the
+//! `AGENT_E2E_BIN` is the directory holding the real `claude`, `codex`, `gemini` and `opencode` (the
 //! pinned versions the script installs). Every test fails when it is unset: none may pass
 //! without doing its work. The environment and seed files in [`e2e`] are what each CLI needs
 //! to run headless and offline against a mock: measured with the pinned versions, which
@@ -28,6 +28,7 @@ const ANTHROPIC_KEY: &str = "sk-ant-e2e-0123456789abcdef";
 const PROXY_KEY: &str = "sk-proxy-e2e-0123456789abcdef";
 const OPENAI_KEY: &str = "sk-openai-e2e-0123456789abcdef";
 const GEMINI_KEY: &str = "AIza-e2e-0123456789abcdef";
+const OPENCODE_KEY: &str = "sk-opencode-e2e-0123456789abcdef";
 
 /// What `AGENT_OPUS_MODEL` maps the `opus` alias to (agent passes it as `--model`).
 const CLAUDE_MODEL: &str = "claude-opus-e2e";
@@ -35,6 +36,8 @@ const CLAUDE_MODEL: &str = "claude-opus-e2e";
 const CODEX_MODEL: &str = "gpt-e2e-codex";
 /// `model.name` in `~/.gemini/settings.json`: what agent probes for the gemini rung.
 const GEMINI_MODEL: &str = "gemini-e2e-default";
+/// The model of the custom provider in opencode's settings (`mock/…`).
+const OPENCODE_MODEL: &str = "gpt-e2e-opencode";
 
 /// With retries off the real CLIs fail in 1–5 s. Well above that, so a loaded two-core
 /// machine cannot turn a fast failure into a "really ran" one, and well below the run
@@ -47,11 +50,11 @@ fn real_bin_dir() -> PathBuf {
     let Some(dir) = env::var_os("AGENT_E2E_BIN").filter(|d| !d.is_empty()) else {
         panic!(
             "AGENT_E2E_BIN is not set: run scripts/install-real-clis.sh and set AGENT_E2E_BIN \
-             to the directory it prints last (the one holding claude, codex and gemini)"
+             to the directory it prints last (the one holding claude, codex, gemini and opencode)"
         );
     };
     let dir = PathBuf::from(dir);
-    for cli in ["claude", "codex", "gemini"] {
+    for cli in ["claude", "codex", "gemini", "opencode"] {
         assert!(
             is_executable(&dir.join(cli)),
             "AGENT_E2E_BIN={} has no executable {cli}: run scripts/install-real-clis.sh and set \
@@ -91,7 +94,7 @@ fn e2e() -> E2e {
     let sb = Sandbox::new();
     let url = api.url();
 
-    for cli in ["claude", "codex", "gemini"] {
+    for cli in ["claude", "codex", "gemini", "opencode"] {
         let target = fs::canonicalize(real.join(cli)).expect("resolve the real CLI");
         symlink(&target, sb.bin_dir().join(cli)).expect("symlink the real CLI");
     }
@@ -166,6 +169,37 @@ apps = false
         })
         .to_string(),
     );
+
+    // opencode: a custom OpenAI-compatible provider in its settings (given whole in
+    // OPENCODE_CONFIG_CONTENT) points it at the mock; no model catalogue, update, share or
+    // LSP download, no default plugins. It still asks the npm registry for its plugin
+    // package: the registry is the mock too (a 404), so nothing leaves the machine.
+    sb.env(
+        "OPENCODE_CONFIG_CONTENT",
+        serde_json::json!({
+            "$schema": "https://opencode.ai/config.json",
+            "autoupdate": false,
+            "share": "disabled",
+            "provider": { "mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock",
+                "options": { "baseURL": format!("{url}/v1"), "apiKey": OPENCODE_KEY },
+                "models": { OPENCODE_MODEL: { "name": OPENCODE_MODEL } },
+            } },
+            "model": format!("mock/{OPENCODE_MODEL}"),
+        })
+        .to_string(),
+    );
+    for key in [
+        "OPENCODE_DISABLE_MODELS_FETCH",
+        "OPENCODE_DISABLE_AUTOUPDATE",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD",
+        "OPENCODE_DISABLE_SHARE",
+    ] {
+        sb.env(key, "1");
+    }
+    sb.env("npm_config_registry", format!("{url}/npm/"));
 
     E2e { sb, api, real }
 }
@@ -1095,4 +1129,54 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         self.tmux(&["kill-server"]);
     }
+}
+
+/// opencode as a rung: agent probes it by running the real `opencode run hi` (its headless
+/// form; its `-p` is a password), then runs the real opencode with the user's arguments,
+/// against the mock through the custom provider in its settings, and its answer is agent's
+/// stdout. The rung table is opencode alone, as when the earlier rungs are not installed.
+/// The arguments are opencode's own (`run --pure …`): agent passes them through unchanged
+/// until it translates Claude Code's `-p`.
+#[test]
+fn an_opencode_rung_runs_the_real_opencode_against_its_provider() {
+    let w = e2e();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+probe_timeout_seconds = 60
+
+[[rungs]]
+backend = "opencode"
+"#
+    ));
+    w.api.on(Rule::path_contains("/chat/completions")
+        .reply(Reply::ok_text("Hello from the mock, via opencode")));
+
+    let run = w.run(&["--", "run", "--pure", "say hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("Hello from the mock, via opencode"),
+        "opencode's answer must be agent's stdout: {run:?}"
+    );
+    assert!(
+        agent_notices(&run.stderr).is_empty(),
+        "no descent, no notice: {}",
+        run.stderr
+    );
+    let calls = w.posts_to("/v1/chat/completions");
+    // The probe's run and the launch's, each an answer and a session title.
+    assert!(calls.len() >= 2, "{calls:?}");
+    for call in &calls {
+        assert_eq!(call.model.as_deref(), Some(OPENCODE_MODEL), "{}", call.body);
+        assert_eq!(call.credential.as_deref(), Some(OPENCODE_KEY));
+    }
+    let prompts: Vec<&Request> = calls
+        .iter()
+        .filter(|call| call.body.contains("say hi"))
+        .collect();
+    assert!(!prompts.is_empty(), "the user's prompt never reached the API: {calls:?}");
+    assert!(
+        calls.iter().any(|call| call.body.contains("\"hi\"")),
+        "the probe's prompt never reached the API: {calls:?}"
+    );
 }
