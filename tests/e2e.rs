@@ -1179,4 +1179,24 @@ backend = "opencode"
         calls.iter().any(|call| call.body.contains("\"hi\"")),
         "the probe's prompt never reached the API: {calls:?}"
     );
+
+    // `--usage` reads what the real opencode recorded (its SQLite database, through its
+    // own `opencode db`): the answers of both runs, under its model.
+    let usage = w.run(&["--usage", "--source", "opencode", "--by", "model", "--json"]);
+    assert_eq!(usage.code, Some(0), "{usage:?}");
+    let report: Value = serde_json::from_str(&usage.stdout).expect("--usage --json");
+    assert!(
+        report["sources"]["opencode"]["calls"].as_u64() >= Some(2),
+        "{report}"
+    );
+    let groups = report["groups"].as_array().expect("groups");
+    let mine = groups
+        .iter()
+        .find(|g| g["key"] == OPENCODE_MODEL)
+        .unwrap_or_else(|| panic!("no {OPENCODE_MODEL} in {report}"));
+    let answers = mine["calls"].as_u64().unwrap_or(0);
+    assert!(answers >= 2, "{report}");
+    // Each answer with the tokens the mock reported for it (8 in, 1 out).
+    assert_eq!(mine["tokens"]["input"], 8 * answers, "{report}");
+    assert_eq!(mine["tokens"]["output"], answers, "{report}");
 }
