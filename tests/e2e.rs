@@ -495,7 +495,7 @@ fn use_runs_the_real_gemini_with_the_given_model() {
 
 /// `--status` over the built-in table with the real binaries installed (and Antigravity
 /// not): every rung is probed; the one whose key is broken FAILs, the others are OK, agy
-/// is SKIP.
+/// is SKIP. opencode, the last rung, is probed by running the real `opencode run hi`.
 #[test]
 fn status_fails_only_the_rung_with_the_broken_key() {
     const BROKEN_GEMINI_KEY: &str = "AIza-e2e-REVOKED";
@@ -523,11 +523,15 @@ fn status_fails_only_the_rung_with_the_broken_key() {
         .collect();
     assert_eq!(
         states,
-        ["OK", "OK", "OK", "OK", "OK", "SKIP", "FAIL"],
+        ["OK", "OK", "OK", "OK", "OK", "SKIP", "FAIL", "OK"],
         "one row per rung, in table order: {}",
         table.stdout
     );
-    let fail_row = table.stdout.lines().last().unwrap_or_default();
+    let fail_row = table
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("FAIL"))
+        .unwrap_or_default();
     assert!(
         fail_row.contains(&format!("gemini / {GEMINI_MODEL}"))
             && fail_row.contains("API key not valid"),
@@ -560,6 +564,7 @@ fn status_fails_only_the_rung_with_the_broken_key() {
             (5, "codex", "ok"),
             (6, "agy", "skip"),
             (7, "gemini", "fail"),
+            (8, "opencode", "ok"),
         ],
         "{}",
         run.stdout
@@ -587,6 +592,13 @@ fn status_fails_only_the_rung_with_the_broken_key() {
     );
     assert_eq!(probe_keys("/v1/responses"), [OPENAI_KEY, OPENAI_KEY]);
     assert!(!probe_keys("/v1/messages").is_empty());
+    // opencode's probe is opencode itself, through its own provider and key.
+    let opencode_keys = probe_keys("/v1/chat/completions");
+    assert!(!opencode_keys.is_empty());
+    assert!(
+        opencode_keys.iter().all(|key| key == OPENCODE_KEY),
+        "{opencode_keys:?}"
+    );
 }
 
 /// The real Claude Code through agent's credential relay: the built-in `claude-proxy`
@@ -1174,7 +1186,10 @@ backend = "opencode"
         .iter()
         .filter(|call| call.body.contains("say hi"))
         .collect();
-    assert!(!prompts.is_empty(), "the user's prompt never reached the API: {calls:?}");
+    assert!(
+        !prompts.is_empty(),
+        "the user's prompt never reached the API: {calls:?}"
+    );
     assert!(
         calls.iter().any(|call| call.body.contains("\"hi\"")),
         "the probe's prompt never reached the API: {calls:?}"

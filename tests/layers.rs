@@ -35,6 +35,9 @@ const FLOORS: &[(&str, &[&str])] = &[
     // handed its own arguments already parsed.
     ("command line", &["cli"]),
     ("schema", &["config"]),
+    // What agent knows about each CLI (DESIGN §16): facts and small readers, used by every
+    // floor above.
+    ("the CLIs' adapters", &["adapter"]),
     ("records", &["state"]),
     ("what a CLI uses", &["backend"]),
     ("calls", &["probe", "accounts", "login"]),

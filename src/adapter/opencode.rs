@@ -65,7 +65,10 @@ pub fn is_opencode(command: &str) -> bool {
 
 /// Its data directory: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
 pub fn data_dir() -> Option<PathBuf> {
-    data_dir_from(std::env::var_os("XDG_DATA_HOME").map(PathBuf::from), crate::paths::home())
+    data_dir_from(
+        std::env::var_os("XDG_DATA_HOME").map(PathBuf::from),
+        crate::paths::home(),
+    )
 }
 
 /// Its settings directory: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
@@ -126,9 +129,31 @@ pub struct Login {
 pub fn logins(data_dir: &Path) -> Vec<Login> {
     let store = match std::env::var("OPENCODE_AUTH_CONTENT") {
         Ok(content) if !content.trim().is_empty() => serde_json::from_str(&content).ok(),
-        _ => crate::login::records::read_json(&auth_path(data_dir)),
+        _ => read_store(&auth_path(data_dir)),
     };
     store.as_ref().map(logins_in).unwrap_or_default()
+}
+
+/// The most of a login store agent reads: a real one is a few hundred bytes.
+const MAX_STORE_BYTES: u64 = 1 << 20;
+
+/// A login store, parsed: read only when it is a regular file (never a FIFO that would
+/// block) and no larger than [`MAX_STORE_BYTES`].
+fn read_store(path: &Path) -> Option<Value> {
+    use std::io::Read as _;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_STORE_BYTES + 1)
+        .read_to_end(&mut text)
+        .ok()?;
+    if text.len() as u64 > MAX_STORE_BYTES {
+        return None;
+    }
+    serde_json::from_slice(&text).ok()
 }
 
 /// The logins one store document names.

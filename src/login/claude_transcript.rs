@@ -145,7 +145,10 @@ pub fn parse_row(line: &str) -> Option<LimitRow> {
     let at = records::timestamp(row.get("timestamp")?)?;
     // The data first (2.1.332 and later), the text where the data is missing or says
     // nothing agent knows (2.1.197 and older wrote only the text).
-    let limit = match (flagged.then(|| from_data(&row, &text, at)).flatten(), text.is_empty()) {
+    let limit = match (
+        flagged.then(|| from_data(&row, &text, at)).flatten(),
+        text.is_empty(),
+    ) {
         (Some(limit), _) => limit,
         (None, false) => classify(&text, at)?,
         (None, true) => return None,
@@ -210,7 +213,9 @@ fn text_scope(text: &str) -> Option<Scope> {
     {
         Some(Scope::Credits)
     } else {
-        lower.find(" limit reached").map(|at| kind_scope(&lower[..at]))
+        lower
+            .find(" limit reached")
+            .map(|at| kind_scope(&lower[..at]))
     }
 }
 
@@ -583,7 +588,9 @@ mod tests {
         assert!(!line.contains("\"rate_limit\""), "{line}");
         std::fs::write(dir.join("s.jsonl"), format!("{line}\n")).unwrap();
         let found = find_run_limit(&dir, at("2026-12-01T10:18:00Z")).unwrap();
-        assert!(matches!(found.limit, Limit::Window(ref w) if w.resets_at.as_second() == 1_796_120_340));
+        assert!(
+            matches!(found.limit, Limit::Window(ref w) if w.resets_at.as_second() == 1_796_120_340)
+        );
     }
 
     #[test]

@@ -194,7 +194,11 @@ fn command_call(
             // A one-word headless prompt in the CLI's own words: `-p hi`, or opencode's
             // `run hi` (its `-p` is a password).
             if crate::adapter::opencode::is_opencode(&backend.command) {
-                argv.extend(crate::adapter::opencode::PROBE_ARGS.iter().map(|a| a.to_string()));
+                argv.extend(
+                    crate::adapter::opencode::PROBE_ARGS
+                        .iter()
+                        .map(|a| a.to_string()),
+                );
             } else {
                 argv.extend(["-p".to_string(), "hi".to_string()]);
             }
