@@ -197,7 +197,7 @@ fn command_call(
                 argv.extend(
                     crate::adapter::opencode::PROBE_ARGS
                         .iter()
-                        .map(|a| a.to_string()),
+                        .map(ToString::to_string),
                 );
             } else {
                 argv.extend(["-p".to_string(), "hi".to_string()]);

@@ -186,14 +186,14 @@ fn gather(
             ..CliStats::default()
         });
     }
-    if wanted(Source::Opencode) {
-        if let Some(records) = opencode::find() {
-            let read = opencode::read(&records, &mut transcripts);
-            sources.opencode = Some(CliStats {
-                read,
-                ..CliStats::default()
-            });
-        }
+    if wanted(Source::Opencode)
+        && let Some(records) = opencode::find()
+    {
+        let read = opencode::read(&records, &mut transcripts);
+        sources.opencode = Some(CliStats {
+            read,
+            ..CliStats::default()
+        });
     }
     let mut scanned = scan::Scan::default();
     if wanted(Source::Agent) {
