@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the real AI coding CLIs the end-to-end suite (tests/e2e.rs) runs, at pinned
 # versions, into a cache directory that later runs reuse. Prints the directory holding
-# `claude`, `codex` and `gemini` as its last line on stdout:
+# `claude`, `codex`, `gemini` and `opencode` as its last line on stdout:
 #
 #   AGENT_E2E_BIN=$(scripts/install-real-clis.sh | tail -n 1) cargo test --test e2e
 #
@@ -13,9 +13,10 @@
 # Needs node (>= 20) and npm. Progress goes to stderr.
 set -eu
 
-CLAUDE_CODE_VERSION=2.1.197
+CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 GEMINI_CLI_VERSION=0.61.0
+OPENCODE_VERSION=1.18.33
 
 say() { printf 'install-real-clis: %s\n' "$*" >&2; }
 die() {
@@ -31,7 +32,8 @@ pins() {
     printf '%s\n' \
         "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" \
         "@openai/codex@$CODEX_VERSION" \
-        "@google/gemini-cli@$GEMINI_CLI_VERSION"
+        "@google/gemini-cli@$GEMINI_CLI_VERSION" \
+        "opencode-ai@$OPENCODE_VERSION"
 }
 
 # The version string `NAME --version` must contain.
@@ -40,6 +42,7 @@ expected_version() {
         claude) echo "$CLAUDE_CODE_VERSION" ;;
         codex) echo "$CODEX_VERSION" ;;
         gemini) echo "$GEMINI_CLI_VERSION" ;;
+        opencode) echo "$OPENCODE_VERSION" ;;
     esac
 }
 
@@ -70,7 +73,7 @@ is_complete() {
     bin=$1/node_modules/.bin
     scratch=$(mktemp -d)
     ok=0
-    for cli in claude codex gemini; do
+    for cli in claude codex gemini opencode; do
         [ -x "$bin/$cli" ] || {
             say "$cli is missing in $1"
             ok=1

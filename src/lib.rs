@@ -28,8 +28,9 @@ pub mod tokens;
 pub mod cli;
 // Schema.
 pub mod config;
-// Records, and what a CLI uses.
+// What agent knows of each CLI.
 pub mod adapter;
+// Records, and what a CLI uses.
 pub mod backend;
 pub mod state;
 // Calls.

@@ -144,7 +144,7 @@ fn status_json_has_one_object_per_rung() {
     assert_eq!(run.code, Some(0), "{run:?}");
     let rows: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let rows = rows.as_array().unwrap();
-    assert_eq!(rows.len(), 7);
+    assert_eq!(rows.len(), 8);
     assert_eq!(rows[0]["state"], "ok");
     assert_eq!(rows[0]["backend"], "claude");
     assert_eq!(rows[0]["model"], "claude-opus-5");
@@ -152,6 +152,9 @@ fn status_json_has_one_object_per_rung() {
     assert_eq!(rows[5]["state"], "skip");
     assert_eq!(rows[6]["state"], "fail");
     assert_eq!(rows[6]["class"], "auth");
+    // opencode, the last built-in rung, is not installed here.
+    assert_eq!(rows[7]["backend"], "opencode");
+    assert_eq!(rows[7]["state"], "skip");
     assert!(
         rows[6]["reason"]
             .as_str()
@@ -259,8 +262,8 @@ fn check_fallback_json_carries_the_verdict_and_rows() {
     assert_eq!(json["state"], "DEGRADED");
     assert_eq!(
         json["rungs"].as_array().unwrap().len(),
-        3,
-        "codex, agy (skipped), gemini"
+        4,
+        "codex, agy (skipped), gemini, opencode (skipped)"
     );
 }
 

@@ -42,7 +42,8 @@ fn with_no_config_file_list_shows_the_builtin_table() {
             "claude-proxy",
             "codex",
             "agy",
-            "gemini"
+            "gemini",
+            "opencode"
         ]
     );
     assert!(
@@ -75,9 +76,11 @@ fn list_json_is_machine_readable() {
 
     assert_eq!(run.code, Some(0), "{run:?}");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("valid JSON");
-    assert_eq!(json["rungs"].as_array().unwrap().len(), 7);
+    assert_eq!(json["rungs"].as_array().unwrap().len(), 8);
     assert_eq!(json["rungs"][6]["backend"], "gemini");
     assert_eq!(json["rungs"][6]["state"], "skip");
+    assert_eq!(json["rungs"][7]["backend"], "opencode");
+    assert_eq!(json["rungs"][7]["state"], "skip");
 }
 
 #[test]
@@ -96,7 +99,7 @@ fn dry_run_names_the_cli_arguments_and_reason_and_runs_nothing() {
     let claude = w.sb.bin_dir().join("claude");
     assert!(
         run.stdout
-            .contains("would run: Claude Code (claude-sonnet-5) — rung 2 of 7"),
+            .contains("would run: Claude Code (claude-sonnet-5) — rung 2 of 8"),
         "{}",
         run.stdout
     );

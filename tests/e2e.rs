@@ -7,7 +7,7 @@
 //! AGENT_E2E_BIN=$(scripts/install-real-clis.sh | tail -n 1) cargo test --test e2e
 //! ```
 //!
-//! `AGENT_E2E_BIN` is the directory holding the real `claude`, `codex` and `gemini` (the
+//! `AGENT_E2E_BIN` is the directory holding the real `claude`, `codex`, `gemini` and `opencode` (the
 //! pinned versions the script installs). Every test fails when it is unset: none may pass
 //! without doing its work. The environment and seed files in [`e2e`] are what each CLI needs
 //! to run headless and offline against a mock: measured with the pinned versions, which
@@ -28,6 +28,7 @@ const ANTHROPIC_KEY: &str = "sk-ant-e2e-0123456789abcdef";
 const PROXY_KEY: &str = "sk-proxy-e2e-0123456789abcdef";
 const OPENAI_KEY: &str = "sk-openai-e2e-0123456789abcdef";
 const GEMINI_KEY: &str = "AIza-e2e-0123456789abcdef";
+const OPENCODE_KEY: &str = "sk-opencode-e2e-0123456789abcdef";
 
 /// What `AGENT_OPUS_MODEL` maps the `opus` alias to (agent passes it as `--model`).
 const CLAUDE_MODEL: &str = "claude-opus-e2e";
@@ -35,6 +36,8 @@ const CLAUDE_MODEL: &str = "claude-opus-e2e";
 const CODEX_MODEL: &str = "gpt-e2e-codex";
 /// `model.name` in `~/.gemini/settings.json`: what agent probes for the gemini rung.
 const GEMINI_MODEL: &str = "gemini-e2e-default";
+/// The model of the custom provider in opencode's settings (`mock/…`).
+const OPENCODE_MODEL: &str = "gpt-e2e-opencode";
 
 /// With retries off the real CLIs fail in 1–5 s. Well above that, so a loaded two-core
 /// machine cannot turn a fast failure into a "really ran" one, and well below the run
@@ -47,11 +50,11 @@ fn real_bin_dir() -> PathBuf {
     let Some(dir) = env::var_os("AGENT_E2E_BIN").filter(|d| !d.is_empty()) else {
         panic!(
             "AGENT_E2E_BIN is not set: run scripts/install-real-clis.sh and set AGENT_E2E_BIN \
-             to the directory it prints last (the one holding claude, codex and gemini)"
+             to the directory it prints last (the one holding claude, codex, gemini and opencode)"
         );
     };
     let dir = PathBuf::from(dir);
-    for cli in ["claude", "codex", "gemini"] {
+    for cli in ["claude", "codex", "gemini", "opencode"] {
         assert!(
             is_executable(&dir.join(cli)),
             "AGENT_E2E_BIN={} has no executable {cli}: run scripts/install-real-clis.sh and set \
@@ -91,7 +94,7 @@ fn e2e() -> E2e {
     let sb = Sandbox::new();
     let url = api.url();
 
-    for cli in ["claude", "codex", "gemini"] {
+    for cli in ["claude", "codex", "gemini", "opencode"] {
         let target = fs::canonicalize(real.join(cli)).expect("resolve the real CLI");
         symlink(&target, sb.bin_dir().join(cli)).expect("symlink the real CLI");
     }
@@ -167,6 +170,37 @@ apps = false
         .to_string(),
     );
 
+    // opencode: a custom OpenAI-compatible provider in its settings (given whole in
+    // OPENCODE_CONFIG_CONTENT) points it at the mock; no model catalogue, update, share or
+    // LSP download, no default plugins. It still asks the npm registry for its plugin
+    // package: the registry is the mock too (a 404), so nothing leaves the machine.
+    sb.env(
+        "OPENCODE_CONFIG_CONTENT",
+        serde_json::json!({
+            "$schema": "https://opencode.ai/config.json",
+            "autoupdate": false,
+            "share": "disabled",
+            "provider": { "mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock",
+                "options": { "baseURL": format!("{url}/v1"), "apiKey": OPENCODE_KEY },
+                "models": { OPENCODE_MODEL: { "name": OPENCODE_MODEL } },
+            } },
+            "model": format!("mock/{OPENCODE_MODEL}"),
+        })
+        .to_string(),
+    );
+    for key in [
+        "OPENCODE_DISABLE_MODELS_FETCH",
+        "OPENCODE_DISABLE_AUTOUPDATE",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD",
+        "OPENCODE_DISABLE_SHARE",
+    ] {
+        sb.env(key, "1");
+    }
+    sb.env("npm_config_registry", format!("{url}/npm/"));
+
     E2e { sb, api, real }
 }
 
@@ -222,6 +256,14 @@ fn models(reqs: &[Request]) -> Vec<String> {
         .collect()
 }
 
+/// agent's own lines on stderr (`[agent] …`), not the CLI's.
+fn agent_notices(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|line| line.starts_with("[agent]"))
+        .collect()
+}
+
 /// A healthy top rung: agent probes it, then the real `claude -p hi` runs with the
 /// configured model and its answer is agent's output.
 #[test]
@@ -249,8 +291,10 @@ backend = "codex"
         run.stdout.contains("Hello from the mock, via Claude Code"),
         "claude's answer must be agent's stdout: {run:?}"
     );
+    // No descent, no notice of agent's. The CLI's own stderr is its own: 2.1.332 says there
+    // that it does not know the mock's model id.
     assert!(
-        run.stderr.is_empty(),
+        agent_notices(&run.stderr).is_empty(),
         "no descent, no notice: {}",
         run.stderr
     );
@@ -451,7 +495,7 @@ fn use_runs_the_real_gemini_with_the_given_model() {
 
 /// `--status` over the built-in table with the real binaries installed (and Antigravity
 /// not): every rung is probed; the one whose key is broken FAILs, the others are OK, agy
-/// is SKIP.
+/// is SKIP. opencode, the last rung, is probed by running the real `opencode run hi`.
 #[test]
 fn status_fails_only_the_rung_with_the_broken_key() {
     const BROKEN_GEMINI_KEY: &str = "AIza-e2e-REVOKED";
@@ -479,11 +523,15 @@ fn status_fails_only_the_rung_with_the_broken_key() {
         .collect();
     assert_eq!(
         states,
-        ["OK", "OK", "OK", "OK", "OK", "SKIP", "FAIL"],
+        ["OK", "OK", "OK", "OK", "OK", "SKIP", "FAIL", "OK"],
         "one row per rung, in table order: {}",
         table.stdout
     );
-    let fail_row = table.stdout.lines().last().unwrap_or_default();
+    let fail_row = table
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("FAIL"))
+        .unwrap_or_default();
     assert!(
         fail_row.contains(&format!("gemini / {GEMINI_MODEL}"))
             && fail_row.contains("API key not valid"),
@@ -516,6 +564,7 @@ fn status_fails_only_the_rung_with_the_broken_key() {
             (5, "codex", "ok"),
             (6, "agy", "skip"),
             (7, "gemini", "fail"),
+            (8, "opencode", "ok"),
         ],
         "{}",
         run.stdout
@@ -543,6 +592,13 @@ fn status_fails_only_the_rung_with_the_broken_key() {
     );
     assert_eq!(probe_keys("/v1/responses"), [OPENAI_KEY, OPENAI_KEY]);
     assert!(!probe_keys("/v1/messages").is_empty());
+    // opencode's probe is opencode itself, through its own provider and key.
+    let opencode_keys = probe_keys("/v1/chat/completions");
+    assert!(!opencode_keys.is_empty());
+    assert!(
+        opencode_keys.iter().all(|key| key == OPENCODE_KEY),
+        "{opencode_keys:?}"
+    );
 }
 
 /// The real Claude Code through agent's credential relay: the built-in `claude-proxy`
@@ -677,14 +733,29 @@ backend = "spare"
         !w.claude_code_calls().is_empty(),
         "Claude Code never called the API"
     );
+    // The CLI's own limit row, known by its fields, not by its wording (2.1.197 wrote
+    // "session limit", 2.1.332 "5-hour limit"); the reset it states as data, if it does.
     let transcripts = support::sandbox::files_under(&w.sb.home().join(".claude/projects"));
-    assert!(
-        transcripts
-            .iter()
-            .any(|(_, text)| text.contains("\"isApiErrorMessage\":true")
-                && text.contains("You've hit your session limit")),
-        "no limit row in {transcripts:?}"
-    );
+    let limit_rows: Vec<Value> = transcripts
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|row| {
+            row["isApiErrorMessage"] == true
+                && row["error"] == "rate_limit"
+                && row["message"]["model"] == "<synthetic>"
+        })
+        .collect();
+    assert_eq!(limit_rows.len(), 1, "no limit row in {transcripts:?}");
+    let data_reset = limit_rows[0]["apiErrorParams"]["rate_limit_info"]["resetsAt"].as_i64();
+    if let Some(data_reset) = data_reset {
+        assert_eq!(data_reset, reset, "{}", limit_rows[0]);
+        assert_eq!(
+            limit_rows[0]["apiErrorParams"]["rate_limit_info"]["rateLimitType"], "five_hour",
+            "{}",
+            limit_rows[0]
+        );
+    }
     let with_login = || {
         w.api
             .requests()
@@ -703,9 +774,15 @@ backend = "spare"
         "a call was made with the parked login"
     );
     assert!(second.stdout.contains("the spare rung answered"));
-    // Claude Code shows the minute of the reset without its seconds: agent takes the end
-    // of that minute, so the login is never tried before its reset.
-    let reset_words = jiff::Timestamp::from_second(reset + 60)
+    // Where the row states the reset as data (2.1.332) agent takes it to the second; where
+    // only the text does (2.1.197 shows the minute without its seconds) agent takes the
+    // end of that minute, so the login is never tried before its reset.
+    let parked_until = if data_reset.is_some() {
+        reset
+    } else {
+        reset + 60
+    };
+    let reset_words = jiff::Timestamp::from_second(parked_until)
         .unwrap()
         .to_zoned_datetime(jiff::tz::TimeZone::UTC)
         .strftime("%a %H:%M")
@@ -719,7 +796,7 @@ backend = "spare"
     );
 
     // After the reset the login is used again, with no manual step.
-    while jiff::Timestamp::now().as_second() <= reset + 60 {
+    while jiff::Timestamp::now().as_second() <= parked_until {
         std::thread::sleep(std::time::Duration::from_millis(250));
     }
     w.api.clear_rules();
@@ -1064,4 +1141,77 @@ impl Drop for Tmux {
     fn drop(&mut self) {
         self.tmux(&["kill-server"]);
     }
+}
+
+/// opencode as a rung: agent probes it by running the real `opencode run hi` (its headless
+/// form; its `-p` is a password), then runs the real opencode with the user's arguments,
+/// against the mock through the custom provider in its settings, and its answer is agent's
+/// stdout. The rung table is opencode alone, as when the earlier rungs are not installed.
+/// The arguments are opencode's own (`run --pure …`): agent passes them through unchanged
+/// until it translates Claude Code's `-p`.
+#[test]
+fn an_opencode_rung_runs_the_real_opencode_against_its_provider() {
+    let w = e2e();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+probe_timeout_seconds = 60
+
+[[rungs]]
+backend = "opencode"
+"#
+    ));
+    w.api.on(Rule::path_contains("/chat/completions")
+        .reply(Reply::ok_text("Hello from the mock, via opencode")));
+
+    let run = w.run(&["--", "run", "--pure", "say hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("Hello from the mock, via opencode"),
+        "opencode's answer must be agent's stdout: {run:?}"
+    );
+    assert!(
+        agent_notices(&run.stderr).is_empty(),
+        "no descent, no notice: {}",
+        run.stderr
+    );
+    let calls = w.posts_to("/v1/chat/completions");
+    // The probe's run and the launch's, each an answer and a session title.
+    assert!(calls.len() >= 2, "{calls:?}");
+    for call in &calls {
+        assert_eq!(call.model.as_deref(), Some(OPENCODE_MODEL), "{}", call.body);
+        assert_eq!(call.credential.as_deref(), Some(OPENCODE_KEY));
+    }
+    let prompts: Vec<&Request> = calls
+        .iter()
+        .filter(|call| call.body.contains("say hi"))
+        .collect();
+    assert!(
+        !prompts.is_empty(),
+        "the user's prompt never reached the API: {calls:?}"
+    );
+    assert!(
+        calls.iter().any(|call| call.body.contains("\"hi\"")),
+        "the probe's prompt never reached the API: {calls:?}"
+    );
+
+    // `--usage` reads what the real opencode recorded (its SQLite database, through its
+    // own `opencode db`): the answers of both runs, under its model.
+    let usage = w.run(&["--usage", "--source", "opencode", "--by", "model", "--json"]);
+    assert_eq!(usage.code, Some(0), "{usage:?}");
+    let report: Value = serde_json::from_str(&usage.stdout).expect("--usage --json");
+    assert!(
+        report["sources"]["opencode"]["calls"].as_u64() >= Some(2),
+        "{report}"
+    );
+    let groups = report["groups"].as_array().expect("groups");
+    let mine = groups
+        .iter()
+        .find(|g| g["key"] == OPENCODE_MODEL)
+        .unwrap_or_else(|| panic!("no {OPENCODE_MODEL} in {report}"));
+    let answers = mine["calls"].as_u64().unwrap_or(0);
+    assert!(answers >= 2, "{report}");
+    // Each answer with the tokens the mock reported for it (8 in, 1 out).
+    assert_eq!(mine["tokens"]["input"], 8 * answers, "{report}");
+    assert_eq!(mine["tokens"]["output"], answers, "{report}");
 }

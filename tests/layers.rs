@@ -36,11 +36,13 @@ const FLOORS: &[(&str, &[&str])] = &[
     // handed its own arguments already parsed.
     ("command line", &["cli"]),
     ("schema", &["config"]),
+    // `adapter` is what agent knows of each program it runs (DESIGN §16: its home, login
+    // identity, credential variables, records, model settings, dialect): facts and small
+    // readers on leaves alone, used by every floor above. `backend` is what the user's
+    // table makes of one.
+    ("the CLIs' adapters", &["adapter"]),
     ("records", &["state"]),
-    // `adapter` is what agent knows of each program it runs (its home, login identity,
-    // credential variables, records, model settings); `backend` is what the user's table
-    // makes of one. Both are what a CLI uses; the adapter stands on leaves alone.
-    ("what a CLI uses", &["adapter", "backend"]),
+    ("what a CLI uses", &["backend"]),
     ("calls", &["probe", "accounts", "login"]),
     ("choice and launch", &["launch"]),
     ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
@@ -50,9 +52,6 @@ const FLOORS: &[(&str, &[&str])] = &[
 /// Leaves may use each other; among the faces `report` may use `watch` (the doctor and
 /// `--install-watchdog` show the watchdog), and the dashboard the faces it draws.
 const ALLOWED_SIDEWAYS: &[(&str, &str)] = &[
-    // A backend names a command; the endpoint it resolves asks that CLI's adapter where it
-    // keeps its settings and which variables carry its credential. Never the other way.
-    ("backend", "adapter"),
     ("report", "watch"),
     // The dashboard draws the reports' own documents (one source of truth); never the relay.
     ("dashboard", "report"),

@@ -16,6 +16,7 @@ pub mod agy;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod opencode;
 
 use std::path::{Path, PathBuf};
 

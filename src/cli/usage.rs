@@ -61,6 +61,8 @@ pub enum Source {
     Codex,
     /// Gemini CLI's chat records, ~/.gemini/tmp/*/chats/session-*.jsonl
     Gemini,
+    /// opencode's messages, ~/.local/share/opencode/opencode.db (read by `opencode db`)
+    Opencode,
 }
 
 /// What `--usage` adds up by.

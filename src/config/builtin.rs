@@ -53,7 +53,12 @@ pub fn backends() -> BTreeMap<String, Backend> {
         probe: probe(ProbeKind::Gemini),
         ..backend("gemini", "Gemini CLI", "gemini", "google")
     };
-    [claude, claude_proxy, codex, agy, gemini]
+    let opencode = Backend {
+        // Run itself (`opencode run hi`): it talks to whichever provider its settings name.
+        probe: probe(ProbeKind::Command),
+        ..backend("opencode", "opencode", "opencode", "opencode")
+    };
+    [claude, claude_proxy, codex, agy, gemini, opencode]
         .into_iter()
         .map(|backend| (backend.name.clone(), backend))
         .collect()
@@ -71,6 +76,7 @@ pub fn rungs() -> Vec<RungDef> {
         ("codex", "", ""),
         ("agy", "", ""),
         ("gemini", "", ""),
+        ("opencode", "", ""),
     ]
     .into_iter()
     .map(|(backend, probe_model, run_model)| RungDef {

@@ -750,7 +750,7 @@ mod tests {
     }
 
     #[test]
-    fn the_builtin_table_has_seven_rungs() {
+    fn the_builtin_table_has_eight_rungs() {
         let config = load(None).unwrap();
         let names: Vec<&str> = config.rungs.iter().map(|r| r.backend.as_str()).collect();
         assert_eq!(
@@ -762,7 +762,8 @@ mod tests {
                 "claude-proxy",
                 "codex",
                 "agy",
-                "gemini"
+                "gemini",
+                "opencode"
             ]
         );
         assert_eq!(config.first_vendor(), Some("anthropic"));

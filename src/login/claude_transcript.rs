@@ -16,6 +16,13 @@
 //!   credits · resets …`, `Your org is out of usage · …` (no reset).
 //! - The reset is written without an epoch: see [`super::reset_text`].
 //!
+//! Measured with 2.1.332 (the real CLI against the mock answering 429 with the unified
+//! rate-limit headers): the same row also carries the limit as data, `"apiError":
+//! "usage_limit_reached"`, `"apiErrorParams": {"rate_limit_info": {"status": "rejected",
+//! "resetsAt": <epoch s>, "rateLimitType": "five_hour", …}}` and `"quotaLimits"` (the same
+//! fields), and its text names the five-hour window `5-hour limit`. The data is read first
+//! (its reset is exact to the second), the text where there is no data.
+//!
 //! Taken from the research doc, not checkable in the binary (older builds, other issues):
 //! `Claude AI usage limit reached|<epoch s>` (1.0.x), `Weekly limit reached · resets …` and
 //! `5-hour limit reached ∙ resets …` (2.0.x), and "API Error: Server is temporarily
@@ -35,6 +42,8 @@ use super::window::{self, Scope, Source, Window};
 /// Claude Code's longest project directory name before it adds a hash (`rtt`).
 const MAX_PROJECT_NAME: usize = 200;
 const OLD_LIMIT_TEXT: &str = "Claude AI usage limit reached|";
+/// `apiError` on 2.1.332's limit rows (beside `error: "rate_limit"`).
+const USAGE_LIMIT_ERROR: &str = "usage_limit_reached";
 /// The model Claude Code names on the rows it writes itself.
 const SYNTHETIC_MODEL: &str = "<synthetic>";
 
@@ -126,21 +135,88 @@ pub fn parse_row(line: &str) -> Option<LimitRow> {
     if !written_by_the_cli(&row) {
         return None;
     }
-    let text = message_text(&row)?;
+    let text = message_text(&row).unwrap_or_default();
     let flagged = row.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true)
-        && row.get("error").and_then(Value::as_str) == Some("rate_limit");
+        && (row.get("error").and_then(Value::as_str) == Some("rate_limit")
+            || row.get("apiError").and_then(Value::as_str) == Some(USAGE_LIMIT_ERROR));
     if !flagged && !text.trim_start().starts_with(OLD_LIMIT_TEXT) {
         return None;
     }
     let at = records::timestamp(row.get("timestamp")?)?;
+    // The data first (2.1.332 and later), the text where the data is missing or says
+    // nothing agent knows (2.1.197 and older wrote only the text).
+    let limit = match (
+        flagged.then(|| from_data(&row, &text, at)).flatten(),
+        text.is_empty(),
+    ) {
+        (Some(limit), _) => limit,
+        (None, false) => classify(&text, at)?,
+        (None, true) => return None,
+    };
     Some(LimitRow {
         at,
-        limit: classify(&text, at)?,
+        limit,
         session_id: row
             .get("sessionId")
             .and_then(Value::as_str)
             .map(str::to_string),
     })
+}
+
+/// What the row's data says (2.1.332: `apiErrorParams.rate_limit_info`, else
+/// `quotaLimits`): `{"status": "rejected", "resetsAt": <epoch s>, "rateLimitType":
+/// "five_hour", …}`. A window whose type agent does not know takes its kind from the
+/// text (its reset still from the data); a status other than `rejected`, or no plausible
+/// reset, leaves the row to its text.
+fn from_data(row: &Value, text: &str, written: Timestamp) -> Option<Limit> {
+    let info = ["/apiErrorParams/rate_limit_info", "/quotaLimits"]
+        .iter()
+        .filter_map(|pointer| row.pointer(pointer))
+        .find(|info| info.get("resetsAt").is_some_and(Value::is_number))?;
+    if info.get("status").and_then(Value::as_str) != Some("rejected") {
+        return None;
+    }
+    let resets_at = window::from_epoch_seconds(info.get("resetsAt")?.as_f64()?)?;
+    let scope = match info.get("rateLimitType").and_then(Value::as_str) {
+        Some(kind) => match data_scope(kind) {
+            Some(scope) => scope,
+            None => text_scope(text)?,
+        },
+        None => text_scope(text).unwrap_or(Scope::Unstated),
+    };
+    full(scope, resets_at, written)
+}
+
+/// `rateLimitType` as Claude Code names its windows (`hJ()`): `five_hour`, `seven_day`,
+/// `seven_day_opus`, `seven_day_sonnet`. Others (`overage`, `seven_day_overage_included`
+/// …) are named by the text.
+fn data_scope(kind: &str) -> Option<Scope> {
+    let family = |name: &str| Scope::ModelWeekly {
+        family: name.to_string(),
+    };
+    match kind {
+        "five_hour" => Some(Scope::FiveHour),
+        "seven_day" => Some(Scope::Weekly),
+        "seven_day_opus" => Some(family("opus")),
+        "seven_day_sonnet" => Some(family("sonnet")),
+        _ => None,
+    }
+}
+
+/// The window the text names, whatever its reset says.
+fn text_scope(text: &str) -> Option<Scope> {
+    let lower = text.trim().to_lowercase().replace('’', "'");
+    if let Some(rest) = lower.strip_prefix("you've hit your ") {
+        Some(kind_scope(until_separator(rest)))
+    } else if lower.starts_with("you're out of usage credits")
+        || lower.starts_with("your org is out of usage")
+    {
+        Some(Scope::Credits)
+    } else {
+        lower
+            .find(" limit reached")
+            .map(|at| kind_scope(&lower[..at]))
+    }
 }
 
 /// Whether a row is Claude Code's own: an assistant row whose model is `<synthetic>` (what
@@ -246,7 +322,11 @@ pub fn find_run_limit(project_dir: &Path, start: Timestamp) -> Option<LimitRow> 
     })
     .into_iter()
     .flat_map(|(path, _)| records::lines(&path))
-    .filter(|line| line.contains("\"rate_limit\"") || line.contains(OLD_LIMIT_TEXT))
+    .filter(|line| {
+        line.contains("\"rate_limit\"")
+            || line.contains(USAGE_LIMIT_ERROR)
+            || line.contains(OLD_LIMIT_TEXT)
+    })
     .filter_map(|line| parse_row(&line))
     .filter(|row| row.at >= start)
     .max_by_key(|row| row.at)
@@ -388,6 +468,129 @@ mod tests {
         for (text, scope) in cases {
             assert_eq!(window_of(&row(text, written)).scope, scope, "{text}");
         }
+    }
+
+    /// The row 2.1.332 writes on a usage limit (measured against the mock answering 429
+    /// with the unified rate-limit headers): the text, and the same limit as data.
+    fn row_332(text: &str, timestamp: &str, kind: &str, resets_at: i64) -> String {
+        let info = serde_json::json!({"status": "rejected", "resetsAt": resets_at,
+            "rateLimitType": kind, "overageStatus": "rejected",
+            "overageDisabledReason": "org_level_disabled", "isUsingOverage": false});
+        let mut quota = info.clone();
+        quota["unifiedRateLimitFallbackAvailable"] = false.into();
+        let mut row: Value = serde_json::from_str(&row(text, timestamp)).unwrap();
+        row["version"] = "2.1.332".into();
+        row["apiError"] = "usage_limit_reached".into();
+        row["apiErrorParams"] = serde_json::json!({ "rate_limit_info": info });
+        row["quotaLimits"] = quota;
+        row["apiErrorType"] = "rate_limit_error".into();
+        row["madeBy"] = "model".into();
+        row.to_string()
+    }
+
+    #[test]
+    fn the_data_comes_first_and_names_the_exact_reset() {
+        let written = "2026-12-01T10:18:04.456Z";
+        // The text says 10:19am, to the minute; the data says the second.
+        let w = window_of(&row_332(
+            "You've hit your 5-hour limit · resets 10:19am (UTC)",
+            written,
+            "five_hour",
+            1_796_120_340,
+        ));
+        assert_eq!(w.scope, Scope::FiveHour);
+        assert!(w.is_full());
+        assert_eq!(w.resets_at.as_second(), 1_796_120_340);
+        // The data wins where the two differ, and needs no text agent knows.
+        let w = window_of(&row_332(
+            "Something new · soon",
+            written,
+            "seven_day",
+            1_796_500_000,
+        ));
+        assert_eq!(w.scope, Scope::Weekly);
+        assert_eq!(w.resets_at.as_second(), 1_796_500_000);
+        let w = window_of(&row_332(
+            "You've hit your Opus limit · resets Dec 3, 9am (UTC)",
+            written,
+            "seven_day_opus",
+            1_796_374_800,
+        ));
+        assert_eq!(
+            w.scope,
+            Scope::ModelWeekly {
+                family: "opus".into()
+            }
+        );
+        // A type agent does not know: the kind from the text, the reset from the data.
+        let w = window_of(&row_332(
+            "You've hit your Fable 5 limit · resets Dec 3, 9am (UTC)",
+            written,
+            "seven_day_overage_included",
+            1_796_374_801,
+        ));
+        assert_eq!(
+            w.scope,
+            Scope::ModelWeekly {
+                family: "fable 5".into()
+            }
+        );
+        assert_eq!(w.resets_at.as_second(), 1_796_374_801);
+        // quotaLimits alone is data too.
+        let mut only_quota: Value = serde_json::from_str(&row_332(
+            "You've hit your 5-hour limit · resets 10:19am (UTC)",
+            written,
+            "five_hour",
+            1_796_120_340,
+        ))
+        .unwrap();
+        only_quota.as_object_mut().unwrap().remove("apiErrorParams");
+        assert_eq!(
+            window_of(&only_quota.to_string()).resets_at.as_second(),
+            1_796_120_340
+        );
+    }
+
+    #[test]
+    fn data_that_is_no_refusal_or_no_plausible_reset_leaves_the_row_to_its_text() {
+        let written = "2026-12-01T10:18:04Z";
+        // Not rejected: the text decides (to the end of its minute).
+        let warned = row_332(
+            "You've hit your 5-hour limit · resets 10:19am (UTC)",
+            written,
+            "five_hour",
+            1_796_120_340,
+        )
+        .replace(r#""status":"rejected""#, r#""status":"allowed_warning""#);
+        assert_eq!(
+            window_of(&warned).resets_at,
+            at("2026-12-01T10:20:00Z"),
+            "{warned}"
+        );
+        // A reset a year away is no 5-hour window: the text's is used.
+        let far = row_332(
+            "You've hit your 5-hour limit · resets 10:19am (UTC)",
+            written,
+            "five_hour",
+            1_796_120_340 + 365 * 86_400,
+        );
+        assert_eq!(window_of(&far).resets_at, at("2026-12-01T10:20:00Z"));
+        // Only the CLI's own rows, data or not.
+        let said = row_332("x", written, "five_hour", 1_796_120_340)
+            .replace("<synthetic>", "claude-opus-4-8");
+        assert_eq!(parse_row(&said), None);
+        // Found in a transcript by its apiError alone, too.
+        let home = tempfile::tempdir().unwrap();
+        let dir = project_dir(home.path(), "/p");
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = row_332("x", written, "five_hour", 1_796_120_340)
+            .replace(r#""error":"rate_limit","#, "");
+        assert!(!line.contains("\"rate_limit\""), "{line}");
+        std::fs::write(dir.join("s.jsonl"), format!("{line}\n")).unwrap();
+        let found = find_run_limit(&dir, at("2026-12-01T10:18:00Z")).unwrap();
+        assert!(
+            matches!(found.limit, Limit::Window(ref w) if w.resets_at.as_second() == 1_796_120_340)
+        );
     }
 
     #[test]

@@ -199,7 +199,17 @@ fn command_call(
             if let (Some(flag), Some(model)) = (&backend.model_flag, run_model) {
                 argv.extend([flag.clone(), model.to_string()]);
             }
-            argv.extend(["-p".to_string(), "hi".to_string()]);
+            // A one-word headless prompt in the CLI's own words: `-p hi`, or opencode's
+            // `run hi` (its `-p` is a password).
+            if crate::adapter::opencode::is_opencode(&backend.command) {
+                argv.extend(
+                    crate::adapter::opencode::PROBE_ARGS
+                        .iter()
+                        .map(ToString::to_string),
+                );
+            } else {
+                argv.extend(["-p".to_string(), "hi".to_string()]);
+            }
             argv
         }
     };

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod codex;
 pub mod follow;
 pub mod gemini;
+pub mod opencode;
 pub mod reconcile;
 pub mod relay_index;
 pub mod scan;
@@ -43,6 +44,8 @@ pub struct Sources {
     pub claude: Option<CliStats>,
     pub codex: Option<CliStats>,
     pub gemini: Option<CliStats>,
+    /// opencode's database, when this machine has one.
+    pub opencode: Option<CliStats>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -183,6 +186,15 @@ fn gather(
             ..CliStats::default()
         });
     }
+    if wanted(Source::Opencode)
+        && let Some(records) = opencode::find()
+    {
+        let read = opencode::read(&records, &mut transcripts);
+        sources.opencode = Some(CliStats {
+            read,
+            ..CliStats::default()
+        });
+    }
     let mut scanned = scan::Scan::default();
     if wanted(Source::Agent) {
         let mut path = crate::state::ledger::Ledger::new(&crate::paths::state_dir())
@@ -235,6 +247,7 @@ fn gather(
         let stats = match call.cli {
             "claude" => sources.claude.as_mut(),
             "gemini" => sources.gemini.as_mut(),
+            "opencode" => sources.opencode.as_mut(),
             _ => sources.codex.as_mut(),
         };
         let Some(day) = clock.day(&call.time) else {

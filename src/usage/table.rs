@@ -315,6 +315,7 @@ fn sources_line(sources: &Sources) -> String {
         ("Claude Code", &sources.claude),
         ("Codex", &sources.codex),
         ("Gemini CLI", &sources.gemini),
+        ("opencode", &sources.opencode),
     ] {
         let Some(stats) = stats else { continue };
         let mut part = format!("{name} {}", plural(stats.calls, "call"));
@@ -577,6 +578,9 @@ struct SourcesOut {
     claude: Option<CliOut>,
     codex: Option<CliOut>,
     gemini: Option<CliOut>,
+    /// Only where this machine has opencode's records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    opencode: Option<CliOut>,
 }
 
 fn sources_json(sources: &Sources) -> SourcesOut {
@@ -599,6 +603,7 @@ fn sources_json(sources: &Sources) -> SourcesOut {
         claude: cli(&sources.claude),
         codex: cli(&sources.codex),
         gemini: cli(&sources.gemini),
+        opencode: cli(&sources.opencode),
     }
 }
 

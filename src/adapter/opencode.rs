@@ -1,0 +1,267 @@
+//! What agent knows about opencode (`opencode-ai` on npm, DESIGN §16). Measured with
+//! 1.18.33:
+//!
+//! - **Home.** Its data lives in `$XDG_DATA_HOME/opencode` (default
+//!   `~/.local/share/opencode`), its settings in `$XDG_CONFIG_HOME/opencode` (default
+//!   `~/.config/opencode`, `opencode.json`). `OPENCODE_CONFIG` names another settings file,
+//!   `OPENCODE_CONFIG_DIR` another settings directory, `OPENCODE_CONFIG_CONTENT` is a whole
+//!   settings document in a variable, and `OPENCODE_DB` another database.
+//! - **Login.** `opencode providers login` (alias `auth`) writes `auth.json` in its data
+//!   directory (0600): one entry per provider id, `{"type": "api", "key": …}`,
+//!   `{"type": "oauth", "refresh": …, "access": …, "expires": <epoch ms>, "accountId"?}`
+//!   or `{"type": "wellknown", "key": <variable>, "token": …}`. `OPENCODE_AUTH_CONTENT`
+//!   replaces the file with a document of the same shape. agent reads which providers have
+//!   a login, of which kind, and until when — never a key or a token.
+//! - **Records.** A SQLite database, `opencode.db` in its data directory (written through
+//!   a WAL: the rows may still be in `opencode.db-wal`). Table `message`: `id`,
+//!   `session_id`, `time_created` (epoch ms) and `data`, a JSON document; an assistant's is
+//!   `{"role": "assistant", "providerID": "mock", "modelID": "gpt-x", "tokens": {"total",
+//!   "input", "output", "reasoning", "cache": {"read", "write"}}, "cost", "time":
+//!   {"created", "completed"}, "finish": "stop", …}`. agent has no SQLite reader: it asks
+//!   the CLI's own `opencode db QUERY --format json` ([`USAGE_QUERY`]), a bounded child.
+//! - **Headless.** `opencode run [message..]` prints the answer on stdout and exits 0; a
+//!   refused call (401) prints `Error: …` on stderr and exits 1. `-m/--model
+//!   provider/model` is taken before or after `run`; `-p` is `--password`, not a prompt.
+//!   It honours a `retry-after` however long (an hour's sleeps an hour), so the fast-fail
+//!   net does not see it fail: its probe runs it with the probe's timeout.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Its command.
+pub const COMMAND: &str = "opencode";
+
+/// The variables that move its home, settings or records.
+pub const HOME_VARIABLES: &[&str] = &[
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "OPENCODE_CONFIG",
+    "OPENCODE_CONFIG_DIR",
+    "OPENCODE_CONFIG_CONTENT",
+    "OPENCODE_DB",
+];
+
+/// The variables that carry a credential for it (besides each provider's own key
+/// variable, e.g. `ANTHROPIC_API_KEY`, which it reads too).
+pub const CREDENTIAL_VARIABLES: &[&str] = &["OPENCODE_AUTH_CONTENT", "OPENCODE_API_KEY"];
+
+/// What its probe runs after the binary (and `--model M` when the rung names a model): a
+/// one-word headless prompt. `-p hi`, the other CLIs' form, would be its `--password`.
+pub const PROBE_ARGS: &[&str] = &["run", "hi"];
+
+/// The query `--usage` asks `opencode db` for: every assistant message with its time and
+/// data (tokens, provider, model).
+pub const USAGE_QUERY: &str = "SELECT id, session_id, time_created, data FROM message \
+     WHERE json_extract(data, '$.role') = 'assistant'";
+
+/// Whether a backend's command is opencode (by its file name).
+pub fn is_opencode(command: &str) -> bool {
+    Path::new(command)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name == COMMAND)
+}
+
+/// Its data directory: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
+pub fn data_dir() -> Option<PathBuf> {
+    data_dir_from(
+        std::env::var_os("XDG_DATA_HOME").map(PathBuf::from),
+        crate::paths::home(),
+    )
+}
+
+/// Its settings directory: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
+pub fn config_dir() -> Option<PathBuf> {
+    xdg_dir(
+        std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from),
+        crate::paths::home(),
+        ".config",
+    )
+}
+
+fn data_dir_from(xdg: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
+    xdg_dir(xdg, home, ".local/share")
+}
+
+/// `$XDG_…/opencode` when the variable is an absolute path (the XDG rule), else
+/// `~/<fallback>/opencode`.
+fn xdg_dir(xdg: Option<PathBuf>, home: Option<PathBuf>, fallback: &str) -> Option<PathBuf> {
+    match xdg.filter(|dir| dir.is_absolute()) {
+        Some(dir) => Some(dir.join(COMMAND)),
+        None => Some(home?.join(fallback).join(COMMAND)),
+    }
+}
+
+/// Its login store, `auth.json` in its data directory.
+pub fn auth_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("auth.json")
+}
+
+/// Its records, `opencode.db` in its data directory (or `OPENCODE_DB`).
+pub fn database(data_dir: &Path) -> PathBuf {
+    match std::env::var_os("OPENCODE_DB").filter(|db| !db.is_empty()) {
+        Some(db) => PathBuf::from(db),
+        None => data_dir.join("opencode.db"),
+    }
+}
+
+/// How a provider is logged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginKind {
+    /// An API key kept in the store.
+    ApiKey,
+    /// A subscription or account login (OAuth), with when its access token expires.
+    OAuth { expires_ms: Option<i64> },
+    /// A token from an organisation's well-known endpoint, exported as a variable.
+    WellKnown,
+}
+
+/// One provider's login: its id and kind. The key or token itself is never read out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Login {
+    pub provider: String,
+    pub kind: LoginKind,
+}
+
+/// The logins in `auth.json` under `data_dir` (or in `OPENCODE_AUTH_CONTENT` when set, as
+/// opencode itself prefers it), by provider id; entries of unknown shape are left out.
+pub fn logins(data_dir: &Path) -> Vec<Login> {
+    let store = match std::env::var("OPENCODE_AUTH_CONTENT") {
+        Ok(content) if !content.trim().is_empty() => serde_json::from_str(&content).ok(),
+        _ => read_store(&auth_path(data_dir)),
+    };
+    store.as_ref().map(logins_in).unwrap_or_default()
+}
+
+/// The most of a login store agent reads: a real one is a few hundred bytes.
+const MAX_STORE_BYTES: u64 = 1 << 20;
+
+/// A login store, parsed: read only when it is a regular file (never a FIFO that would
+/// block) and no larger than [`MAX_STORE_BYTES`].
+fn read_store(path: &Path) -> Option<Value> {
+    use std::io::Read as _;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_STORE_BYTES + 1)
+        .read_to_end(&mut text)
+        .ok()?;
+    if text.len() as u64 > MAX_STORE_BYTES {
+        return None;
+    }
+    serde_json::from_slice(&text).ok()
+}
+
+/// The logins one store document names.
+pub fn logins_in(store: &Value) -> Vec<Login> {
+    let Some(entries) = store.as_object() else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|(provider, entry)| {
+            let has = |field: &str| entry.get(field).is_some_and(Value::is_string);
+            let kind = match entry.get("type").and_then(Value::as_str)? {
+                "api" if has("key") => LoginKind::ApiKey,
+                "oauth" if has("access") || has("refresh") => LoginKind::OAuth {
+                    expires_ms: entry.get("expires").and_then(Value::as_i64),
+                },
+                "wellknown" if has("token") => LoginKind::WellKnown,
+                _ => return None,
+            };
+            Some(Login {
+                provider: crate::text::printable(provider.trim_end_matches('/')),
+                kind,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opencode_keeps_its_data_and_settings_in_the_xdg_directories() {
+        let home = Some(PathBuf::from("/home/u"));
+        assert_eq!(
+            data_dir_from(None, home.clone()),
+            Some(PathBuf::from("/home/u/.local/share/opencode"))
+        );
+        assert_eq!(
+            data_dir_from(Some("/data".into()), home.clone()),
+            Some(PathBuf::from("/data/opencode"))
+        );
+        // A relative XDG directory is ignored, as the XDG rule says.
+        assert_eq!(
+            data_dir_from(Some("rel".into()), home.clone()),
+            Some(PathBuf::from("/home/u/.local/share/opencode"))
+        );
+        assert_eq!(
+            xdg_dir(None, home, ".config"),
+            Some(PathBuf::from("/home/u/.config/opencode"))
+        );
+        assert_eq!(data_dir_from(None, None), None);
+        assert_eq!(
+            auth_path(Path::new("/d/opencode")),
+            PathBuf::from("/d/opencode/auth.json")
+        );
+    }
+
+    #[test]
+    fn opencode_logins_are_read_by_kind_never_by_secret() {
+        let store = serde_json::json!({
+            "anthropic": {"type": "oauth", "refresh": "rt-secret", "access": "at-secret", "expires": 1_796_120_340_000_i64},
+            "openai": {"type": "api", "key": "sk-secret"},
+            "https://corp.example/": {"type": "wellknown", "key": "CORP_TOKEN", "token": "tok-secret"},
+            "broken": {"type": "api"},
+            "odd": {"type": "magic", "key": "x"},
+        });
+        let found = logins_in(&store);
+        assert_eq!(
+            found,
+            [
+                Login {
+                    provider: "anthropic".into(),
+                    kind: LoginKind::OAuth {
+                        expires_ms: Some(1_796_120_340_000)
+                    }
+                },
+                Login {
+                    provider: "https://corp.example".into(),
+                    kind: LoginKind::WellKnown
+                },
+                Login {
+                    provider: "openai".into(),
+                    kind: LoginKind::ApiKey
+                },
+            ]
+        );
+        let shown = format!("{found:?}");
+        for secret in ["rt-secret", "at-secret", "sk-secret", "tok-secret"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+        assert!(logins_in(&serde_json::json!([1, 2])).is_empty());
+
+        let dir = tempfile::tempdir().unwrap();
+        assert!(logins(dir.path()).is_empty(), "no store, no login");
+        std::fs::write(auth_path(dir.path()), store.to_string()).unwrap();
+        if std::env::var_os("OPENCODE_AUTH_CONTENT").is_none() {
+            assert_eq!(logins(dir.path()).len(), 3);
+        }
+    }
+
+    #[test]
+    fn opencode_is_known_by_its_command_and_probed_headless_with_run() {
+        assert!(is_opencode("opencode"));
+        assert!(is_opencode("/home/u/.bun/bin/opencode"));
+        assert!(!is_opencode("opencode-wrapper"));
+        assert!(!is_opencode("claude"));
+        assert_eq!(PROBE_ARGS, ["run", "hi"]);
+        assert!(!PROBE_ARGS.contains(&"-p"), "-p is opencode's --password");
+    }
+}
