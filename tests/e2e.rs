@@ -1033,7 +1033,7 @@ fn the_real_interactive_claude_code_shows_and_feeds_agents_statusline() {
         &fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap_or_default(),
     )
     .unwrap_or(Value::Null);
-    let recorded = windows["logins"][support::claude_token_login(OAUTH_TOKEN)]
+    let recorded = windows["logins"][support::claude_dir_login(w.sb.home())]
         .as_array()
         .unwrap_or_else(|| panic!("no windows recorded: {windows}"));
     let five_hour = recorded

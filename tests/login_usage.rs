@@ -256,7 +256,7 @@ fn a_token_given_in_claude_code_oauth_token_is_asked_with_that_token_under_its_o
     assert!(sb.calls("claude").is_empty(), "{run:?}");
     let windows = std::fs::read_to_string(sb.state_dir().join("windows.json")).unwrap();
     assert!(
-        windows.contains(&crate::support::claude_token_login(ENV_TOKEN)),
+        windows.contains(&crate::support::claude_dir_login(sb.home())),
         "{windows}"
     );
     for text in [run.stdout, run.stderr, state_text(&sb)] {

@@ -618,12 +618,12 @@ fn an_app_server_that_never_answers_costs_one_bounded_wait_and_the_login_runs() 
 }
 
 #[test]
-fn a_token_given_in_the_environment_is_a_login_of_its_own_and_a_key_is_none() {
+fn a_token_given_in_the_environment_is_the_login_of_its_directory_and_a_key_is_none() {
     let w = world();
     w.sb.write_config(CLAUDE_THEN_CODEX);
     write_windows(
         &w.sb,
-        &crate::support::claude_token_login("sk-ant-oat01-parking-test"),
+        &crate::support::claude_dir_login(w.sb.home()),
         &[(five_hour(), 100.0, in_hours(2))],
     );
     w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-parking-test");

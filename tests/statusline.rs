@@ -7,7 +7,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::support::{Sandbox, claude_token_login};
+use crate::support::{Sandbox, claude_dir_login};
 use crate::world::world;
 
 /// The reset instants as epoch seconds: two hours and three days ahead.
@@ -187,7 +187,7 @@ fn bad_input_gives_a_minimal_line_and_exit_0() {
 }
 
 #[test]
-fn a_token_login_is_keyed_by_its_fingerprint_and_never_printed() {
+fn a_token_login_is_keyed_by_its_directory_and_never_printed() {
     let w = world();
     let token = "sk-ant-oat01-SECRET-statusline-token-0123456789";
     w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
@@ -196,7 +196,7 @@ fn a_token_login_is_keyed_by_its_fingerprint_and_never_printed() {
     assert_eq!(code, Some(0));
     let windows = windows_json(&w.sb);
     assert!(
-        windows["logins"][claude_token_login(token)].is_array(),
+        windows["logins"][claude_dir_login(w.sb.home())].is_array(),
         "{windows}"
     );
     for (path, text) in w.sb.state_files() {
@@ -206,7 +206,7 @@ fn a_token_login_is_keyed_by_its_fingerprint_and_never_printed() {
 }
 
 #[test]
-fn a_token_login_agent_launched_is_named_to_the_statusline_which_claude_code_hides_it_from() {
+fn only_an_account_agent_launched_is_named_to_the_statusline_a_token_is_its_directorys() {
     let w = world();
     let token = "sk-ant-oat01-SECRET-launched-token-0123456789";
     w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
@@ -214,33 +214,34 @@ fn a_token_login_agent_launched_is_named_to_the_statusline_which_claude_code_hid
     assert_eq!(run.code, Some(0), "{run:?}");
     let calls = w.sb.calls("claude");
     let env = &calls.last().expect("claude ran").env;
-    let key = claude_token_login(token);
-    let identity = key.strip_prefix("claude:").unwrap();
-    assert_eq!(
-        env.get("AGENT_CLAUDE_LOGIN").map(String::as_str),
-        Some(identity),
-        "{env:?}"
-    );
+    // The statusline finds the directory in Claude Code's environment: nothing to tell.
+    assert_eq!(env.get("AGENT_CLAUDE_LOGIN"), None, "{env:?}");
 
-    // Claude Code runs the statusline without the token: the name agent gave keys it.
+    // Claude Code runs the statusline without the token: its directory keys it, and an
+    // account's name agent gave keys that account.
     w.sb.env_remove("CLAUDE_CODE_OAUTH_TOKEN");
     let (five, week) = resets();
-    for (told, key) in [
-        (identity, key.as_str()),
-        ("account:work", "claude:account:work"),
-    ] {
-        w.sb.env("AGENT_CLAUDE_LOGIN", told);
-        statusline(&w.sb, &feed(five, week));
-        assert!(windows_json(&w.sb)["logins"][key].is_array(), "{key}");
-    }
+    statusline(&w.sb, &feed(five, week));
+    let config_dir = claude_dir_login(w.sb.home());
+    assert!(windows_json(&w.sb)["logins"][&config_dir].is_array());
+    w.sb.env("AGENT_CLAUDE_LOGIN", "account:work");
+    statusline(&w.sb, &feed(five, week));
+    assert!(windows_json(&w.sb)["logins"]["claude:account:work"].is_array());
+
     // A value that is not a login's name (a token pasted there) is never a key.
     w.sb.env("AGENT_CLAUDE_LOGIN", token);
     statusline(&w.sb, &feed(five, week));
     for (path, text) in w.sb.state_files() {
         assert!(!text.contains(token), "token in {}", path.display());
     }
-    let config_dir = format!("claude:{}", w.sb.home().join(".claude").display());
-    assert!(windows_json(&w.sb)["logins"][&config_dir].is_array());
+    assert_eq!(
+        windows_json(&w.sb)["logins"]
+            .as_object()
+            .map(|logins| logins.len()),
+        Some(2),
+        "{}",
+        windows_json(&w.sb)
+    );
 }
 
 #[test]
@@ -443,20 +444,21 @@ fn a_full_window_fed_by_a_claude_code_started_by_hand_on_a_token_parks_the_next_
     let w = world();
     w.sb.write_config(crate::world::CLAUDE_THEN_CODEX);
     let token = "sk-ant-oat01-SECRET-by-hand-token-0123456789abcdef";
-    // Claude Code started by hand with the token runs agent's statusline in its own
-    // environment: the token is there, and nobody told it a login's name.
-    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
+    // Claude Code started by hand with the token runs agent's statusline without it (it
+    // hides the token from its statusLine command), and nobody told it a login's name.
+    w.sb.env_remove("CLAUDE_CODE_OAUTH_TOKEN");
     w.sb.env_remove("AGENT_CLAUDE_LOGIN");
     let (five, week) = resets();
     let (code, line, stderr) = statusline(&w.sb, &full_five_hour_feed(five, week));
     assert_eq!(code, Some(0), "{stderr}");
     let windows = windows_json(&w.sb);
     assert!(
-        windows["logins"][claude_token_login(token)].is_array(),
+        windows["logins"][claude_dir_login(w.sb.home())].is_array(),
         "{windows}"
     );
 
-    // agent with the same token in its environment: the same login, parked.
+    // agent with the token in its environment: the same login, parked.
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", token);
     let run = w.sb.run(&["-p", "hi"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(w.sb.calls("claude").is_empty(), "the parked login ran");

@@ -7,10 +7,12 @@
 //! - **Credential variables**: `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` (a key or a
 //!   proxy's token: no subscription login) and `CLAUDE_CODE_OAUTH_TOKEN` (a subscription
 //!   token, usually `claude setup-token`'s).
-//! - **Login identity**: an `oauth` account's name; else, with `CLAUDE_CODE_OAUTH_TOKEN`
-//!   set, that token, named by its fingerprint ([`token_identity`]) — the same whether
-//!   agent started Claude Code or the user did, since both see the same token; else the
-//!   configuration directory (one login per directory).
+//! - **Login identity**: an `oauth` account's name (agent launched it and tells its
+//!   statusline the name); else the configuration directory — one login per directory,
+//!   also when Claude Code runs on a subscription token in `CLAUDE_CODE_OAUTH_TOKEN`:
+//!   Claude Code hides that variable from its statusLine command (2.1.197 and 2.1.332), so
+//!   the directory is the one name a Claude Code started by hand, its statusline and the
+//!   next launch on the same token all see. An API key is no login.
 //! - **Records**: transcripts under `<home>/projects/<slug>/<session>.jsonl`.
 //! - **Model**: `$ANTHROPIC_MODEL`, else `model` in `<home>/settings.json`.
 
@@ -48,17 +50,16 @@ pub fn login_identity(env: &Env, account: Option<Account>) -> Option<String> {
         Some(_) => return None,
         None => {}
     }
-    // The first credential variable set is what Claude Code sends: a key is no login, a
-    // subscription token (in its own variable, or `sk-ant-oat…` in another) is its login.
+    // The first credential variable set is what Claude Code sends: a key is no login; a
+    // subscription token (in its own variable, or `sk-ant-oat…` in another) is a login
+    // named, like a stored one, by the directory it runs in — the name its statusline can
+    // see (the token it cannot).
     let given = CREDENTIAL_VARS
         .iter()
         .find_map(|var| env.get(var).map(|value| (*var, value)));
     match given {
-        Some((var, token)) if var == OAUTH_TOKEN_VAR || is_subscription_token(&token) => {
-            Some(token_identity(&token))
-        }
-        Some(_) => None,
-        None => home(env).map(|dir| dir.to_string_lossy().into_owned()),
+        Some((var, token)) if var != OAUTH_TOKEN_VAR && !is_subscription_token(&token) => None,
+        _ => home(env).map(|dir| dir.to_string_lossy().into_owned()),
     }
 }
 

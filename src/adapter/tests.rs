@@ -212,30 +212,37 @@ fn gemini_cli_home_moves_the_settings_the_model_is_read_from() {
 }
 
 #[test]
-fn a_claude_token_is_its_login_named_by_a_fingerprint_never_by_the_token() {
+fn a_claude_token_is_the_login_of_the_directory_it_runs_in_as_its_statusline_sees_it() {
     let token = "sk-ant-oat01-secret-value";
-    let set = vars(&[("HOME", "/h"), ("CLAUDE_CODE_OAUTH_TOKEN", token)]);
-    let key = Family::Claude.login_key(&Env::only(&set), None).unwrap();
-    assert!(key.starts_with("claude:token:"), "{key}");
+    // Claude Code on a token, and its statusLine command, which it does not show the token.
+    let on_token = vars(&[("HOME", "/h"), ("CLAUDE_CODE_OAUTH_TOKEN", token)]);
+    let statusline = vars(&[("HOME", "/h")]);
+    let key = Family::Claude
+        .login_key(&Env::only(&on_token), None)
+        .unwrap();
+    assert_eq!(key, "claude:/h/.claude");
+    assert_eq!(
+        Family::Claude.login_key(&Env::only(&statusline), None),
+        Some(key.clone())
+    );
     assert!(!key.contains("sk-ant") && !key.contains("secret"), "{key}");
-    assert!(claude::is_token_identity(
-        key.strip_prefix("claude:").unwrap()
-    ));
-    // The same token, with another config dir: the same login.
+    // Another directory is another login, whatever the token.
     let moved = vars(&[
         ("CLAUDE_CONFIG_DIR", "/x"),
         ("CLAUDE_CODE_OAUTH_TOKEN", token),
     ]);
     assert_eq!(
-        Family::Claude.login_key(&Env::only(&moved), None),
-        Some(key.clone())
+        Family::Claude
+            .login_key(&Env::only(&moved), None)
+            .as_deref(),
+        Some("claude:/x")
     );
-    let other = vars(&[("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-another")]);
-    assert_ne!(
-        Family::Claude.login_key(&Env::only(&other), None),
+    // A subscription token in the other variable is a login too; a key is none.
+    let in_auth = vars(&[("HOME", "/h"), ("ANTHROPIC_AUTH_TOKEN", token)]);
+    assert_eq!(
+        Family::Claude.login_key(&Env::only(&in_auth), None),
         Some(key)
     );
-    // A key beside it means no subscription login at all.
     let keyed = vars(&[
         ("CLAUDE_CODE_OAUTH_TOKEN", token),
         ("ANTHROPIC_API_KEY", "sk-ant-api03-x"),

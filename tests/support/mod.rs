@@ -15,10 +15,9 @@ pub mod sandbox;
 pub use mock_api::{MockApi, Reply, Request, Rule, Usage};
 pub use sandbox::{FakeCli, Invocation, Run, Sandbox};
 
-/// The key a Claude login on `token` (given in `CLAUDE_CODE_OAUTH_TOKEN`) is filed under:
-/// `claude:token:` and the token's fingerprint, never the token.
-pub fn claude_token_login(token: &str) -> String {
-    let key = agent::adapter::Family::Claude.key(&agent::adapter::claude::token_identity(token));
-    assert!(!key.contains(token), "{key}");
-    key
+/// The key the Claude login of a sandbox whose home is `home` is filed under — on a
+/// token in `CLAUDE_CODE_OAUTH_TOKEN` too: Claude Code hides the token from its
+/// statusline, so the login is named by its configuration directory.
+pub fn claude_dir_login(home: &std::path::Path) -> String {
+    format!("claude:{}", home.join(".claude").display())
 }
