@@ -28,6 +28,7 @@ pub mod cli;
 // Schema.
 pub mod config;
 // Records, and what a CLI uses.
+pub mod adapter;
 pub mod backend;
 pub mod state;
 // Calls.

@@ -36,7 +36,7 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("command line", &["cli"]),
     ("schema", &["config"]),
     ("records", &["state"]),
-    ("what a CLI uses", &["backend"]),
+    ("what a CLI uses", &["backend", "adapter"]),
     ("calls", &["probe", "accounts", "login"]),
     ("choice and launch", &["launch"]),
     ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
@@ -54,6 +54,9 @@ const ALLOWED_SIDEWAYS: &[(&str, &str)] = &[
     // `[relay] dashboard = true` serves the page beside the routes; the page never calls
     // the relay.
     ("relay", "dashboard"),
+    // An adapter is what agent knows of one CLI; which CLI a backend's command is
+    // (`cli_settings::Family`) is the backend's answer, and the adapter keys on it.
+    ("adapter", "backend"),
 ];
 
 /// Floors that are side by side rather than stacked: neither may import the other.

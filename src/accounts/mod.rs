@@ -30,7 +30,7 @@ pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
         (Family::Codex, _) => crate::backend::cli_settings::codex_config()
             .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
             .unwrap_or_else(|| "OPENAI_API_KEY".into()),
-        (Family::Other, _) => "OPENAI_API_KEY".into(),
+        (Family::Opencode | Family::Other, _) => "OPENAI_API_KEY".into(),
     }
 }
 
@@ -44,7 +44,7 @@ pub fn credential_vars(backend: &Backend, accounts: &[AccountDef]) -> Vec<String
             "CLAUDE_CODE_OAUTH_TOKEN".into(),
         ],
         Family::Gemini => vec!["GEMINI_API_KEY".into(), "GOOGLE_API_KEY".into()],
-        Family::Codex | Family::Other => vec!["OPENAI_API_KEY".into()],
+        Family::Codex | Family::Opencode | Family::Other => vec!["OPENAI_API_KEY".into()],
     };
     for account in accounts.iter().filter(|a| a.backend == backend.name) {
         for var in [

@@ -14,6 +14,8 @@ pub enum Family {
     Claude,
     Codex,
     Gemini,
+    /// opencode (`opencode-ai`): its model is `provider/model`, its records a SQLite file.
+    Opencode,
     Other,
 }
 
@@ -36,6 +38,7 @@ impl Family {
             "claude" => Family::Claude,
             "codex" => Family::Codex,
             "gemini" => Family::Gemini,
+            "opencode" => Family::Opencode,
             _ => Family::Other,
         }
     }
@@ -46,7 +49,7 @@ impl Family {
             Family::Claude => non_empty_env("ANTHROPIC_MODEL").or_else(claude_settings_model),
             Family::Gemini => non_empty_env("GEMINI_MODEL").or_else(gemini_settings_model),
             Family::Codex => codex_config().and_then(|c| c.model),
-            Family::Other => None,
+            Family::Opencode | Family::Other => None,
         }
     }
 }

@@ -249,7 +249,7 @@ pub fn resolve(
             Family::Claude => Api::Anthropic,
             Family::Gemini => Api::Gemini,
             Family::Codex => Api::OpenAi(OpenAiApi::Responses),
-            Family::Other => Api::OpenAi(def.api),
+            Family::Opencode | Family::Other => Api::OpenAi(def.api),
         },
     };
     let url = |default: String| -> Result<String, PlanError> {

@@ -110,7 +110,7 @@ pub fn login_of(config: &Config, rung: &Rung) -> Option<RungLogin> {
                 _ => None,
             }
         }
-        Family::Gemini | Family::Other => None,
+        Family::Gemini | Family::Opencode | Family::Other => None,
     }
 }
 

@@ -343,7 +343,7 @@ fn last_model(family: Family) -> Option<String> {
         Family::Claude => crate::login::Cli::Claude,
         Family::Codex => crate::login::Cli::Codex,
         Family::Gemini => crate::login::Cli::Gemini,
-        Family::Other => return None,
+        Family::Opencode | Family::Other => return None,
     };
     crate::login::last_model::last_model(cli)
 }
