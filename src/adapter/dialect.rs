@@ -538,13 +538,21 @@ pub struct Refusal {
     pub why: String,
 }
 
+impl Refusal {
+    /// "Codex cannot take --foo (why)".
+    pub fn what(&self) -> String {
+        let mut what = format!("{} cannot take {}", self.label, self.flag);
+        if !self.why.is_empty() {
+            what.push_str(&format!(" ({})", self.why));
+        }
+        what
+    }
+}
+
+/// As a rung passed over says it: "Codex cannot take --foo: passed over".
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} cannot take {}", self.label, self.flag)?;
-        if !self.why.is_empty() {
-            write!(f, " ({})", self.why)?;
-        }
-        f.write_str(": passed over")
+        write!(f, "{}: passed over", self.what())
     }
 }
 
