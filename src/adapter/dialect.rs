@@ -254,6 +254,8 @@ pub struct Dialect {
     /// Its own flags (from its `--help`) and whether each takes a value: the user may write
     /// them too, and they pass unchanged.
     pub flags: &'static [(&'static str, bool)],
+    /// What the headless start words are to it (for `--dry-run`).
+    pub headless_why: &'static str,
     /// The exit code of its usage error, when that code means nothing else.
     pub usage_exit: Option<i32>,
 }
@@ -348,6 +350,7 @@ pub const CODEX: Dialect = Dialect {
         ("--all", false),
         ("-V", false),
     ],
+    headless_why: "its headless run; codex's -p is --profile",
     // clap's usage error; codex's own failures exit 1.
     usage_exit: Some(2),
 };
@@ -419,6 +422,7 @@ pub const GEMINI: Dialect = Dialect {
         ("--raw-output", false),
         ("--accept-raw-output-risk", false),
     ],
+    headless_why: "",
     // yargs exits 1 ("Unknown argument: …"), as Gemini CLI's own failures do.
     usage_exit: None,
 };
@@ -490,6 +494,7 @@ pub const OPENCODE: Dialect = Dialect {
         ("--auto", false),
         ("--mini", false),
     ],
+    headless_why: "its headless run; opencode's -p is --password",
     usage_exit: None,
 };
 
@@ -624,15 +629,24 @@ fn os(words: &[&str]) -> Vec<OsString> {
     words.iter().map(OsString::from).collect()
 }
 
-/// One word of the user's, split: `--name=value` → (`--name`, `value`).
-fn split_flag(word: &OsStr) -> Option<(&str, Option<&str>)> {
-    let text = word.to_str()?;
-    if !text.starts_with('-') || text == "-" {
+/// One word of the user's, split when it is a flag: `--name=value` → (`--name`, `value`).
+/// The value keeps its bytes; a flag whose name is not UTF-8 is named lossily.
+fn split_flag(word: &OsStr) -> Option<(String, Option<OsString>)> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let bytes = word.as_bytes();
+    if !bytes.starts_with(b"-") || bytes == b"-" {
         return None;
     }
-    Some(match text.split_once('=') {
-        Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-        _ => (text, None),
+    let at = bytes
+        .iter()
+        .position(|&b| b == b'=')
+        .filter(|_| bytes.starts_with(b"--"));
+    Some(match at {
+        Some(at) => (
+            String::from_utf8_lossy(&bytes[..at]).into_owned(),
+            Some(OsStr::from_bytes(&bytes[at + 1..]).to_os_string()),
+        ),
+        None => (String::from_utf8_lossy(bytes).into_owned(), None),
     })
 }
 
@@ -717,9 +731,10 @@ impl<'a> Translator<'a> {
                 self.prompt.push(word.clone());
                 continue;
             };
+            let name = name.as_str();
             if let Some(flag) = claude_flag(name) {
-                let value: Option<OsString> = match (flag.arity, inline) {
-                    (_, Some(inline)) => Some(inline.into()),
+                let value: Option<OsString> = match (flag.arity, inline.clone()) {
+                    (_, Some(inline)) => Some(inline),
                     (Arity::Flag, None) => None,
                     (Arity::Value, None) => {
                         let next = args.get(i).cloned();
@@ -866,18 +881,15 @@ impl<'a> Translator<'a> {
             (Interactive, _) => self.session_word.clone(),
         };
         if !from.is_empty() {
-            let why = if self.mode == Headless && dialect.command == "codex" {
-                "its headless run; codex's -p is --profile"
-            } else if self.mode == Headless && dialect.command == "opencode" {
-                "its headless run; opencode's -p is --password"
-            } else {
-                ""
-            };
-            let shown = if start.is_empty() && self.mode == Headless {
-                // The prompt flag says it (gemini -p PROMPT).
-                vec![OsString::from("-p PROMPT")]
-            } else {
-                start.clone()
+            let mut shown = start.clone();
+            let why = match (self.mode, dialect.prompt[1]) {
+                (Headless, Prompt::Flag(flag)) if start.is_empty() => {
+                    // The prompt flag says it (gemini -p PROMPT).
+                    shown = os(&[flag, "PROMPT"]);
+                    "its headless run takes the prompt as the flag's value"
+                }
+                (Headless, _) => dialect.headless_why,
+                (Interactive, _) => "",
             };
             self.said(&from, &shown, why);
         }
