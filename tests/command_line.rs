@@ -159,7 +159,13 @@ fn dry_run_on_each_rung_shows_the_command_line_in_its_clis_words_and_the_rule() 
             "codex exec hi",
             Some("dialect:   -p → exec (its headless run; codex's -p is --profile)"),
         ),
-        ("gemini", "gemini -p hi", Some("dialect:   -p → -p PROMPT (its headless run takes the prompt as the flag's value)")),
+        (
+            "gemini",
+            "gemini -p hi",
+            Some(
+                "dialect:   -p → -p PROMPT (its headless run takes the prompt as the flag's value)",
+            ),
+        ),
         (
             "opencode",
             "opencode run hi",
@@ -211,7 +217,8 @@ fn a_slip_of_agents_own_option_is_a_usage_error_with_a_suggestion_and_nothing_ru
 
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(
-        run.stderr.contains("unknown option --stauts: did you mean --status?"),
+        run.stderr
+            .contains("unknown option --stauts: did you mean --status?"),
         "{}",
         run.stderr
     );

@@ -9,7 +9,7 @@
 //! registry, so unchecked: left as given) and any other command take the words unchanged.
 
 use std::ffi::{OsStr, OsString};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use crate::backend::cli_settings::Family;
 
@@ -548,7 +548,7 @@ impl Refusal {
     pub fn what(&self) -> String {
         let mut what = format!("{} cannot take {}", self.label, self.flag);
         if !self.why.is_empty() {
-            what.push_str(&format!(" ({})", self.why));
+            let _ = write!(what, " ({})", self.why);
         }
         what
     }
@@ -716,7 +716,7 @@ impl<'a> Translator<'a> {
         };
         let mut line = format!("{from} → {to}");
         if !why.is_empty() {
-            line.push_str(&format!(" ({why})"));
+            let _ = write!(line, " ({why})");
         }
         self.out.rules.push(line);
     }
@@ -797,7 +797,8 @@ impl<'a> Translator<'a> {
                 let Some(model) = value else {
                     return Err(self.refuse(name, "no model given"));
                 };
-                return self.model(name, model);
+                self.model(name, model);
+                return Ok(());
             }
             _ => {}
         }
@@ -833,16 +834,16 @@ impl<'a> Translator<'a> {
         Ok(())
     }
 
-    fn model(&mut self, name: &str, model: OsString) -> Result<(), Refusal> {
+    fn model(&mut self, name: &str, model: OsString) {
         let label = self.dialect.label;
         let text = model.to_string_lossy().into_owned();
         let dropped = match vendor_of_model(&text) {
             Some(vendor) if vendor != self.request.vendor => {
                 Some(format!("{name} {text} is {vendor}'s model"))
             }
-            _ if self.dialect.model_needs_provider && !text.contains('/') => {
-                Some(format!("{name} {text}: {label} names models provider/model"))
-            }
+            _ if self.dialect.model_needs_provider && !text.contains('/') => Some(format!(
+                "{name} {text}: {label} names models provider/model"
+            )),
             _ => None,
         };
         match dropped {
@@ -858,7 +859,6 @@ impl<'a> Translator<'a> {
             }
             None => self.user_model = Some(model),
         }
-        Ok(())
     }
 
     fn finish(mut self) -> Result<Translation, Refusal> {
@@ -900,7 +900,11 @@ impl<'a> Translator<'a> {
         };
         if let Some(model) = model {
             let words = vec![OsString::from(dialect.model_flag), model];
-            if self.request.model.is_some_and(|m| OsStr::new(m) != words[1]) {
+            if self
+                .request
+                .model
+                .is_some_and(|m| OsStr::new(m) != words[1])
+            {
                 self.said("--model", &words, "the user's, in place of the rung's");
             } else {
                 self.said("the rung's model", &words, "");
@@ -984,7 +988,10 @@ mod tests {
     /// Every form × every CLI: what the dialect says for each (`None`: passed over).
     #[test]
     fn every_form_in_every_dialect() {
-        type Row = (&'static [&'static str], [Option<&'static [&'static str]>; 3]);
+        type Row = (
+            &'static [&'static str],
+            [Option<&'static [&'static str]>; 3],
+        );
         let rows: &[Row] = &[
             (
                 &["-p", "explain this bug"],
@@ -1158,7 +1165,10 @@ mod tests {
     fn the_rungs_own_model_goes_with_the_clis_model_flag_after_the_start() {
         let out = run_with(&CODEX, &["-p", "hi"], Some("gpt-5-codex")).unwrap();
         assert_eq!(out.argv, os(&["exec", "-m", "gpt-5-codex", "hi"]));
-        assert!(out.rules.iter().any(|r| r.starts_with("-p → exec")), "{out:?}");
+        assert!(
+            out.rules.iter().any(|r| r.starts_with("-p → exec")),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -243,7 +243,10 @@ fn same_failure(why_not: &[(String, String)]) -> Option<String> {
         return None;
     }
     let how = if codes.iter().all(|code| *code == codes[0]) {
-        format!("every rung that ran exited {} at once, the same way", codes[0])
+        format!(
+            "every rung that ran exited {} at once, the same way",
+            codes[0]
+        )
     } else {
         "every rung that ran failed at once".to_string()
     };
