@@ -1,5 +1,6 @@
 //! The command line: agent's own flags (a fixed set of long options), and the split that
-//! leaves every other word for the CLI it launches, unchanged and in order.
+//! leaves every other word, in order, for the CLI it launches (translated there by
+//! `adapter::dialect`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -15,13 +16,18 @@ pub use crate::term::ColorWhen;
 use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser};
 
 const AFTER_HELP: &str = "\
-Every argument that is not one of agent's options passes through to the chosen CLI unchanged
-and in order; `--` ends agent's options (everything after it passes through). In a launch,
-`--json` also passes through (codex uses it); it is agent's only next to a report flag.
+Every argument that is not one of agent's options is Claude Code's command line and passes to
+the chosen CLI in order: unchanged to Claude Code, in its own words to Codex, Gemini CLI and
+opencode (-p → `codex exec`, `gemini -p`, `opencode run`; -c, --model, --output-format and
+the permission flags likewise); a rung whose CLI cannot take a flag is passed over, and a CLI
+that refuses the arguments stops the fallback. `agent --dry-run ARGS` shows the words and the
+rules; `translate = false` under [backends.NAME] passes them unchanged. `--` ends agent's
+options (everything after it passes through). In a launch, `--json` also passes through
+(codex uses it); it is agent's only next to a report flag.
 
 Examples:
   agent                          auto-pick the best live rung and run it
-  agent -p \"explain this bug\"    arguments pass straight through to the chosen CLI
+  agent -p \"explain this bug\"    Claude Code's words; `codex exec …` on a Codex rung
   agent --use gemini             force a backend: no probes, no fallback
   agent --use claude:sonnet      force backend and model (aliases map to full ids)
   agent --dry-run -p hi          show what would run, and why; run nothing
@@ -190,7 +196,7 @@ pub struct Cli {
     #[arg(skip)]
     pub near_miss: Option<(String, String)>,
 
-    /// Arguments for the launched CLI, passed through unchanged
+    /// Claude Code's command line, for the launched CLI: unchanged, or in its own words
     #[arg(
         value_name = "ARGS FOR THE CLI",
         trailing_var_arg = true,
