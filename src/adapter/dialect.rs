@@ -98,12 +98,10 @@ pub const CLAUDE_FLAGS: &[ClaudeFlag] = &[
             "--input-format",
             "--json-schema",
             "--max-budget-usd",
-            "--max-turns",
             "--mcp-config",
             "-n",
             "--name",
             "--permission-prompts",
-            "--permission-prompt-tool",
             "--plugin-dir",
             "--plugin-url",
             "--remote-control-session-name-prefix",
@@ -111,8 +109,6 @@ pub const CLAUDE_FLAGS: &[ClaudeFlag] = &[
             "--setting-sources",
             "--settings",
             "--system-prompt",
-            "--system-prompt-file",
-            "--append-system-prompt-file",
             "--system-prompt-snapshot",
             "--tools",
         ],
@@ -151,7 +147,6 @@ pub const CLAUDE_FLAGS: &[ClaudeFlag] = &[
             "--ide",
             "--include-hook-events",
             "--include-partial-messages",
-            "--mcp-debug",
             "--no-chrome",
             "--no-session-persistence",
             "--replay-user-messages",
@@ -874,6 +869,13 @@ impl<'a> Translator<'a> {
             };
             return Err(self.refuse(what, why));
         };
+        if self.session == Pick && !self.prompt.is_empty() {
+            // `codex resume PROMPT` would read the prompt as a session's name.
+            return Err(self.refuse(
+                format!("{} with a prompt", self.session_word),
+                "its picker takes no prompt",
+            ));
+        }
         let start = os(start);
         let from = match (self.mode, self.session) {
             (Headless, New) => "-p".to_string(),
@@ -1026,6 +1028,7 @@ mod tests {
                 ],
             ),
             (&["--resume"], [Some(&["resume"]), None, None]),
+            (&["fix it", "--resume"], [None, None, None]),
             (&["--resume", "0b7c-session"], [None, None, None]),
             (
                 &["-p", "hi", "--model", "gpt-5.1"],
@@ -1274,6 +1277,106 @@ mod tests {
                 }
             }
             assert!(dialect.own_flag(dialect.model_flag) == Some(true));
+        }
+    }
+
+    /// Each CLI's `--help` at the version its table names, as captured from the npm
+    /// registry's release (`tests/fixtures/help/`).
+    fn help_of(command: &str) -> &'static str {
+        match command {
+            "claude" => include_str!("../../tests/fixtures/help/claude-2.1.332.txt"),
+            "codex" => include_str!("../../tests/fixtures/help/codex-0.171.0.txt"),
+            "gemini" => include_str!("../../tests/fixtures/help/gemini-0.61.0.txt"),
+            "opencode" => include_str!("../../tests/fixtures/help/opencode-1.18.33.txt"),
+            _ => panic!("no help captured for {command}"),
+        }
+    }
+
+    /// Every flag a help text defines, with what follows it: `Some(true)` a value
+    /// (`<X>`, yargs' `[string]`), `None` an optional one (`[X]`), `Some(false)` none.
+    fn defined_flags(help: &str) -> Vec<(String, Option<bool>)> {
+        let lines: Vec<&str> = help.lines().collect();
+        let mut flags = Vec::new();
+        for (at, line) in lines.iter().enumerate() {
+            let trimmed = line.trim_start();
+            // A definition is indented a little; a description's wrapped line, far.
+            let indent = line.len() - trimmed.len();
+            if !trimmed.starts_with('-') || indent == 0 || indent > 8 {
+                continue;
+            }
+            let definition = trimmed.split("  ").next().unwrap_or(trimmed);
+            let tokens: Vec<&str> = definition
+                .split([' ', ','])
+                .filter(|t| !t.is_empty())
+                .collect();
+            let typed = |kinds: &[&str]| {
+                // A type wrapped onto the next line, unless that line is the next flag.
+                let next = lines
+                    .get(at + 1)
+                    .copied()
+                    .filter(|l| !l.trim_start().starts_with('-'))
+                    .unwrap_or("");
+                kinds.iter().any(|k| line.contains(k) || next.contains(k))
+            };
+            for (i, token) in tokens.iter().enumerate() {
+                if !token.starts_with('-') {
+                    continue;
+                }
+                let after = tokens[i + 1..].iter().find(|t| !t.starts_with('-'));
+                let arity = match after {
+                    Some(t) if t.starts_with('<') => Some(true),
+                    Some(t) if t.starts_with('[') => None,
+                    _ => Some(typed(&["[string]", "[array]", "[number]"])),
+                };
+                let name = token.split('=').next().unwrap_or(token);
+                flags.push((name.to_string(), arity));
+            }
+        }
+        flags
+    }
+
+    /// The tables against the CLIs' own `--help`: every flag a dialect names is one its CLI
+    /// defines, taking a value exactly when the help says it does; and every flag Claude
+    /// Code's help defines is in [`CLAUDE_FLAGS`] with its arity, so its values are never
+    /// read as a prompt.
+    #[test]
+    fn the_tables_match_each_clis_help_at_the_version_named() {
+        for dialect in DIALECTS {
+            let defined = defined_flags(help_of(dialect.command));
+            for (flag, takes_value) in dialect.flags {
+                let found = defined.iter().find(|(name, _)| name == flag);
+                let Some((_, arity)) = found else {
+                    panic!(
+                        "{} {}: no {flag} in its --help",
+                        dialect.command, dialect.checked
+                    );
+                };
+                assert_eq!(
+                    *arity,
+                    Some(*takes_value),
+                    "{} {}: {flag} takes a value?",
+                    dialect.command,
+                    dialect.checked
+                );
+            }
+        }
+        let defined = defined_flags(help_of("claude"));
+        for (name, arity) in &defined {
+            let flag = claude_flag(name).unwrap_or_else(|| panic!("Claude Code's {name}"));
+            let expected = match flag.arity {
+                Arity::Flag => Some(false),
+                Arity::Value => Some(true),
+                Arity::Optional => None,
+            };
+            assert_eq!(*arity, expected, "Claude Code's {name} takes a value?");
+        }
+        for flag in CLAUDE_FLAGS {
+            for name in flag.names {
+                assert!(
+                    defined.iter().any(|(defined, _)| defined == name),
+                    "Claude Code 2.1.332 has no {name}"
+                );
+            }
         }
     }
 
