@@ -194,7 +194,7 @@ fn a_flag_no_other_cli_takes_passes_those_rungs_over_before_running_them() {
     );
     assert!(
         run.stderr.contains(
-            "every rung that ran exited 1 at once, the same way: the likeliest cause is the arguments, not an outage (Codex cannot take --bogus-flag"
+            "the one rung that ran exited 1 at once: the likeliest cause is the arguments, not an outage (Codex cannot take --bogus-flag"
         ),
         "{}",
         run.stderr

@@ -894,6 +894,10 @@ impl<'a> Translator<'a> {
                 (Interactive, _) => "",
             };
             self.said(&from, &shown, why);
+            // The start is said first, as it comes first.
+            if let Some(line) = self.out.rules.pop() {
+                self.out.rules.insert(0, line);
+            }
         }
         let mut argv = start;
         let model = match self.user_model.take() {
@@ -914,7 +918,7 @@ impl<'a> Translator<'a> {
             argv.extend(words);
         }
         argv.append(&mut self.flags);
-        let prompt = self.prompt;
+        let prompt = std::mem::take(&mut self.prompt);
         let index = usize::from(self.mode == Headless);
         match dialect.prompt[index] {
             Prompt::Words => argv.extend(prompt),
@@ -923,11 +927,9 @@ impl<'a> Translator<'a> {
                 if !prompt.is_empty() || self.mode == Headless {
                     argv.push(flag.into());
                     argv.push(join(&prompt).unwrap_or_default());
-                    let words = [flag.to_string(), "PROMPT".to_string()];
                     if self.mode == Interactive {
-                        self.out
-                            .rules
-                            .push(format!("PROMPT → {} (its prompt flag)", words.join(" ")));
+                        // opencode's positional is a project path.
+                        self.said("PROMPT", &os(&[flag, "PROMPT"]), "its first prompt");
                     }
                 }
             }

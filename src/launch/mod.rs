@@ -242,7 +242,9 @@ fn same_failure(why_not: &[(String, String)]) -> Option<String> {
     if codes.is_empty() || codes.len() + refused.len() < 2 {
         return None;
     }
-    let how = if codes.iter().all(|code| *code == codes[0]) {
+    let how = if codes.len() == 1 {
+        format!("the one rung that ran exited {} at once", codes[0])
+    } else if codes.iter().all(|code| *code == codes[0]) {
         format!(
             "every rung that ran exited {} at once, the same way",
             codes[0]
