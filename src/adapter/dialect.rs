@@ -1133,6 +1133,23 @@ mod tests {
                 &["--output-format", "json"],
                 [Some(&[]), Some(&[]), Some(&[])],
             ),
+            (
+                &["--permission-mode", "bypassPermissions"],
+                [
+                    Some(&["--dangerously-bypass-approvals-and-sandbox"]),
+                    Some(&["--yolo"]),
+                    Some(&["--auto"]),
+                ],
+            ),
+            (&["--permission-mode", "dontAsk"], [None, None, None]),
+            (
+                &["-p", "hi", "--debug", "api", "--fallback-model", "sonnet"],
+                [
+                    Some(&["exec", "hi"]),
+                    Some(&["-p", "hi"]),
+                    Some(&["run", "hi"]),
+                ],
+            ),
             (&["--system-prompt", "be brief"], [None, None, None]),
             (&["--bogus-flag"], [None, None, None]),
             (
