@@ -185,13 +185,22 @@ pub struct Start {
     pub mode: Mode,
     pub session: Session,
     pub words: &'static [&'static str],
+    /// The CLI's flags this start's sub-command lacks (`codex exec resume` has no
+    /// `--sandbox`).
+    pub without: &'static [&'static str],
 }
 
-const fn start(mode: Mode, session: Session, words: &'static [&'static str]) -> Start {
+const fn start(
+    mode: Mode,
+    session: Session,
+    words: &'static [&'static str],
+    without: &'static [&'static str],
+) -> Start {
     Start {
         mode,
         session,
         words,
+        without,
     }
 }
 
@@ -258,16 +267,77 @@ pub struct Dialect {
 use Mode::{Headless, Interactive};
 use Session::{Last, New, Pick};
 
+/// `codex exec`'s flags, which its TUI (`codex`, `codex resume`) does not take.
+const CODEX_EXEC_ONLY: &[&str] = &[
+    "--skip-git-repo-check",
+    "--trust",
+    "--ephemeral",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "--output-schema",
+    "--color",
+    "--json",
+    "-o",
+    "--output-last-message",
+];
+/// What `codex` (its TUI, no sub-command) does not take: `exec`'s flags and `resume`'s.
+const CODEX_TUI_LACKS: &[&str] = &[
+    "--skip-git-repo-check",
+    "--trust",
+    "--ephemeral",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "--output-schema",
+    "--color",
+    "--json",
+    "-o",
+    "--output-last-message",
+    "--last",
+    "--all",
+];
+/// The TUI's flags `codex exec` does not take.
+const CODEX_EXEC_LACKS: &[&str] = &[
+    "-a",
+    "--ask-for-approval",
+    "--search",
+    "--no-alt-screen",
+    "--no-daemon",
+    "--last",
+    "--all",
+];
+
 pub const CODEX: Dialect = Dialect {
     command: "codex",
     label: "Codex",
     checked: "0.171.0",
     starts: &[
-        start(Interactive, New, &[]),
-        start(Interactive, Last, &["resume", "--last"]),
-        start(Interactive, Pick, &["resume"]),
-        start(Headless, New, &["exec"]),
-        start(Headless, Last, &["exec", "resume", "--last"]),
+        start(Interactive, New, &[], CODEX_TUI_LACKS),
+        start(Interactive, Last, &["resume", "--last"], CODEX_EXEC_ONLY),
+        start(Interactive, Pick, &["resume"], CODEX_EXEC_ONLY),
+        start(Headless, New, &["exec"], CODEX_EXEC_LACKS),
+        start(
+            Headless,
+            Last,
+            &["exec", "resume", "--last"],
+            &[
+                "--oss",
+                "--local-provider",
+                "--profile",
+                "-s",
+                "--sandbox",
+                "--approve-for-me",
+                "-C",
+                "--cd",
+                "--add-dir",
+                "-a",
+                "--ask-for-approval",
+                "--search",
+                "--no-alt-screen",
+                "--no-daemon",
+                "--color",
+                "-V",
+            ],
+        ),
     ],
     prompt: [Prompt::Joined, Prompt::Joined],
     model_flag: "-m",
@@ -355,10 +425,10 @@ pub const GEMINI: Dialect = Dialect {
     label: "Gemini CLI",
     checked: "0.61.0",
     starts: &[
-        start(Interactive, New, &[]),
-        start(Interactive, Last, &["--resume", "latest"]),
-        start(Headless, New, &[]),
-        start(Headless, Last, &["--resume", "latest"]),
+        start(Interactive, New, &[], &[]),
+        start(Interactive, Last, &["--resume", "latest"], &[]),
+        start(Headless, New, &[], &[]),
+        start(Headless, Last, &["--resume", "latest"], &[]),
     ],
     // Gemini CLI refuses a positional prompt beside -p.
     prompt: [Prompt::Joined, Prompt::Flag("-p")],
@@ -422,15 +492,36 @@ pub const GEMINI: Dialect = Dialect {
     usage_exit: None,
 };
 
+/// `opencode run`'s flags, which its TUI does not take.
+const OPENCODE_RUN_ONLY: &[&str] = &[
+    "--command",
+    "--share",
+    "--format",
+    "-f",
+    "--file",
+    "--title",
+    "--attach",
+    "--password",
+    "-u",
+    "--username",
+    "--dir",
+    "--variant",
+    "--thinking",
+    "-i",
+    "--interactive",
+];
+/// The TUI's flags `opencode run` does not take.
+const OPENCODE_TUI_ONLY: &[&str] = &["--hostname", "--mini"];
+
 pub const OPENCODE: Dialect = Dialect {
     command: "opencode",
     label: "opencode",
     checked: "1.18.33",
     starts: &[
-        start(Interactive, New, &[]),
-        start(Interactive, Last, &["-c"]),
-        start(Headless, New, &["run"]),
-        start(Headless, Last, &["run", "-c"]),
+        start(Interactive, New, &[], OPENCODE_RUN_ONLY),
+        start(Interactive, Last, &["-c"], OPENCODE_RUN_ONLY),
+        start(Headless, New, &["run"], OPENCODE_TUI_ONLY),
+        start(Headless, Last, &["run", "-c"], OPENCODE_TUI_ONLY),
     ],
     // Its TUI's positional is a project path; the prompt is --prompt.
     prompt: [Prompt::Flag("--prompt"), Prompt::Words],
@@ -574,11 +665,10 @@ impl Dialect {
         self.rules.iter().find(|r| r.form == form)
     }
 
-    fn start(&self, mode: Mode, session: Session) -> Option<&'static [&'static str]> {
+    fn start(&self, mode: Mode, session: Session) -> Option<&Start> {
         self.starts
             .iter()
             .find(|s| s.mode == mode && s.session == session)
-            .map(|s| s.words)
     }
 }
 
@@ -876,7 +966,20 @@ impl<'a> Translator<'a> {
                 "its picker takes no prompt",
             ));
         }
-        let start = os(start);
+        if let Some(lacking) = self
+            .flags
+            .iter()
+            .find(|word| start.without.iter().any(|w| OsStr::new(w) == *word))
+        {
+            let lacking = lacking.to_string_lossy().into_owned();
+            let why = format!(
+                "`{} {}` has no {lacking}",
+                dialect.command,
+                start.words.join(" ")
+            );
+            return Err(self.refuse(lacking, why));
+        }
+        let start = os(start.words);
         let from = match (self.mode, self.session) {
             (Headless, New) => "-p".to_string(),
             (Headless, _) => format!("-p {}", self.session_word),
@@ -1030,6 +1133,21 @@ mod tests {
                 ],
             ),
             (&["--resume"], [Some(&["resume"]), None, None]),
+            (
+                &["-p", "-c", "--permission-mode", "plan", "go on"],
+                [
+                    None,
+                    Some(&[
+                        "--resume",
+                        "latest",
+                        "--approval-mode",
+                        "plan",
+                        "-p",
+                        "go on",
+                    ]),
+                    Some(&["run", "-c", "--agent", "plan", "go on"]),
+                ],
+            ),
             (&["fix it", "--resume"], [None, None, None]),
             (&["--resume", "0b7c-session"], [None, None, None]),
             (
@@ -1151,6 +1269,11 @@ mod tests {
                 ],
             ),
             (&["--system-prompt", "be brief"], [None, None, None]),
+            (
+                &["-p", "hi", "--json"],
+                [Some(&["exec", "--json", "hi"]), None, None],
+            ),
+            (&["--json"], [None, None, None]),
             (&["--bogus-flag"], [None, None, None]),
             (
                 &["-p", "hi", "--skip-git-repo-check"],
@@ -1377,6 +1500,36 @@ mod tests {
                     dialect.command,
                     dialect.checked
                 );
+            }
+        }
+        // Where a help is captured per sub-command, each start takes exactly the flags its
+        // sub-command's help defines, less those it says it lacks.
+        for dialect in DIALECTS {
+            let help = help_of(dialect.command);
+            for start in dialect.starts {
+                let mut heading = vec!["###", dialect.command];
+                heading.extend(start.words.iter().take_while(|w| !w.starts_with('-')));
+                heading.push("--help");
+                let heading = heading.join(" ");
+                let Some(section) = help.split(&format!("{heading}\n")).nth(1) else {
+                    assert!(!help.contains("### "), "no {heading} captured");
+                    continue;
+                };
+                let section = section.split("### ").next().unwrap_or(section);
+                let defined = defined_flags(section);
+                for word in start.without {
+                    assert!(
+                        !defined.iter().any(|(name, _)| name == word),
+                        "{heading}: defines {word}"
+                    );
+                }
+                for (flag, _) in dialect.flags {
+                    assert!(
+                        start.without.contains(flag)
+                            || defined.iter().any(|(name, _)| name == flag),
+                        "{heading}: has no {flag}, and `without` does not say so"
+                    );
+                }
             }
         }
         let defined = defined_flags(help_of("claude"));
