@@ -27,6 +27,9 @@ pub enum ErrorClass {
     CredentialsMissing,
     BinaryMissing,
     Misconfigured,
+    /// The user's arguments: a flag the rung's CLI cannot take (passed over before it
+    /// runs), or the CLI's own usage error. Says nothing about the rung's health.
+    BadArguments,
     /// Not sent: the daily budget refused the call. Says nothing about the rung's health.
     Budget,
 }
@@ -47,6 +50,7 @@ impl ErrorClass {
             ErrorClass::CredentialsMissing => "credentials_missing",
             ErrorClass::BinaryMissing => "binary_missing",
             ErrorClass::Misconfigured => "misconfigured",
+            ErrorClass::BadArguments => "bad_arguments",
             ErrorClass::Budget => "budget_exhausted",
         }
     }
@@ -55,7 +59,10 @@ impl ErrorClass {
     pub fn is_local(self) -> bool {
         matches!(
             self,
-            ErrorClass::CredentialsMissing | ErrorClass::BinaryMissing | ErrorClass::Misconfigured
+            ErrorClass::CredentialsMissing
+                | ErrorClass::BinaryMissing
+                | ErrorClass::Misconfigured
+                | ErrorClass::BadArguments
         )
     }
 }

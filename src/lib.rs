@@ -138,6 +138,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     if cli.check_fallback {
         return report::check_fallback::run(&config, cli.json);
     }
+    refuse_a_slip(&config, &cli)?;
     let options = launch::Options {
         args: &cli.cli_args,
         dry_run: cli.dry_run,
@@ -147,6 +148,30 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Some(spec) => launch::force(&config, spec, &options),
         None => launch::run(&config, &options),
     }
+}
+
+/// `agent --stauts`: a slip of one of agent's own options, and no flag of the CLI that would
+/// run first, is a usage error with the suggestion, before any CLI runs (DESIGN.md §2).
+fn refuse_a_slip(config: &config::Config, cli: &cli::Cli) -> anyhow::Result<()> {
+    let Some((typo, ours)) = &cli.near_miss else {
+        return Ok(());
+    };
+    let first = match &cli.use_backend {
+        Some(spec) => config.backends.get(spec.split(':').next().unwrap_or(spec)),
+        None => config
+            .rungs
+            .first()
+            .and_then(|rung| config.backends.get(&rung.backend)),
+    };
+    let family = first.map_or(backend::cli_settings::Family::Claude, |b| {
+        backend::cli_settings::Family::of_backend(&b.name, &b.command)
+    });
+    if adapter::dialect::is_flag_of(family, typo) {
+        return Ok(());
+    }
+    Err(exit_codes::usage(format!(
+        "unknown option {typo}: did you mean {ours}? (after `--` it would go to the CLI)"
+    )))
 }
 
 /// The state directory, if it exists, must be the user's own and writable by nobody else.

@@ -58,7 +58,8 @@ fn every_anthropic_rung_failing_runs_the_first_independent_rung() {
         w.sb.calls("claude").is_empty(),
         "no Claude Code rung may run"
     );
-    assert_eq!(w.sb.calls("codex")[0].argv, ["-p", "hi"]);
+    // In Codex's words: its -p is --profile.
+    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "hi"]);
     assert!(
         run.stderr
             .contains(&format!("[agent] using Codex ({CODEX_MODEL})")),

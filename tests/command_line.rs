@@ -152,6 +152,88 @@ fn dry_run_json_lists_argv_env_names_and_the_passed_rungs() {
 }
 
 #[test]
+fn dry_run_on_each_rung_shows_the_command_line_in_its_clis_words_and_the_rule() {
+    let w = world();
+    w.sb.fake_cli("opencode").install();
+    let cases = [
+        ("claude", "claude -p hi", None),
+        (
+            "codex",
+            "codex exec hi",
+            Some("dialect:   -p → exec (its headless run; codex's -p is --profile)"),
+        ),
+        (
+            "gemini",
+            "gemini -p hi",
+            Some(
+                "dialect:   -p → -p PROMPT (its headless run takes the prompt as the flag's value)",
+            ),
+        ),
+        (
+            "opencode",
+            "opencode run hi",
+            Some("dialect:   -p → run (its headless run; opencode's -p is --password)"),
+        ),
+    ];
+    for (backend, command, rule) in cases {
+        let probe = if backend == "claude" {
+            "probe_model = \"opus\"\n"
+        } else {
+            ""
+        };
+        w.sb.write_config(&format!(
+            "[backends.opencode]\nlabel = \"opencode\"\ncommand = \"opencode\"\nvendor = \"opencode\"\nprobe = {{ kind = \"none\" }}\n\n[[rungs]]\nbackend = \"{backend}\"\n{probe}"
+        ));
+
+        let run = w.sb.run(&["--dry-run", "-p", "hi"]);
+
+        assert_eq!(run.code, Some(0), "{backend}: {run:?}");
+        let bin = w.sb.bin_dir().display().to_string();
+        assert!(
+            run.stdout
+                .contains(&format!("command:   {bin}/{command}\n")),
+            "{backend}: {}",
+            run.stdout
+        );
+        match rule {
+            Some(rule) => assert!(run.stdout.contains(rule), "{backend}: {}", run.stdout),
+            None => assert!(!run.stdout.contains("dialect:"), "{}", run.stdout),
+        }
+        let json = w.sb.run(&["--dry-run", "--json", "-p", "hi"]);
+        let json: serde_json::Value = serde_json::from_str(&json.stdout).expect("valid JSON");
+        assert_eq!(
+            json["dialect"].as_array().map(Vec::len),
+            Some(usize::from(rule.is_some())),
+            "{backend}: {json}"
+        );
+    }
+    for cli in ["claude", "codex", "gemini", "opencode"] {
+        assert!(w.sb.calls(cli).is_empty(), "a dry run runs nothing");
+    }
+}
+
+#[test]
+fn a_slip_of_agents_own_option_is_a_usage_error_with_a_suggestion_and_nothing_runs() {
+    let w = world();
+
+    let run = w.sb.run(&["--stauts"]);
+
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr
+            .contains("unknown option --stauts: did you mean --status?"),
+        "{}",
+        run.stderr
+    );
+    assert!(w.sb.calls("claude").is_empty());
+    assert_eq!(w.api.posts(), 0, "nothing probed either");
+    // After `--` it is the CLI's word.
+    let run = w.sb.run(&["--", "--stauts"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(w.sb.calls("claude")[0].argv, ["--stauts"]);
+}
+
+#[test]
 fn help_lists_only_what_works_today() {
     let run = Sandbox::new().run(&["--help"]);
 

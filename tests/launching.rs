@@ -1,5 +1,6 @@
-//! Running the chosen CLI: arguments untouched, the exit status passed through, the
-//! fast-fail second net, signals, and `--use`.
+//! Running the chosen CLI: arguments untouched for Claude Code and in its own words for
+//! another CLI, the exit status passed through, the fast-fail second net, bad arguments
+//! that are not an outage, signals, and `--use`.
 
 use std::time::{Duration, Instant};
 
@@ -48,7 +49,7 @@ fn arguments_pass_through_unchanged_and_in_order() {
 }
 
 #[test]
-fn the_top_cli_failing_at_once_runs_the_next_rung_with_identical_arguments() {
+fn the_top_cli_failing_at_once_runs_the_next_rung_with_the_same_request_in_its_words() {
     let w = world();
     w.sb.write_config(CLAUDE_THEN_CODEX);
     w.sb.fake_cli("claude")
@@ -60,7 +61,8 @@ fn the_top_cli_failing_at_once_runs_the_next_rung_with_identical_arguments() {
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "explain this bug"]);
-    assert_eq!(w.sb.calls("codex")[0].argv, ["-p", "explain this bug"]);
+    // Codex's -p is --profile: headless is `codex exec PROMPT`.
+    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "explain this bug"]);
     assert!(
         says_seconds(
             &run.stderr,
@@ -141,13 +143,13 @@ fn the_childs_own_exit_code_passes_through() {
 }
 
 #[test]
-fn every_rung_failing_fast_exits_69_and_says_so() {
+fn every_rung_failing_fast_exits_69_and_names_the_likeliest_cause() {
     let w = world();
     w.sb.write_config(CLAUDE_THEN_CODEX);
     w.sb.fake_cli("claude").exit(1).install();
-    w.sb.fake_cli("codex").exit(2).install();
+    w.sb.fake_cli("codex").exit(1).install();
 
-    let run = w.sb.run(&["--bogus-flag"]);
+    let run = w.sb.run(&["-p", "hi"]);
 
     assert_eq!(run.code, Some(69), "{run:?}");
     assert!(
@@ -160,12 +162,40 @@ fn every_rung_failing_fast_exits_69_and_says_so() {
         run.stderr
     );
     assert!(
-        says_seconds(&run.stderr, "Codex (gpt-test-codex): exited 2 after ", "s"),
+        says_seconds(&run.stderr, "Codex (gpt-test-codex): exited 1 after ", "s"),
         "{}",
         run.stderr
     );
     assert!(
-        run.stderr.contains("if the arguments are wrong for them"),
+        run.stderr.contains(
+            "every rung that ran exited 1 at once, the same way: the likeliest cause is what they share"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_flag_no_other_cli_takes_passes_those_rungs_over_before_running_them() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    w.sb.fake_cli("claude").exit(1).install();
+
+    let run = w.sb.run(&["--bogus-flag"]);
+
+    assert_eq!(run.code, Some(69), "{run:?}");
+    assert!(w.sb.calls("codex").is_empty(), "never run to fail");
+    assert!(
+        run.stderr.contains(
+            "[agent] Codex cannot take --bogus-flag (no flag of Claude Code's or its own): passed over"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "the one rung that ran exited 1 at once: the likeliest cause is the arguments, not an outage (Codex cannot take --bogus-flag"
+        ),
         "{}",
         run.stderr
     );
@@ -392,14 +422,21 @@ fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
     let run = run_command(command, Duration::from_secs(30));
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(recorded_argv_bytes(&w, "claude", 1), expected);
-    assert_eq!(recorded_argv_bytes(&w, "codex", 1), expected);
+    // In Codex's words, the bytes kept: headless is `exec`, the prompt one word.
+    assert_eq!(
+        recorded_argv_bytes(&w, "codex", 1),
+        b"exec\0-m\0\x80\0\xff\xfe caf\xe9 ok\0"
+    );
 
-    // `--use` execs the CLI in agent's place: the same bytes again.
+    // `--use` execs the CLI in agent's place, in its words: the same bytes again.
     let mut command = w.sb.command(&["--use", "gemini"]);
     command.args(words.iter().map(|word| OsStr::from_bytes(word)));
     let run = run_command(command, Duration::from_secs(30));
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(recorded_argv_bytes(&w, "gemini", 1), expected);
+    assert_eq!(
+        recorded_argv_bytes(&w, "gemini", 1),
+        b"-m\0\x80\0-p\0\xff\xfe caf\xe9 ok\0"
+    );
 }
 
 /// Whether `text` says `before`, a whole number of seconds, then `after` (how long a fake
@@ -410,4 +447,148 @@ fn says_seconds(text: &str, before: &str, after: &str) -> bool {
         let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         digits > 0 && rest[digits..].starts_with(after)
     })
+}
+
+/// Claude Code, then Codex, then Gemini CLI.
+const CLAUDE_CODEX_GEMINI: &str = r#"
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+
+[[rungs]]
+backend = "codex"
+
+[[rungs]]
+backend = "gemini"
+"#;
+
+#[test]
+fn a_headless_prompt_falls_to_codex_exec_then_gemini_p() {
+    let w = world();
+    w.sb.write_config(CLAUDE_CODEX_GEMINI);
+    w.sb.fake_cli("claude").exit(1).install();
+    w.sb.fake_cli("codex").exit(1).install();
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "hi"]);
+    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "hi"]);
+    assert_eq!(w.sb.calls("gemini")[0].argv, ["-p", "hi"]);
+}
+
+#[test]
+fn continue_on_a_codex_rung_resumes_its_last_session() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    w.sb.fake_cli("claude").exit(1).install();
+
+    let run = w.sb.run(&["-c"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(w.sb.calls("claude")[0].argv, ["-c"]);
+    // Codex's -c is --config key=value.
+    assert_eq!(w.sb.calls("codex")[0].argv, ["resume", "--last"]);
+}
+
+#[test]
+fn a_claude_model_is_dropped_on_another_vendors_rung_with_a_notice() {
+    let w = world();
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\nrun_model = \"gpt-5-codex\"\n",
+    );
+    w.sb.fake_cli("claude").exit(1).install();
+
+    let run = w.sb.run(&["--model", "sonnet", "-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(
+        w.sb.calls("claude")[0].argv,
+        ["--model", "sonnet", "-p", "hi"]
+    );
+    // The rung's own model, with Codex's model flag.
+    assert_eq!(
+        w.sb.calls("codex")[0].argv,
+        ["exec", "-m", "gpt-5-codex", "hi"]
+    );
+    assert!(
+        run.stderr.contains(
+            "[agent] --model sonnet is anthropic's model: dropped on Codex, which runs gpt-5-codex"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_cli_refusing_the_arguments_stops_the_cascade_and_says_who() {
+    let w = world();
+    w.sb.write_config(CLAUDE_CODEX_GEMINI);
+    w.sb.fake_cli("claude").exit(1).install();
+    // clap's usage error, as codex 0.171 exits on a word it does not know.
+    w.sb.fake_cli("codex")
+        .stderr("error: unexpected argument '--sandbox' found\n")
+        .exit(2)
+        .install();
+
+    let run = w.sb.run(&["-p", "hi", "--sandbox", "nope"]);
+
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        w.sb.calls("gemini").is_empty(),
+        "bad arguments are not an outage"
+    );
+    assert!(
+        run.stderr.contains(
+            "[agent] Codex (gpt-test-codex) refused the arguments (exit 2, its usage error) — not an outage, so no other rung is tried"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("Codex (gpt-test-codex) exited 2"),
+        "not counted as the rung failing: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn translate_false_passes_the_words_unchanged() {
+    let w = world();
+    w.sb.write_config(&format!(
+        "[backends.codex]\ntranslate = false\n{CLAUDE_THEN_CODEX}"
+    ));
+    w.sb.fake_cli("claude").exit(1).install();
+
+    let run = w.sb.run(&["-p", "hi", "--system-prompt", "be brief"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(
+        w.sb.calls("codex")[0].argv,
+        ["-p", "hi", "--system-prompt", "be brief"]
+    );
+}
+
+#[test]
+fn a_flag_codex_cannot_take_passes_it_over_unprobed_and_unrun() {
+    let w = world();
+    w.sb.write_config(CLAUDE_CODEX_GEMINI);
+    w.sb.fake_cli("claude").exit(1).install();
+
+    let run = w.sb.run(&["-p", "hi", "--resume", "0b7c5e2a-session"]);
+
+    assert_eq!(run.code, Some(69), "{run:?}");
+    assert!(w.sb.calls("codex").is_empty() && w.sb.calls("gemini").is_empty());
+    assert_eq!(
+        w.api.posts_for_model(crate::world::CODEX_MODEL),
+        0,
+        "a rung passed over for its arguments is not probed"
+    );
+    assert!(
+        run.stderr.contains(
+            "[agent] Codex cannot take --resume ID (a Claude Code session id never goes to another CLI): passed over"
+        ),
+        "{}",
+        run.stderr
+    );
 }

@@ -30,7 +30,7 @@ pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
         (Family::Codex, _) => crate::backend::cli_settings::codex_config()
             .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
             .unwrap_or_else(|| "OPENAI_API_KEY".into()),
-        (Family::Agy | Family::Other, _) => "OPENAI_API_KEY".into(),
+        (Family::Agy | Family::Opencode | Family::Other, _) => "OPENAI_API_KEY".into(),
     }
 }
 

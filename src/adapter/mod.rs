@@ -15,6 +15,7 @@
 pub mod agy;
 pub mod claude;
 pub mod codex;
+pub mod dialect;
 pub mod gemini;
 pub mod opencode;
 
@@ -93,6 +94,7 @@ pub enum Family {
     Codex,
     Gemini,
     Agy,
+    Opencode,
     /// A program agent has no adapter for: it knows nothing of its home or login.
     Other,
 }
@@ -101,7 +103,13 @@ pub enum Family {
 const OPENAI_STYLE_CREDENTIAL_VARS: &[&str] = &["OPENAI_API_KEY"];
 
 /// The CLIs agent has an adapter for, in the order tables list them.
-pub const ALL: [Family; 4] = [Family::Claude, Family::Codex, Family::Gemini, Family::Agy];
+pub const ALL: [Family; 5] = [
+    Family::Claude,
+    Family::Codex,
+    Family::Gemini,
+    Family::Agy,
+    Family::Opencode,
+];
 
 /// A pool account a rung runs on: its name, and whether it is a subscription login (an
 /// `oauth` account) rather than a key.
@@ -130,6 +138,7 @@ impl Family {
             "codex" => Family::Codex,
             "gemini" => Family::Gemini,
             "agy" => Family::Agy,
+            opencode::COMMAND => Family::Opencode,
             _ => Family::Other,
         }
     }
@@ -141,6 +150,7 @@ impl Family {
             Family::Codex => "codex",
             Family::Gemini => "gemini",
             Family::Agy => "agy",
+            Family::Opencode => opencode::COMMAND,
             Family::Other => "other",
         }
     }
@@ -152,6 +162,7 @@ impl Family {
             Family::Codex => codex::HOME_VARS,
             Family::Gemini => gemini::HOME_VARS,
             Family::Agy => agy::HOME_VARS,
+            Family::Opencode => opencode::HOME_VARIABLES,
             Family::Other => &[],
         }
     }
@@ -163,6 +174,7 @@ impl Family {
             Family::Codex => codex::home(env),
             Family::Gemini => gemini::home(env),
             Family::Agy => agy::home(env),
+            Family::Opencode => opencode::home(env),
             Family::Other => None,
         }
     }
@@ -175,6 +187,7 @@ impl Family {
             Family::Codex => codex::CREDENTIAL_VARS,
             Family::Gemini => gemini::CREDENTIAL_VARS,
             Family::Agy => agy::CREDENTIAL_VARS,
+            Family::Opencode => opencode::CREDENTIAL_VARIABLES,
             Family::Other => OPENAI_STYLE_CREDENTIAL_VARS,
         }
     }
@@ -189,7 +202,8 @@ impl Family {
             Family::Codex => codex::login_identity(env, account),
             Family::Gemini => gemini::login_identity(env, account),
             Family::Agy => agy::login_identity(env, account),
-            Family::Other => None,
+            // Its logins are per provider, and none reports a window agent parks by.
+            Family::Opencode | Family::Other => None,
         }
     }
 
@@ -211,6 +225,10 @@ impl Family {
             Family::Codex => codex::records(env),
             Family::Gemini => gemini::records(env),
             Family::Agy => agy::records(env),
+            Family::Opencode => opencode::home(env)
+                .map(|dir| opencode::database(&dir))
+                .into_iter()
+                .collect(),
             Family::Other => Vec::new(),
         }
     }
@@ -222,7 +240,7 @@ impl Family {
             Family::Codex => codex::MODEL_VAR,
             Family::Gemini => gemini::MODEL_VAR,
             Family::Agy => agy::MODEL_VAR,
-            Family::Other => None,
+            Family::Opencode | Family::Other => None,
         }
     }
 
@@ -233,7 +251,7 @@ impl Family {
             Family::Codex => codex::model_settings(env),
             Family::Gemini => gemini::model_settings(env),
             Family::Agy => agy::model_settings(env),
-            Family::Other => None,
+            Family::Opencode | Family::Other => None,
         }
     }
 
@@ -250,7 +268,7 @@ impl Family {
             Family::Claude => claude::settings_model(env),
             Family::Codex => codex::config(env).and_then(|c| c.model),
             Family::Gemini => gemini::settings_model(env),
-            Family::Agy | Family::Other => None,
+            Family::Agy | Family::Opencode | Family::Other => None,
         }
     }
 }

@@ -63,6 +63,11 @@ pub fn is_opencode(command: &str) -> bool {
         .is_some_and(|name| name == COMMAND)
 }
 
+/// Its data directory in `env` (its home: login store and records).
+pub fn home(env: &super::Env) -> Option<PathBuf> {
+    data_dir_from(env.get("XDG_DATA_HOME").map(PathBuf::from), env.home())
+}
+
 /// Its data directory: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
 pub fn data_dir() -> Option<PathBuf> {
     data_dir_from(

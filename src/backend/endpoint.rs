@@ -254,7 +254,7 @@ pub fn resolve(
             Family::Claude => Api::Anthropic,
             Family::Gemini => Api::Gemini,
             Family::Codex => Api::OpenAi(OpenAiApi::Responses),
-            Family::Agy | Family::Other => Api::OpenAi(def.api),
+            Family::Agy | Family::Opencode | Family::Other => Api::OpenAi(def.api),
         },
     };
     let url = |default: String| -> Result<String, PlanError> {

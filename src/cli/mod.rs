@@ -1,5 +1,6 @@
 //! The command line: agent's own flags (a fixed set of long options), and the split that
-//! leaves every other word for the CLI it launches, unchanged and in order.
+//! leaves every other word, in order, for the CLI it launches (translated there by
+//! `adapter::dialect`).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -15,13 +16,18 @@ pub use crate::term::ColorWhen;
 use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser};
 
 const AFTER_HELP: &str = "\
-Every argument that is not one of agent's options passes through to the chosen CLI unchanged
-and in order; `--` ends agent's options (everything after it passes through). In a launch,
-`--json` also passes through (codex uses it); it is agent's only next to a report flag.
+Every argument that is not one of agent's options is Claude Code's command line and passes to
+the chosen CLI in order: unchanged to Claude Code, in its own words to Codex, Gemini CLI and
+opencode (-p → `codex exec`, `gemini -p`, `opencode run`; -c, --model, --output-format and
+the permission flags likewise); a rung whose CLI cannot take a flag is passed over, and a CLI
+that refuses the arguments stops the fallback. `agent --dry-run ARGS` shows the words and the
+rules; `translate = false` under [backends.NAME] passes them unchanged. `--` ends agent's
+options (everything after it passes through). In a launch, `--json` also passes through
+(codex uses it); it is agent's only next to a report flag.
 
 Examples:
   agent                          auto-pick the best live rung and run it
-  agent -p \"explain this bug\"    arguments pass straight through to the chosen CLI
+  agent -p \"explain this bug\"    Claude Code's words; `codex exec …` on a Codex rung
   agent --use gemini             force a backend: no probes, no fallback
   agent --use claude:sonnet      force backend and model (aliases map to full ids)
   agent --dry-run -p hi          show what would run, and why; run nothing
@@ -185,7 +191,12 @@ pub struct Cli {
     #[arg(long, value_name = "DIR", hide = true)]
     pub generate_completions: Option<PathBuf>,
 
-    /// Arguments for the launched CLI, passed through unchanged
+    /// An unknown `--flag` before `--` that is close to one of agent's own: (as written,
+    /// agent's). Refused unless it is a flag of the CLI that would run (see `lib::run`).
+    #[arg(skip)]
+    pub near_miss: Option<(String, String)>,
+
+    /// Claude Code's command line, for the launched CLI: unchanged, or in its own words
     #[arg(
         value_name = "ARGS FOR THE CLI",
         trailing_var_arg = true,
@@ -223,6 +234,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     let mut theirs: Vec<OsString> = Vec::new();
     // `--json` is kept in place among the CLI's words until we know whether this is a report.
     let mut json_at: Vec<usize> = Vec::new();
+    let mut near_miss: Option<(String, String)> = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let Some(text) = arg.to_str() else {
@@ -261,7 +273,14 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
                     ours.push(value);
                 }
             }
-            None => theirs.push(arg),
+            None => {
+                if near_miss.is_none()
+                    && let Some(ours) = closest_option(&command, name)
+                {
+                    near_miss = Some((format!("--{name}"), format!("--{ours}")));
+                }
+                theirs.push(arg);
+            }
         }
     }
     let matches = command.try_get_matches_from_mut(ours)?;
@@ -274,6 +293,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     }
     // Byte for byte: a word that is not UTF-8 reaches the CLI as it was given.
     cli.cli_args = theirs;
+    cli.near_miss = near_miss;
     Ok(cli)
 }
 
@@ -287,6 +307,50 @@ fn own_option(command: &clap::Command, name: &str) -> Option<bool> {
         .get_arguments()
         .find(|arg| arg.get_long() == Some(name))
         .map(|arg| matches!(arg.get_action(), ArgAction::Set | ArgAction::Append))
+}
+
+/// agent's visible long option closest to `name` (`stauts` → `status`), when it is a slip of
+/// one or two letters: a word that far from all of agent's options is the CLI's.
+fn closest_option(command: &clap::Command, name: &str) -> Option<String> {
+    if name.len() < 3 {
+        return None;
+    }
+    let allowed = if name.len() <= 4 { 1 } else { 2 };
+    command
+        .get_arguments()
+        .filter(|arg| !arg.is_hide_set())
+        .filter_map(|arg| arg.get_long())
+        .chain(["help", "version"])
+        .map(|long| (edit_distance(name, long), long))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, long)| long.to_string())
+}
+
+/// Letters inserted, deleted, changed or swapped with a neighbour to turn `a` into `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 /// Parses a management flag's own arguments (`--budget set --calls 5`). A usage error or
@@ -336,6 +400,28 @@ mod tests {
         assert_eq!(cli.use_backend.as_deref(), Some("gemini"));
         assert_eq!(cli.color, ColorWhen::Never);
         assert_eq!(cli.cli_args, ["hi"]);
+    }
+
+    #[test]
+    fn a_slip_of_agents_own_option_is_noted_and_a_cli_word_is_not() {
+        assert_eq!(
+            split(&["--stauts"]).near_miss,
+            Some(("--stauts".into(), "--status".into()))
+        );
+        assert_eq!(
+            split(&["--dry-rnu", "-p", "hi"]).near_miss,
+            Some(("--dry-rnu".into(), "--dry-run".into()))
+        );
+        for words in [
+            &["--verbose"][..],
+            &["--model", "x"],
+            &["--resume"],
+            &["--continue"],
+            &["--debug"],
+            &["--", "--stauts"],
+        ] {
+            assert_eq!(split(words).near_miss, None, "{words:?}");
+        }
     }
 
     #[test]

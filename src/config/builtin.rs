@@ -104,6 +104,7 @@ fn backend(name: &str, label: &str, command: &str, vendor: &str) -> Backend {
         park_at_percent: None,
         extra_usage: false,
         login_usage: false,
+        translate: true,
         builtin: true,
     }
 }

@@ -86,6 +86,9 @@ pub struct Backend {
     /// Ask Anthropic's undocumented `/api/oauth/usage` for this backend's Claude login's
     /// windows (opt-in: the vendor reserves the login for Claude Code).
     pub login_usage: bool,
+    /// Translate Claude Code's command line into this backend's CLI's words (its dialect);
+    /// `false` passes the user's words unchanged.
+    pub translate: bool,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -213,6 +216,7 @@ struct BackendFile {
     park_at_percent: Option<Spanned<f64>>,
     extra_usage: Option<bool>,
     login_usage: Option<bool>,
+    translate: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -527,6 +531,7 @@ fn merge(
                     park_at_percent: None,
                     extra_usage: false,
                     login_usage: false,
+                    translate: true,
                     builtin,
                 }
             }
@@ -661,6 +666,9 @@ fn overlay(
     if let Some(login_usage) = over.login_usage {
         backend.login_usage = login_usage;
     }
+    if let Some(translate) = over.translate {
+        backend.translate = translate;
+    }
     if let Some(probe) = over.probe {
         let def = &mut backend.probe;
         if let Some(kind) = probe.kind {
@@ -781,6 +789,14 @@ mod tests {
         assert_eq!(gemini.probe.kind, ProbeKind::Gemini);
         assert_eq!(gemini.probe.url.as_deref(), Some("http://x"));
         assert!(config.rungs_are_builtin);
+    }
+
+    #[test]
+    fn translate_is_on_unless_a_backend_turns_it_off() {
+        assert!(load(None).unwrap().backends["codex"].translate);
+        let config = load_text("[backends.codex]\ntranslate = false\n").unwrap();
+        assert!(!config.backends["codex"].translate);
+        assert!(config.backends["gemini"].translate);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! answered once every rung above it has failed.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -103,6 +104,9 @@ pub struct Cascade<'a> {
     probes: HashMap<String, Probe>,
     tx: mpsc::Sender<(String, Outcome)>,
     rx: mpsc::Receiver<(String, Outcome)>,
+    /// The user's words for a launch: a rung whose CLI cannot take them is passed over
+    /// before it is probed or run.
+    args: Option<Vec<OsString>>,
 }
 
 impl<'a> Cascade<'a> {
@@ -120,7 +124,15 @@ impl<'a> Cascade<'a> {
             probes: HashMap::new(),
             tx,
             rx,
+            args: None,
         }
+    }
+
+    /// For a launch of `args`: each rung is judged by whether its CLI can take them.
+    #[must_use]
+    pub fn for_args(mut self, args: &[OsString]) -> Cascade<'a> {
+        self.args = Some(args.to_vec());
+        self
     }
 
     pub fn store(&self) -> &Store {
@@ -135,7 +147,17 @@ impl<'a> Cascade<'a> {
     pub fn rung(&mut self, index: usize) -> &Rung<'a> {
         if self.rungs[index].is_none() {
             let def = &self.config.rungs[index];
-            self.rungs[index] = Some(rung::resolve(self.config, index + 1, def));
+            let mut rung = rung::resolve(self.config, index + 1, def);
+            if let (Some(args), Ok(_)) = (&self.args, &rung.state)
+                && let Err(refusal) = rung.translate(args)
+            {
+                rung.state = Err(rung::Unusable {
+                    class: ErrorClass::BadArguments,
+                    reason: refusal.to_string(),
+                    skip: false,
+                });
+            }
+            self.rungs[index] = Some(rung);
         }
         self.rungs[index].as_ref().expect("resolved above")
     }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
+use crate::adapter::dialect::Translation;
 use crate::config::Backend;
 use crate::exit_codes::UnavailableError;
 use crate::launch::cascade::{Cascade, Choice, Good, Status};
@@ -70,8 +71,11 @@ pub fn print(
     let Ok(ready) = &rung.state else {
         unreachable!("a winner is always ready")
     };
-    let mut argv = rung.command_prefix();
-    argv.extend(args.iter().map(|arg| arg.to_string_lossy().into_owned()));
+    // The cascade passed over every rung whose CLI cannot take the words.
+    let translation = rung
+        .translate(args)
+        .map_err(|refusal| crate::exit_codes::usage(refusal.to_string()))?;
+    let argv = full_argv(&ready.binary.to_string_lossy(), &translation);
     let env_names: Vec<&str> = ready.env.iter().map(|(k, _)| k.as_str()).collect();
     let status = choice
         .winner_status
@@ -100,6 +104,8 @@ pub fn print(
             "probe_model": rung.probe_model,
             "run_model": rung.run_model,
             "argv": argv,
+            "dialect": translation.rules,
+            "notices": translation.notices,
             "env": env_names,
             "env_removed": ready.env_remove,
             "reason": status.reason(),
@@ -117,6 +123,7 @@ pub fn print(
         winner + 1
     );
     let _ = writeln!(out, "command:   {}", shell_join(&argv));
+    dialect_lines(&mut out, &translation);
     let _ = writeln!(out, "env:       {}", env_line(&env_names));
     if !ready.env_remove.is_empty() {
         let _ = writeln!(out, "unset:     {}", ready.env_remove.join(", "));
@@ -134,6 +141,28 @@ pub fn print(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The program, then the words it is given, as the shell would show them.
+fn full_argv(program: &str, translation: &Translation) -> Vec<String> {
+    let mut argv = vec![program.to_string()];
+    argv.extend(
+        translation
+            .argv
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned()),
+    );
+    argv
+}
+
+/// What the dialect did to the user's words, and what it dropped.
+fn dialect_lines(out: &mut String, translation: &Translation) {
+    for rule in &translation.rules {
+        let _ = writeln!(out, "dialect:   {rule}");
+    }
+    for notice in &translation.notices {
+        let _ = writeln!(out, "notice:    {notice}");
+    }
+}
+
 /// The names of the variables a launch adds (never their values).
 fn env_line(names: &[&str]) -> String {
     if names.is_empty() {
@@ -149,11 +178,10 @@ pub fn print_forced(
     run_model: Option<&str>,
     argv: &[String],
     env: &[(String, String)],
-    args: &[OsString],
+    translation: &Translation,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let mut full = argv.to_vec();
-    full.extend(args.iter().map(|arg| arg.to_string_lossy().into_owned()));
+    let full = full_argv(&argv[0], translation);
     let env_names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
     if json {
         emit_json(&json!({
@@ -161,6 +189,8 @@ pub fn print_forced(
             "label": backend.label,
             "run_model": run_model,
             "argv": full,
+            "dialect": translation.rules,
+            "notices": translation.notices,
             "env": env_names,
             "env_removed": backend.env_remove,
             "reason": "forced with --use: no probe, no fallback",
@@ -170,6 +200,7 @@ pub fn print_forced(
     let mut out = String::new();
     let _ = writeln!(out, "would run: {} — forced with --use", backend.label);
     let _ = writeln!(out, "command:   {}", shell_join(&full));
+    dialect_lines(&mut out, translation);
     let _ = writeln!(out, "env:       {}", env_line(&env_names));
     let _ = writeln!(
         out,

@@ -18,7 +18,10 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+use crate::adapter::dialect;
+use crate::backend::cli_settings::Family;
 use crate::config::Config;
+use crate::error_class::ErrorClass;
 use crate::exit_codes::{UnavailableError, usage};
 use crate::launch::cascade::{Cascade, Choice, Good, Status};
 use crate::state::events;
@@ -50,7 +53,8 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         config,
         Store::new(&state_dir),
         crate::state::meter::Meter::new(&state_dir, config.budget),
-    );
+    )
+    .for_args(options.args);
     let mut start = 0;
     // Why each rung was passed over, for the final message if none is left.
     let mut why_not: Vec<(String, String)> = Vec::new();
@@ -95,9 +99,16 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         let Ok(ready) = &rung.state else {
             unreachable!("a winner is always ready")
         };
+        // The cascade passed over every rung whose CLI cannot take the words.
+        let translation = rung
+            .translate(options.args)
+            .map_err(|refusal| usage(refusal.to_string()))?;
+        for notice in &translation.notices {
+            term::notice(notice);
+        }
         let mut command = child::command(
-            &rung.command_prefix(),
-            options.args,
+            &[ready.binary.to_string_lossy().into_owned()],
+            &translation.argv,
             &ready.env,
             &ready.env_remove,
         );
@@ -116,6 +127,14 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         match (ended, verdict) {
             (Ended::Signal(signal), _) => crate::signals::die_by(signal),
             (Ended::Code(code), Verdict::Final) => return Ok(ExitCode::from(exit_byte(code))),
+            (Ended::Code(code), Verdict::FastFail) if refused_arguments(&rung, code) => {
+                // Bad arguments are not an outage: another rung would be handed the same.
+                term::notice(&format!(
+                    "{} refused the arguments (exit {code}, its usage error) — not an outage, so no other rung is tried; `agent --dry-run ARGS` shows the command line it was given",
+                    rung.label()
+                ));
+                return Ok(ExitCode::from(exit_byte(code)));
+            }
             (Ended::Code(code), Verdict::FastFail) => {
                 let reason = format!("exited {code} after {}s", elapsed.as_secs());
                 term::notice(&format!(
@@ -166,6 +185,12 @@ fn learn_windows(
     }
 }
 
+/// Whether `code` is the rung's CLI's usage error: it refused the arguments.
+fn refused_arguments(rung: &rung::Rung, code: i32) -> bool {
+    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    dialect::of(family).is_some_and(|d| d.usage_exit == Some(code))
+}
+
 fn exit_byte(code: i32) -> u8 {
     u8::try_from(code & 0xff).unwrap_or(1)
 }
@@ -175,8 +200,15 @@ fn exit_byte(code: i32) -> u8 {
 fn announce_passed(cascade: &mut Cascade, choice: &Choice, why_not: &mut Vec<(String, String)>) {
     for (index, status) in &choice.passed {
         let label = cascade.rung(*index).label();
-        if let Status::Failed { reason, skip, .. } = status {
-            if !skip {
+        if let Status::Failed {
+            reason,
+            skip,
+            class,
+        } = status
+        {
+            if *class == ErrorClass::BadArguments {
+                term::notice(reason);
+            } else if !skip {
                 term::notice(&format!("{label} unavailable — {reason}"));
             }
             why_not.push((label, reason.clone()));
@@ -189,20 +221,50 @@ fn no_rung_left(why_not: &[(String, String)]) -> anyhow::Error {
     for (label, reason) in why_not {
         let _ = write!(message, "\n  {label}: {reason}");
     }
-    let fast: Vec<&str> = why_not
-        .iter()
-        .filter_map(|(_, reason)| reason.strip_prefix("exited "))
-        .collect();
-    if fast.len() > 1
-        && fast.len()
-            == why_not
-                .iter()
-                .filter(|(_, r)| !r.starts_with("not installed"))
-                .count()
-    {
-        message.push_str("\n  every CLI that ran failed at once: if the arguments are wrong for them, fix those; `agent --dry-run ARGS` shows what would run");
+    if let Some(cause) = same_failure(why_not) {
+        let _ = write!(message, "\n  {cause}");
     }
     anyhow::Error::new(UnavailableError(message))
+}
+
+/// When every rung that ran failed fast the same way (and every other was passed over for
+/// the arguments), what that says and the likeliest cause.
+fn same_failure(why_not: &[(String, String)]) -> Option<String> {
+    let mut codes: Vec<&str> = Vec::new();
+    let mut refused: Vec<&str> = Vec::new();
+    for (_, reason) in why_not {
+        if let Some(rest) = reason.strip_prefix("exited ") {
+            codes.push(rest.split(' ').next().unwrap_or(rest));
+        } else if let Some((flag, _)) = reason.split_once(": passed over") {
+            refused.push(flag);
+        } else if !reason.starts_with("not installed") {
+            return None;
+        }
+    }
+    if codes.is_empty() || codes.len() + refused.len() < 2 {
+        return None;
+    }
+    let how = if codes.len() == 1 {
+        format!("the one rung that ran exited {} at once", codes[0])
+    } else if codes.iter().all(|code| *code == codes[0]) {
+        format!(
+            "every rung that ran exited {} at once, the same way",
+            codes[0]
+        )
+    } else {
+        "every rung that ran failed at once".to_string()
+    };
+    let cause = if refused.is_empty() {
+        "the likeliest cause is what they share — the arguments or the working directory — rather than every vendor at once".to_string()
+    } else {
+        format!(
+            "the likeliest cause is the arguments, not an outage ({})",
+            refused.join("; ")
+        )
+    };
+    Some(format!(
+        "{how}: {cause}; `agent --dry-run ARGS` shows each command line"
+    ))
 }
 
 /// `--use backend[:model]`: no probe, no fallback; exec the CLI in agent's place.
@@ -232,21 +294,24 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
     };
     let env = rung::launch_env(backend)
         .map_err(|unusable| usage(format!("--use {spec}: {}", unusable.reason)))?;
-    let mut argv = vec![binary.to_string_lossy().into_owned()];
-    if let (Some(flag), Some(model)) = (&backend.model_flag, &run_model) {
-        argv.extend([flag.clone(), model.clone()]);
-    }
+    // The user still writes Claude Code's command line: it goes in the CLI's words.
+    let translation = rung::translate_for(backend, run_model.as_deref(), options.args)
+        .map_err(|refusal| usage(format!("--use {spec}: {}", refusal.what())))?;
+    let argv = vec![binary.to_string_lossy().into_owned()];
     if options.dry_run {
         return dry_run::print_forced(
             backend,
             run_model.as_deref(),
             &argv,
             &env,
-            options.args,
+            &translation,
             options.json,
         );
     }
-    let mut command = child::command(&argv, options.args, &env, &backend.env_remove);
+    for notice in &translation.notices {
+        term::notice(notice);
+    }
+    let mut command = child::command(&argv, &translation.argv, &env, &backend.env_remove);
     let label = match &run_model {
         Some(model) => format!("{} ({model})", backend.label),
         None => backend.label.clone(),

@@ -86,7 +86,7 @@ pub fn login_in(family: Family, env: &Env, account: Option<&AccountDef>) -> Opti
             }),
             _ => None,
         },
-        Family::Gemini | Family::Agy | Family::Other => None,
+        Family::Gemini | Family::Agy | Family::Opencode | Family::Other => None,
     }
 }
 

@@ -1,10 +1,12 @@
 //! A rung made concrete: backend, models with aliases resolved, the binary found, the
 //! launch environment expanded and the probe planned — or the local reason it cannot run.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::accounts::AccountDef;
+use crate::adapter::dialect::{self, Refusal, Translation};
 use crate::backend::cli_settings::{Family, bare_model};
 use crate::backend::discover;
 use crate::config::{Backend, Config, ProbeKind, RungDef};
@@ -84,18 +86,35 @@ impl Rung<'_> {
         }
     }
 
-    /// The command line the launch would run, before the user's own arguments.
-    pub fn command_prefix(&self) -> Vec<String> {
-        let Ok(ready) = &self.state else {
-            return Vec::new();
-        };
-        let mut argv = vec![ready.binary.to_string_lossy().into_owned()];
-        if let (Some(flag), Some(model)) = (&self.backend.model_flag, &self.run_model) {
-            argv.push(flag.clone());
-            argv.push(model.clone());
-        }
-        argv
+    /// The words the launch gives its binary: the user's (Claude Code's command line) in
+    /// this rung's CLI's dialect, with the rung's model — or the flag it cannot take.
+    pub fn translate(&self, args: &[OsString]) -> Result<Translation, Refusal> {
+        translate_for(self.backend, self.run_model.as_deref(), args)
     }
+}
+
+/// The user's words for `backend`'s CLI, with `model` (DESIGN.md §16 "Dialects"):
+/// translated unless the backend says `translate = false`.
+pub fn translate_for(
+    backend: &Backend,
+    model: Option<&str>,
+    args: &[OsString],
+) -> Result<Translation, Refusal> {
+    let family = Family::of_backend(&backend.name, &backend.command);
+    let dialect = if backend.translate {
+        dialect::of(family)
+    } else {
+        None
+    };
+    dialect::translate(
+        dialect,
+        &dialect::Request {
+            args,
+            model,
+            model_flag: backend.model_flag.as_deref(),
+            vendor: &backend.vendor,
+        },
+    )
 }
 
 /// Resolves an alias through the backend's `models`; anything else is a full id, verbatim.

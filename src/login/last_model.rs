@@ -14,6 +14,6 @@ pub fn last_model(family: Family, env: &Env) -> Option<String> {
         Family::Claude => claude_transcript::last_model(family.records(env).first()?),
         Family::Codex => codex_rollout::last_model(family.records(env).first()?),
         Family::Gemini => gemini::last_model(&family.home(env)?),
-        Family::Agy | Family::Other => None,
+        Family::Agy | Family::Opencode | Family::Other => None,
     }
 }

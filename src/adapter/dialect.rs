@@ -1,0 +1,1564 @@
+//! Claude Code's command line in another CLI's words (DESIGN.md §16 "Dialects").
+//!
+//! The user writes Claude Code's command line, since agent replaces `claude`. On a rung whose
+//! CLI is another, [`translate`] rewrites it with that CLI's [`Dialect`]: a table of
+//! Claude Code's forms and the CLI's words for them, checked against each CLI's `--help` at
+//! the version named in the table. It returns the words to run and the rules that made them
+//! (`--dry-run` prints both), or the flag the CLI cannot take, so the rung is passed over
+//! before it runs rather than run to fail. Claude Code, Antigravity (`agy`, not on the npm
+//! registry, so unchecked: left as given) and any other command take the words unchanged.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt::{self, Write as _};
+
+use super::Family;
+
+/// One of Claude Code's forms that another CLI says in its own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `-p` / `--print`: headless; the positional words are the prompt.
+    Print,
+    /// `-c` / `--continue`: the most recent conversation.
+    Continue,
+    /// `-r` / `--resume [ID]`: a picker, or a Claude Code session by id.
+    Resume,
+    /// `--model M`.
+    Model,
+    /// `--output-format text|json|stream-json` (only with `-p`).
+    OutputFormat,
+    /// `--dangerously-skip-permissions`.
+    SkipPermissions,
+    /// `--permission-mode default|acceptEdits|plan|bypassPermissions|…`.
+    PermissionMode,
+    /// `--add-dir D`.
+    AddDir,
+    /// `--verbose`: more of Claude Code's own output.
+    Verbose,
+    /// `-d` / `--debug [FILTER]`.
+    Debug,
+    /// `--fallback-model M`: a Claude model to fall back to.
+    FallbackModel,
+    /// A flag of Claude Code's with no counterpart in another CLI.
+    Other,
+}
+
+/// Whether a flag takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arity {
+    Flag,
+    Value,
+    /// `[value]`: the next word, when it is not a flag.
+    Optional,
+}
+
+/// One of Claude Code's flags (`claude --help`, 2.1.332).
+pub struct ClaudeFlag {
+    pub names: &'static [&'static str],
+    pub arity: Arity,
+    pub form: Form,
+}
+
+const fn claude(names: &'static [&'static str], arity: Arity, form: Form) -> ClaudeFlag {
+    ClaudeFlag { names, arity, form }
+}
+
+/// Claude Code's flags: the words the user writes. A variadic flag (`--add-dir <dirs...>`)
+/// is read with one value.
+pub const CLAUDE_FLAGS: &[ClaudeFlag] = &[
+    claude(&["-p", "--print"], Arity::Flag, Form::Print),
+    claude(&["-c", "--continue"], Arity::Flag, Form::Continue),
+    claude(&["-r", "--resume"], Arity::Optional, Form::Resume),
+    claude(&["--model"], Arity::Value, Form::Model),
+    claude(&["--output-format"], Arity::Value, Form::OutputFormat),
+    claude(
+        &["--dangerously-skip-permissions"],
+        Arity::Flag,
+        Form::SkipPermissions,
+    ),
+    claude(&["--permission-mode"], Arity::Value, Form::PermissionMode),
+    claude(&["--add-dir"], Arity::Value, Form::AddDir),
+    claude(&["--verbose"], Arity::Flag, Form::Verbose),
+    claude(&["-d", "--debug"], Arity::Optional, Form::Debug),
+    claude(&["--fallback-model"], Arity::Value, Form::FallbackModel),
+    claude(
+        &[
+            "--agent",
+            "--agents",
+            "--allowedTools",
+            "--allowed-tools",
+            "--append-system-prompt",
+            "--autocompact",
+            "--betas",
+            "--debug-file",
+            "--disallowedTools",
+            "--disallowed-tools",
+            "--effort",
+            "--environment",
+            "--file",
+            "--input-format",
+            "--json-schema",
+            "--max-budget-usd",
+            "--mcp-config",
+            "-n",
+            "--name",
+            "--permission-prompts",
+            "--plugin-dir",
+            "--plugin-url",
+            "--remote-control-session-name-prefix",
+            "--session-id",
+            "--setting-sources",
+            "--settings",
+            "--system-prompt",
+            "--system-prompt-snapshot",
+            "--tools",
+        ],
+        Arity::Value,
+        Form::Other,
+    ),
+    claude(
+        &[
+            "--cloud",
+            "--from-pr",
+            "--prompt-suggestions",
+            "--remote-control",
+            "--teleport",
+            "-w",
+            "--worktree",
+        ],
+        Arity::Optional,
+        Form::Other,
+    ),
+    claude(
+        &[
+            "--allow-dangerously-skip-permissions",
+            "--ax-screen-reader",
+            "--bg",
+            "--background",
+            "--bare",
+            "--brief",
+            "--chrome",
+            "--desktop",
+            "--disable-slash-commands",
+            "--exclude-dynamic-system-prompt-sections",
+            "--fork-session",
+            "--forward-subagent-text",
+            "-h",
+            "--help",
+            "--ide",
+            "--include-hook-events",
+            "--include-partial-messages",
+            "--no-chrome",
+            "--no-session-persistence",
+            "--replay-user-messages",
+            "--restricted",
+            "--safe-mode",
+            "--strict-mcp-config",
+            "--tmux",
+            "-v",
+            "--version",
+        ],
+        Arity::Flag,
+        Form::Other,
+    ),
+];
+
+/// How a CLI runs: with a screen, or headless (`-p`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Interactive,
+    Headless,
+}
+
+/// Which conversation it starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Session {
+    New,
+    /// `-c`: the most recent one.
+    Last,
+    /// `--resume` with no id: the CLI's own picker.
+    Pick,
+}
+
+/// The words a command line starts with, for one mode and session; a combination a dialect
+/// does not list is one its CLI cannot start.
+pub struct Start {
+    pub mode: Mode,
+    pub session: Session,
+    pub words: &'static [&'static str],
+    /// The CLI's flags this start's sub-command lacks (`codex exec resume` has no
+    /// `--sandbox`).
+    pub without: &'static [&'static str],
+}
+
+const fn start(
+    mode: Mode,
+    session: Session,
+    words: &'static [&'static str],
+    without: &'static [&'static str],
+) -> Start {
+    Start {
+        mode,
+        session,
+        words,
+        without,
+    }
+}
+
+/// Where the prompt (Claude Code's positional words) goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prompt {
+    /// The words as given, at the end.
+    Words,
+    /// Joined into one word at the end (the CLI takes one prompt).
+    Joined,
+    /// Joined, after this flag (`gemini -p PROMPT`); given even when empty.
+    Flag(&'static str),
+}
+
+/// A CLI's words for one of Claude Code's forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Words {
+    /// These words, then the form's value when it has one.
+    Say(&'static [&'static str]),
+    /// By the form's value (Claude Code's word, the CLI's words); a value not listed cannot
+    /// be taken.
+    Values(&'static [(&'static str, &'static [&'static str])]),
+    /// Left out: it changes nothing that matters here.
+    Drop,
+}
+
+/// One row of a dialect: a form, the CLI's words for it, and why (for `--dry-run`).
+pub struct Rule {
+    pub form: Form,
+    pub words: Words,
+    pub why: &'static str,
+}
+
+const fn rule(form: Form, words: Words, why: &'static str) -> Rule {
+    Rule { form, words, why }
+}
+
+/// Everything agent knows about one CLI's command line.
+pub struct Dialect {
+    /// Its command name: the key a backend's command is matched on.
+    pub command: &'static str,
+    /// As notices name it.
+    pub label: &'static str,
+    /// The version whose `--help` this table was checked against.
+    pub checked: &'static str,
+    pub starts: &'static [Start],
+    /// Where the prompt goes: with a screen, and headless.
+    pub prompt: [Prompt; 2],
+    /// Its flag for the model (the rung's own, or the user's of its vendor).
+    pub model_flag: &'static str,
+    /// It names models `provider/model`: a bare id cannot be passed.
+    pub model_needs_provider: bool,
+    /// Claude Code's forms it says in its own words; a form not listed it cannot take.
+    pub rules: &'static [Rule],
+    /// Its own flags (from its `--help`) and whether each takes a value: the user may write
+    /// them too, and they pass unchanged.
+    pub flags: &'static [(&'static str, bool)],
+    /// What the headless start words are to it (for `--dry-run`).
+    pub headless_why: &'static str,
+    /// The exit code of its usage error, when that code means nothing else.
+    pub usage_exit: Option<i32>,
+}
+
+use Mode::{Headless, Interactive};
+use Session::{Last, New, Pick};
+
+/// `codex exec`'s flags, which its TUI (`codex`, `codex resume`) does not take.
+const CODEX_EXEC_ONLY: &[&str] = &[
+    "--skip-git-repo-check",
+    "--trust",
+    "--ephemeral",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "--output-schema",
+    "--color",
+    "--json",
+    "-o",
+    "--output-last-message",
+];
+/// What `codex` (its TUI, no sub-command) does not take: `exec`'s flags and `resume`'s.
+const CODEX_TUI_LACKS: &[&str] = &[
+    "--skip-git-repo-check",
+    "--trust",
+    "--ephemeral",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "--output-schema",
+    "--color",
+    "--json",
+    "-o",
+    "--output-last-message",
+    "--last",
+    "--all",
+];
+/// The TUI's flags `codex exec` does not take.
+const CODEX_EXEC_LACKS: &[&str] = &[
+    "-a",
+    "--ask-for-approval",
+    "--search",
+    "--no-alt-screen",
+    "--no-daemon",
+    "--last",
+    "--all",
+];
+
+pub const CODEX: Dialect = Dialect {
+    command: "codex",
+    label: "Codex",
+    checked: "0.171.0",
+    starts: &[
+        start(Interactive, New, &[], CODEX_TUI_LACKS),
+        start(Interactive, Last, &["resume", "--last"], CODEX_EXEC_ONLY),
+        start(Interactive, Pick, &["resume"], CODEX_EXEC_ONLY),
+        start(Headless, New, &["exec"], CODEX_EXEC_LACKS),
+        start(
+            Headless,
+            Last,
+            &["exec", "resume", "--last"],
+            &[
+                "--oss",
+                "--local-provider",
+                "--profile",
+                "-s",
+                "--sandbox",
+                "--approve-for-me",
+                "-C",
+                "--cd",
+                "--add-dir",
+                "-a",
+                "--ask-for-approval",
+                "--search",
+                "--no-alt-screen",
+                "--no-daemon",
+                "--color",
+                "-V",
+            ],
+        ),
+    ],
+    prompt: [Prompt::Joined, Prompt::Joined],
+    model_flag: "-m",
+    model_needs_provider: false,
+    rules: &[
+        rule(
+            Form::OutputFormat,
+            Words::Values(&[
+                ("text", &[]),
+                ("json", &["--json"]),
+                ("stream-json", &["--json"]),
+            ]),
+            "codex exec prints its own JSONL events",
+        ),
+        rule(
+            Form::SkipPermissions,
+            Words::Say(&["--dangerously-bypass-approvals-and-sandbox"]),
+            "",
+        ),
+        rule(
+            Form::PermissionMode,
+            Words::Values(&[
+                ("default", &[]),
+                ("acceptEdits", &["--sandbox", "workspace-write"]),
+                ("plan", &["--sandbox", "read-only"]),
+                (
+                    "bypassPermissions",
+                    &["--dangerously-bypass-approvals-and-sandbox"],
+                ),
+            ]),
+            "codex's sandbox policy",
+        ),
+        rule(Form::AddDir, Words::Say(&["--add-dir"]), ""),
+        rule(Form::Verbose, Words::Drop, "codex has no such switch"),
+        rule(Form::Debug, Words::Drop, "codex has no such switch"),
+        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
+    ],
+    flags: &[
+        ("--config", true),
+        ("--enable", true),
+        ("--disable", true),
+        ("--remote", true),
+        ("--remote-auth-token-env", true),
+        ("--strict-config", false),
+        ("-i", true),
+        ("--image", true),
+        ("-m", true),
+        ("--oss", false),
+        ("--local-provider", true),
+        ("--profile", true),
+        ("-s", true),
+        ("--sandbox", true),
+        ("--approve-for-me", false),
+        ("--dangerously-bypass-approvals-and-sandbox", false),
+        ("--dangerously-bypass-hook-trust", false),
+        ("-C", true),
+        ("--cd", true),
+        ("--add-dir", true),
+        ("-a", true),
+        ("--ask-for-approval", true),
+        ("--search", false),
+        ("--no-alt-screen", false),
+        ("--no-daemon", false),
+        ("--skip-git-repo-check", false),
+        ("--trust", false),
+        ("--ephemeral", false),
+        ("--ignore-user-config", false),
+        ("--ignore-rules", false),
+        ("--output-schema", true),
+        ("--color", true),
+        ("--json", false),
+        ("-o", true),
+        ("--output-last-message", true),
+        ("--last", false),
+        ("--all", false),
+        ("-V", false),
+    ],
+    headless_why: "its headless run; codex's -p is --profile",
+    // clap's usage error; codex's own failures exit 1.
+    usage_exit: Some(2),
+};
+
+pub const GEMINI: Dialect = Dialect {
+    command: "gemini",
+    label: "Gemini CLI",
+    checked: "0.61.0",
+    starts: &[
+        start(Interactive, New, &[], &[]),
+        start(Interactive, Last, &["--resume", "latest"], &[]),
+        start(Headless, New, &[], &[]),
+        start(Headless, Last, &["--resume", "latest"], &[]),
+    ],
+    // Gemini CLI refuses a positional prompt beside -p.
+    prompt: [Prompt::Joined, Prompt::Flag("-p")],
+    model_flag: "-m",
+    model_needs_provider: false,
+    rules: &[
+        rule(Form::OutputFormat, Words::Say(&["-o"]), ""),
+        rule(Form::SkipPermissions, Words::Say(&["--yolo"]), ""),
+        rule(
+            Form::PermissionMode,
+            Words::Values(&[
+                ("default", &["--approval-mode", "default"]),
+                ("acceptEdits", &["--approval-mode", "auto_edit"]),
+                ("plan", &["--approval-mode", "plan"]),
+                ("bypassPermissions", &["--yolo"]),
+            ]),
+            "",
+        ),
+        rule(Form::AddDir, Words::Say(&["--include-directories"]), ""),
+        rule(Form::Verbose, Words::Drop, "Gemini CLI has no such switch"),
+        rule(
+            Form::Debug,
+            Words::Drop,
+            "Gemini CLI's --debug opens a debug console",
+        ),
+        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
+    ],
+    flags: &[
+        ("--debug", false),
+        ("-m", true),
+        ("--prompt", true),
+        ("-i", true),
+        ("--prompt-interactive", true),
+        ("--skip-trust", false),
+        ("--worktree", true),
+        ("-s", false),
+        ("--sandbox", false),
+        ("-y", false),
+        ("--yolo", false),
+        ("--approval-mode", true),
+        ("--policy", true),
+        ("--admin-policy", true),
+        ("--acp", false),
+        ("--experimental-acp", false),
+        ("--allowed-mcp-server-names", true),
+        ("-e", true),
+        ("--extensions", true),
+        ("-l", false),
+        ("--list-extensions", false),
+        ("--session-file", true),
+        ("--list-sessions", false),
+        ("--delete-session", true),
+        ("--include-directories", true),
+        ("--screen-reader", false),
+        ("-o", true),
+        ("--raw-output", false),
+        ("--accept-raw-output-risk", false),
+    ],
+    headless_why: "",
+    // yargs exits 1 ("Unknown argument: …"), as Gemini CLI's own failures do.
+    usage_exit: None,
+};
+
+/// `opencode run`'s flags, which its TUI does not take.
+const OPENCODE_RUN_ONLY: &[&str] = &[
+    "--command",
+    "--share",
+    "--format",
+    "-f",
+    "--file",
+    "--title",
+    "--attach",
+    "--password",
+    "-u",
+    "--username",
+    "--dir",
+    "--variant",
+    "--thinking",
+    "-i",
+    "--interactive",
+];
+/// The TUI's flags `opencode run` does not take.
+const OPENCODE_TUI_ONLY: &[&str] = &["--hostname", "--mini"];
+
+pub const OPENCODE: Dialect = Dialect {
+    command: "opencode",
+    label: "opencode",
+    checked: "1.18.33",
+    starts: &[
+        start(Interactive, New, &[], OPENCODE_RUN_ONLY),
+        start(Interactive, Last, &["-c"], OPENCODE_RUN_ONLY),
+        start(Headless, New, &["run"], OPENCODE_TUI_ONLY),
+        start(Headless, Last, &["run", "-c"], OPENCODE_TUI_ONLY),
+    ],
+    // Its TUI's positional is a project path; the prompt is --prompt.
+    prompt: [Prompt::Flag("--prompt"), Prompt::Words],
+    model_flag: "-m",
+    model_needs_provider: true,
+    rules: &[
+        rule(
+            Form::OutputFormat,
+            Words::Values(&[
+                ("text", &["--format", "default"]),
+                ("json", &["--format", "json"]),
+                ("stream-json", &["--format", "json"]),
+            ]),
+            "opencode run prints its own JSON events",
+        ),
+        rule(Form::SkipPermissions, Words::Say(&["--auto"]), ""),
+        rule(
+            Form::PermissionMode,
+            Words::Values(&[
+                ("default", &[]),
+                ("plan", &["--agent", "plan"]),
+                ("bypassPermissions", &["--auto"]),
+            ]),
+            "opencode's plan agent",
+        ),
+        rule(Form::Verbose, Words::Drop, "opencode has no such switch"),
+        rule(Form::Debug, Words::Drop, "opencode has no such switch"),
+        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
+    ],
+    flags: &[
+        ("--print-logs", false),
+        ("--log-level", true),
+        ("--pure", false),
+        ("--port", true),
+        ("--hostname", true),
+        ("--command", true),
+        ("-s", true),
+        ("--session", true),
+        ("--fork", false),
+        ("--share", false),
+        ("-m", true),
+        ("--agent", true),
+        ("--format", true),
+        ("-f", true),
+        ("--file", true),
+        ("--title", true),
+        ("--attach", true),
+        ("--password", true),
+        ("-u", true),
+        ("--username", true),
+        ("--dir", true),
+        ("--variant", true),
+        ("--thinking", false),
+        ("-i", false),
+        ("--interactive", false),
+        ("--auto", false),
+        ("--mini", false),
+    ],
+    headless_why: "its headless run; opencode's -p is --password",
+    usage_exit: None,
+};
+
+/// Every dialect agent translates into.
+pub const DIALECTS: &[&Dialect] = &[&CODEX, &GEMINI, &OPENCODE];
+
+/// The dialect of a CLI family; `None`: the words go unchanged (Claude Code itself,
+/// Antigravity, any other command).
+pub fn of(family: Family) -> Option<&'static Dialect> {
+    let command = match family {
+        Family::Codex => "codex",
+        Family::Gemini => "gemini",
+        Family::Opencode => "opencode",
+        Family::Claude | Family::Agy | Family::Other => return None,
+    };
+    DIALECTS.iter().copied().find(|d| d.command == command)
+}
+
+/// What one launch asks for.
+pub struct Request<'a> {
+    /// The user's words: Claude Code's command line.
+    pub args: &'a [OsString],
+    /// The rung's own model, when it names one.
+    pub model: Option<&'a str>,
+    /// The backend's configured model flag, for a CLI without a dialect.
+    pub model_flag: Option<&'a str>,
+    /// The rung's vendor: a `--model` naming another vendor's model is dropped.
+    pub vendor: &'a str,
+}
+
+/// The words to run after the program, and what agent did to get them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Translation {
+    pub argv: Vec<OsString>,
+    /// One line per translation, for `--dry-run`.
+    pub rules: Vec<String>,
+    /// What the user should be told before it runs (a model dropped).
+    pub notices: Vec<String>,
+}
+
+/// A flag the rung's CLI cannot take: the rung is passed over before it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub label: &'static str,
+    pub flag: String,
+    pub why: String,
+}
+
+impl Refusal {
+    /// "Codex cannot take --foo (why)".
+    pub fn what(&self) -> String {
+        let mut what = format!("{} cannot take {}", self.label, self.flag);
+        if !self.why.is_empty() {
+            let _ = write!(what, " ({})", self.why);
+        }
+        what
+    }
+}
+
+/// As a rung passed over says it: "Codex cannot take --foo: passed over".
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: passed over", self.what())
+    }
+}
+
+/// Claude Code's flag called `name`.
+pub fn claude_flag(name: &str) -> Option<&'static ClaudeFlag> {
+    CLAUDE_FLAGS.iter().find(|f| f.names.contains(&name))
+}
+
+impl Dialect {
+    /// `Some(takes_value)` when `name` is one of this CLI's own flags.
+    pub fn own_flag(&self, name: &str) -> Option<bool> {
+        self.flags
+            .iter()
+            .find(|(flag, _)| *flag == name)
+            .map(|(_, value)| *value)
+    }
+
+    fn rule(&self, form: Form) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.form == form)
+    }
+
+    fn start(&self, mode: Mode, session: Session) -> Option<&Start> {
+        self.starts
+            .iter()
+            .find(|s| s.mode == mode && s.session == session)
+    }
+}
+
+/// Whether `name` (`--stauts`) is a flag of the family's CLI, by what agent knows of it.
+pub fn is_flag_of(family: Family, name: &str) -> bool {
+    match of(family) {
+        Some(dialect) => dialect.own_flag(name).is_some() || claude_flag(name).is_some(),
+        // Claude Code's own table; any other CLI's flags are unknown, so all are its own.
+        None if family == Family::Claude => claude_flag(name).is_some(),
+        None => true,
+    }
+}
+
+/// The vendor a model id belongs to, when its name says so.
+pub fn vendor_of_model(model: &str) -> Option<&'static str> {
+    let model = model.trim().to_ascii_lowercase();
+    if model.contains('/') {
+        // `provider/model`: whoever serves it is named by the CLI's own provider table.
+        return None;
+    }
+    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| model.starts_with(p));
+    if starts(&["claude", "opus", "sonnet", "haiku"]) {
+        Some("anthropic")
+    } else if starts(&["gpt-", "o1", "o3", "o4", "codex"]) {
+        Some("openai")
+    } else if starts(&["gemini", "gemma"]) {
+        Some("google")
+    } else {
+        None
+    }
+}
+
+/// Words as the shell would read them.
+fn show(words: &[OsString]) -> String {
+    let words: Vec<String> = words
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    crate::text::shell_join(&words)
+}
+
+fn os(words: &[&str]) -> Vec<OsString> {
+    words.iter().map(OsString::from).collect()
+}
+
+/// One word of the user's, split when it is a flag: `--name=value` → (`--name`, `value`).
+/// The value keeps its bytes; a flag whose name is not UTF-8 is named lossily.
+fn split_flag(word: &OsStr) -> Option<(String, Option<OsString>)> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let bytes = word.as_bytes();
+    if !bytes.starts_with(b"-") || bytes == b"-" {
+        return None;
+    }
+    let at = bytes
+        .iter()
+        .position(|&b| b == b'=')
+        .filter(|_| bytes.starts_with(b"--"));
+    Some(match at {
+        Some(at) => (
+            String::from_utf8_lossy(&bytes[..at]).into_owned(),
+            Some(OsStr::from_bytes(&bytes[at + 1..]).to_os_string()),
+        ),
+        None => (String::from_utf8_lossy(bytes).into_owned(), None),
+    })
+}
+
+/// Translates Claude Code's command line into the rung's CLI's (`dialect`; `None`: the words
+/// go unchanged, after the backend's model flag). The rung's own model goes with the CLI's
+/// model flag, unless the user named one of its vendor's.
+pub fn translate(dialect: Option<&Dialect>, request: &Request) -> Result<Translation, Refusal> {
+    let Some(dialect) = dialect else {
+        let mut argv = Vec::new();
+        if let (Some(flag), Some(model)) = (request.model_flag, request.model) {
+            argv.extend(os(&[flag, model]));
+        }
+        argv.extend(request.args.iter().cloned());
+        return Ok(Translation {
+            argv,
+            ..Translation::default()
+        });
+    };
+    Translator::new(dialect, request).run()
+}
+
+struct Translator<'a> {
+    dialect: &'a Dialect,
+    request: &'a Request<'a>,
+    mode: Mode,
+    session: Session,
+    /// Which of the user's words set the session (`-c`, `--resume`).
+    session_word: String,
+    user_model: Option<OsString>,
+    flags: Vec<OsString>,
+    prompt: Vec<OsString>,
+    out: Translation,
+}
+
+impl<'a> Translator<'a> {
+    fn new(dialect: &'a Dialect, request: &'a Request<'a>) -> Translator<'a> {
+        let headless = request
+            .args
+            .iter()
+            .any(|a| a.to_str().is_some_and(|a| a == "-p" || a == "--print"));
+        Translator {
+            dialect,
+            request,
+            mode: if headless { Headless } else { Interactive },
+            session: New,
+            session_word: String::new(),
+            user_model: None,
+            flags: Vec::new(),
+            prompt: Vec::new(),
+            out: Translation::default(),
+        }
+    }
+
+    fn refuse(&self, flag: impl Into<String>, why: impl Into<String>) -> Refusal {
+        Refusal {
+            label: self.dialect.label,
+            flag: flag.into(),
+            why: why.into(),
+        }
+    }
+
+    fn said(&mut self, from: &str, to: &[OsString], why: &str) {
+        let to = if to.is_empty() {
+            "(left out)".to_string()
+        } else {
+            show(to)
+        };
+        let mut line = format!("{from} → {to}");
+        if !why.is_empty() {
+            let _ = write!(line, " ({why})");
+        }
+        self.out.rules.push(line);
+    }
+
+    fn run(mut self) -> Result<Translation, Refusal> {
+        let args = self.request.args;
+        let mut i = 0;
+        while i < args.len() {
+            let word = &args[i];
+            i += 1;
+            let Some((name, inline)) = split_flag(word) else {
+                self.prompt.push(word.clone());
+                continue;
+            };
+            let name = name.as_str();
+            if let Some(flag) = claude_flag(name) {
+                let value: Option<OsString> = match (flag.arity, inline.clone()) {
+                    (_, Some(inline)) => Some(inline),
+                    (Arity::Flag, None) => None,
+                    (Arity::Value, None) => {
+                        let next = args.get(i).cloned();
+                        i += usize::from(next.is_some());
+                        next
+                    }
+                    (Arity::Optional, None) => match args.get(i) {
+                        Some(next) if split_flag(next).is_none() => {
+                            i += 1;
+                            Some(next.clone())
+                        }
+                        _ => None,
+                    },
+                };
+                self.claude_form(name, flag.form, value)?;
+            } else if let Some(takes_value) = self.dialect.own_flag(name) {
+                // The CLI's own word, written by a user who knows it.
+                self.flags.push(word.clone());
+                if takes_value
+                    && inline.is_none()
+                    && let Some(value) = args.get(i)
+                {
+                    self.flags.push(value.clone());
+                    i += 1;
+                }
+            } else {
+                return Err(self.refuse(name, "no flag of Claude Code's or its own"));
+            }
+        }
+        self.finish()
+    }
+
+    fn claude_form(
+        &mut self,
+        name: &str,
+        form: Form,
+        value: Option<OsString>,
+    ) -> Result<(), Refusal> {
+        let label = self.dialect.label;
+        match form {
+            // Read before the loop; said with the start words.
+            Form::Print => return Ok(()),
+            Form::Continue => {
+                self.session = Last;
+                self.session_word = name.to_string();
+                return Ok(());
+            }
+            Form::Resume => {
+                if value.is_some() {
+                    return Err(self.refuse(
+                        format!("{name} ID"),
+                        "a Claude Code session id never goes to another CLI",
+                    ));
+                }
+                self.session = Pick;
+                self.session_word = name.to_string();
+                return Ok(());
+            }
+            Form::Model => {
+                let Some(model) = value else {
+                    return Err(self.refuse(name, "no model given"));
+                };
+                self.model(name, model);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let shown = match &value {
+            Some(value) => format!("{name} {}", value.to_string_lossy()),
+            None => name.to_string(),
+        };
+        if form == Form::OutputFormat && self.mode == Interactive {
+            self.said(&shown, &[], "Claude Code reads it only with -p");
+            return Ok(());
+        }
+        let Some(rule) = self.dialect.rule(form) else {
+            return Err(self.refuse(name, ""));
+        };
+        let (words, why) = (rule.words, rule.why);
+        let to: Vec<OsString> = match words {
+            Words::Drop => Vec::new(),
+            Words::Say(words) => {
+                let mut to = os(words);
+                to.extend(value);
+                to
+            }
+            Words::Values(table) => {
+                let given = value.as_ref().and_then(|v| v.to_str()).unwrap_or("");
+                match table.iter().find(|(claude, _)| *claude == given) {
+                    Some((_, words)) => os(words),
+                    None => return Err(self.refuse(shown, format!("{label} has no such mode"))),
+                }
+            }
+        };
+        self.said(&shown, &to, why);
+        self.flags.extend(to);
+        Ok(())
+    }
+
+    fn model(&mut self, name: &str, model: OsString) {
+        let label = self.dialect.label;
+        let text = model.to_string_lossy().into_owned();
+        let dropped = match vendor_of_model(&text) {
+            Some(vendor) if vendor != self.request.vendor => {
+                Some(format!("{name} {text} is {vendor}'s model"))
+            }
+            _ if self.dialect.model_needs_provider && !text.contains('/') => Some(format!(
+                "{name} {text}: {label} names models provider/model"
+            )),
+            _ => None,
+        };
+        match dropped {
+            Some(why) => {
+                let runs = self
+                    .request
+                    .model
+                    .map_or_else(|| "its own default".to_string(), str::to_string);
+                self.out
+                    .notices
+                    .push(format!("{why}: dropped on {label}, which runs {runs}"));
+                self.said(&format!("{name} {text}"), &[], "another vendor's model");
+            }
+            None => self.user_model = Some(model),
+        }
+    }
+
+    fn finish(mut self) -> Result<Translation, Refusal> {
+        let dialect = self.dialect;
+        let Some(start) = dialect.start(self.mode, self.session) else {
+            let what = match (self.mode, self.session) {
+                (Headless, _) => format!("-p with {}", self.session_word),
+                _ => self.session_word.clone(),
+            };
+            let why = match self.session {
+                Pick => "it has no session picker to open",
+                _ => "it cannot start that way",
+            };
+            return Err(self.refuse(what, why));
+        };
+        if self.session == Pick && !self.prompt.is_empty() {
+            // `codex resume PROMPT` would read the prompt as a session's name.
+            return Err(self.refuse(
+                format!("{} with a prompt", self.session_word),
+                "its picker takes no prompt",
+            ));
+        }
+        if let Some(lacking) = self
+            .flags
+            .iter()
+            .find(|word| start.without.iter().any(|w| OsStr::new(w) == *word))
+        {
+            let lacking = lacking.to_string_lossy().into_owned();
+            let why = format!(
+                "`{} {}` has no {lacking}",
+                dialect.command,
+                start.words.join(" ")
+            );
+            return Err(self.refuse(lacking, why));
+        }
+        let start = os(start.words);
+        let from = match (self.mode, self.session) {
+            (Headless, New) => "-p".to_string(),
+            (Headless, _) => format!("-p {}", self.session_word),
+            (Interactive, _) => self.session_word.clone(),
+        };
+        if !from.is_empty() {
+            let mut shown = start.clone();
+            let why = match (self.mode, dialect.prompt[1]) {
+                (Headless, Prompt::Flag(flag)) if start.is_empty() => {
+                    // The prompt flag says it (gemini -p PROMPT).
+                    shown = os(&[flag, "PROMPT"]);
+                    "its headless run takes the prompt as the flag's value"
+                }
+                (Headless, _) => dialect.headless_why,
+                (Interactive, _) => "",
+            };
+            self.said(&from, &shown, why);
+            // The start is said first, as it comes first.
+            if let Some(line) = self.out.rules.pop() {
+                self.out.rules.insert(0, line);
+            }
+        }
+        let mut argv = start;
+        let model = match self.user_model.take() {
+            Some(model) => Some(model),
+            None => self.request.model.map(OsString::from),
+        };
+        if let Some(model) = model {
+            let words = vec![OsString::from(dialect.model_flag), model];
+            if self
+                .request
+                .model
+                .is_some_and(|m| OsStr::new(m) != words[1])
+            {
+                self.said("--model", &words, "the user's, in place of the rung's");
+            } else {
+                self.said("the rung's model", &words, "");
+            }
+            argv.extend(words);
+        }
+        argv.append(&mut self.flags);
+        let prompt = std::mem::take(&mut self.prompt);
+        let index = usize::from(self.mode == Headless);
+        match dialect.prompt[index] {
+            Prompt::Words => argv.extend(prompt),
+            Prompt::Joined => argv.extend(join(&prompt)),
+            Prompt::Flag(flag) => {
+                if !prompt.is_empty() || self.mode == Headless {
+                    argv.push(flag.into());
+                    argv.push(join(&prompt).unwrap_or_default());
+                    if self.mode == Interactive {
+                        // opencode's positional is a project path.
+                        self.said("PROMPT", &os(&[flag, "PROMPT"]), "its first prompt");
+                    }
+                }
+            }
+        }
+        self.out.argv = argv;
+        Ok(self.out)
+    }
+}
+
+/// The prompt's words as one, joined by spaces (byte for byte).
+fn join(words: &[OsString]) -> Option<OsString> {
+    let (first, rest) = words.split_first()?;
+    let mut joined = first.clone();
+    for word in rest {
+        joined.push(" ");
+        joined.push(word);
+    }
+    Some(joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(dialect: &Dialect, args: &[&str]) -> Result<Translation, Refusal> {
+        run_with(dialect, args, None)
+    }
+
+    fn run_with(
+        dialect: &Dialect,
+        args: &[&str],
+        model: Option<&str>,
+    ) -> Result<Translation, Refusal> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        let vendor = match dialect.command {
+            "codex" => "openai",
+            "gemini" => "google",
+            _ => "opencode",
+        };
+        translate(
+            Some(dialect),
+            &Request {
+                args: &args,
+                model,
+                model_flag: Some("--model"),
+                vendor,
+            },
+        )
+    }
+
+    fn argv(dialect: &Dialect, args: &[&str]) -> Vec<String> {
+        run(dialect, args)
+            .unwrap_or_else(|r| panic!("{r}"))
+            .argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// Every form × every CLI: what the dialect says for each (`None`: passed over).
+    #[test]
+    fn every_form_in_every_dialect() {
+        type Row = (
+            &'static [&'static str],
+            [Option<&'static [&'static str]>; 3],
+        );
+        let rows: &[Row] = &[
+            (
+                &["-p", "explain this bug"],
+                [
+                    Some(&["exec", "explain this bug"]),
+                    Some(&["-p", "explain this bug"]),
+                    Some(&["run", "explain this bug"]),
+                ],
+            ),
+            (
+                &["--print", "a", "b"],
+                [
+                    Some(&["exec", "a b"]),
+                    Some(&["-p", "a b"]),
+                    Some(&["run", "a", "b"]),
+                ],
+            ),
+            (
+                &["-c"],
+                [
+                    Some(&["resume", "--last"]),
+                    Some(&["--resume", "latest"]),
+                    Some(&["-c"]),
+                ],
+            ),
+            (
+                &["-p", "--continue", "go on"],
+                [
+                    Some(&["exec", "resume", "--last", "go on"]),
+                    Some(&["--resume", "latest", "-p", "go on"]),
+                    Some(&["run", "-c", "go on"]),
+                ],
+            ),
+            (&["--resume"], [Some(&["resume"]), None, None]),
+            (
+                &["-p", "-c", "--permission-mode", "plan", "go on"],
+                [
+                    None,
+                    Some(&[
+                        "--resume",
+                        "latest",
+                        "--approval-mode",
+                        "plan",
+                        "-p",
+                        "go on",
+                    ]),
+                    Some(&["run", "-c", "--agent", "plan", "go on"]),
+                ],
+            ),
+            (&["fix it", "--resume"], [None, None, None]),
+            (&["--resume", "0b7c-session"], [None, None, None]),
+            (
+                &["-p", "hi", "--model", "gpt-5.1"],
+                [
+                    Some(&["exec", "-m", "gpt-5.1", "hi"]),
+                    Some(&["-p", "hi"]),
+                    Some(&["run", "hi"]),
+                ],
+            ),
+            (
+                &["-p", "hi", "--model", "claude-sonnet-5"],
+                [
+                    Some(&["exec", "hi"]),
+                    Some(&["-p", "hi"]),
+                    Some(&["run", "hi"]),
+                ],
+            ),
+            (
+                &["-p", "hi", "--model=gemini-3-pro"],
+                [
+                    Some(&["exec", "hi"]),
+                    Some(&["-m", "gemini-3-pro", "-p", "hi"]),
+                    Some(&["run", "hi"]),
+                ],
+            ),
+            (
+                &["-p", "hi", "--model", "mock/gpt-x"],
+                [
+                    Some(&["exec", "-m", "mock/gpt-x", "hi"]),
+                    Some(&["-m", "mock/gpt-x", "-p", "hi"]),
+                    Some(&["run", "-m", "mock/gpt-x", "hi"]),
+                ],
+            ),
+            (
+                &["-p", "hi", "--output-format", "json"],
+                [
+                    Some(&["exec", "--json", "hi"]),
+                    Some(&["-o", "json", "-p", "hi"]),
+                    Some(&["run", "--format", "json", "hi"]),
+                ],
+            ),
+            (
+                &["-p", "hi", "--output-format", "stream-json", "--verbose"],
+                [
+                    Some(&["exec", "--json", "hi"]),
+                    Some(&["-o", "stream-json", "-p", "hi"]),
+                    Some(&["run", "--format", "json", "hi"]),
+                ],
+            ),
+            (
+                &["--dangerously-skip-permissions", "fix it"],
+                [
+                    Some(&["--dangerously-bypass-approvals-and-sandbox", "fix it"]),
+                    Some(&["--yolo", "fix it"]),
+                    Some(&["--auto", "--prompt", "fix it"]),
+                ],
+            ),
+            (
+                &["-p", "hi", "--dangerously-skip-permissions"],
+                [
+                    Some(&["exec", "--dangerously-bypass-approvals-and-sandbox", "hi"]),
+                    Some(&["--yolo", "-p", "hi"]),
+                    Some(&["run", "--auto", "hi"]),
+                ],
+            ),
+            (
+                &["--permission-mode", "plan"],
+                [
+                    Some(&["--sandbox", "read-only"]),
+                    Some(&["--approval-mode", "plan"]),
+                    Some(&["--agent", "plan"]),
+                ],
+            ),
+            (
+                &["--permission-mode", "acceptEdits"],
+                [
+                    Some(&["--sandbox", "workspace-write"]),
+                    Some(&["--approval-mode", "auto_edit"]),
+                    None,
+                ],
+            ),
+            (
+                &["--add-dir", "../lib"],
+                [
+                    Some(&["--add-dir", "../lib"]),
+                    Some(&["--include-directories", "../lib"]),
+                    None,
+                ],
+            ),
+            (
+                &["fix the tests"],
+                [
+                    Some(&["fix the tests"]),
+                    Some(&["fix the tests"]),
+                    Some(&["--prompt", "fix the tests"]),
+                ],
+            ),
+            (&[], [Some(&[]), Some(&[]), Some(&[])]),
+            (
+                &["--output-format", "json"],
+                [Some(&[]), Some(&[]), Some(&[])],
+            ),
+            (
+                &["--permission-mode", "bypassPermissions"],
+                [
+                    Some(&["--dangerously-bypass-approvals-and-sandbox"]),
+                    Some(&["--yolo"]),
+                    Some(&["--auto"]),
+                ],
+            ),
+            (&["--permission-mode", "dontAsk"], [None, None, None]),
+            (
+                &["-p", "hi", "--debug", "api", "--fallback-model", "sonnet"],
+                [
+                    Some(&["exec", "hi"]),
+                    Some(&["-p", "hi"]),
+                    Some(&["run", "hi"]),
+                ],
+            ),
+            (&["--system-prompt", "be brief"], [None, None, None]),
+            (
+                &["-p", "hi", "--json"],
+                [Some(&["exec", "--json", "hi"]), None, None],
+            ),
+            (&["--json"], [None, None, None]),
+            (&["--bogus-flag"], [None, None, None]),
+            (
+                &["-p", "hi", "--skip-git-repo-check"],
+                [Some(&["exec", "--skip-git-repo-check", "hi"]), None, None],
+            ),
+        ];
+        let dialects = [&CODEX, &GEMINI, &OPENCODE];
+        for (args, expected) in rows {
+            for (dialect, expected) in dialects.iter().zip(expected) {
+                let got = run(dialect, args);
+                match expected {
+                    Some(words) => {
+                        let got = got.unwrap_or_else(|r| {
+                            panic!("{} {args:?}: refused: {r}", dialect.command)
+                        });
+                        let got: Vec<String> = got
+                            .argv
+                            .iter()
+                            .map(|a| a.to_string_lossy().into_owned())
+                            .collect();
+                        assert_eq!(got, *words, "{} {args:?}", dialect.command);
+                    }
+                    None => assert!(
+                        got.is_err(),
+                        "{} {args:?}: should be passed over, got {got:?}",
+                        dialect.command
+                    ),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rungs_own_model_goes_with_the_clis_model_flag_after_the_start() {
+        let out = run_with(&CODEX, &["-p", "hi"], Some("gpt-5-codex")).unwrap();
+        assert_eq!(out.argv, os(&["exec", "-m", "gpt-5-codex", "hi"]));
+        assert!(
+            out.rules.iter().any(|r| r.starts_with("-p → exec")),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn another_vendors_model_is_dropped_with_a_notice_and_the_rungs_runs() {
+        let out = run_with(&CODEX, &["--model", "opus", "-p", "hi"], Some("gpt-5")).unwrap();
+        assert_eq!(out.argv, os(&["exec", "-m", "gpt-5", "hi"]));
+        assert_eq!(
+            out.notices,
+            ["--model opus is anthropic's model: dropped on Codex, which runs gpt-5"]
+        );
+    }
+
+    #[test]
+    fn a_model_of_the_rungs_vendor_replaces_the_rungs_own() {
+        let out = run_with(&CODEX, &["-p", "hi", "--model", "o3"], Some("gpt-5")).unwrap();
+        assert_eq!(out.argv, os(&["exec", "-m", "o3", "hi"]));
+    }
+
+    #[test]
+    fn a_claude_session_id_never_goes_to_another_cli() {
+        for dialect in DIALECTS {
+            let refusal = run(dialect, &["-r", "4f1d2c"]).unwrap_err();
+            assert_eq!(refusal.flag, "-r ID");
+            assert!(refusal.to_string().ends_with(": passed over"), "{refusal}");
+        }
+    }
+
+    #[test]
+    fn an_untranslatable_flag_is_named() {
+        let refusal = run(&CODEX, &["-p", "hi", "--foo"]).unwrap_err();
+        assert_eq!(
+            refusal.to_string(),
+            "Codex cannot take --foo (no flag of Claude Code's or its own): passed over"
+        );
+    }
+
+    #[test]
+    fn the_clis_own_flags_keep_their_values() {
+        assert_eq!(
+            argv(&CODEX, &["-p", "--sandbox", "read-only", "hi"]),
+            ["exec", "--sandbox", "read-only", "hi"]
+        );
+    }
+
+    #[test]
+    fn without_a_dialect_the_words_go_unchanged_after_the_model_flag() {
+        let args: Vec<OsString> = os(&["-p", "hi", "--foo"]);
+        let out = translate(
+            of(Family::Claude),
+            &Request {
+                args: &args,
+                model: Some("claude-sonnet-5"),
+                model_flag: Some("--model"),
+                vendor: "anthropic",
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            out.argv,
+            os(&["--model", "claude-sonnet-5", "-p", "hi", "--foo"])
+        );
+        assert!(out.rules.is_empty());
+        assert!(of(Family::Other).is_none());
+    }
+
+    #[test]
+    fn words_that_are_not_utf8_keep_their_bytes() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let args = vec![
+            OsString::from("-p"),
+            OsStr::from_bytes(b"caf\xe9").to_os_string(),
+        ];
+        let out = translate(
+            Some(&CODEX),
+            &Request {
+                args: &args,
+                model: None,
+                model_flag: None,
+                vendor: "openai",
+            },
+        )
+        .unwrap();
+        assert_eq!(out.argv[1].as_bytes(), b"caf\xe9");
+    }
+
+    /// The tables name only flags the CLIs have: each dialect's words for a form are its
+    /// own flags, or start words.
+    #[test]
+    fn every_word_a_dialect_says_is_one_of_its_clis_flags() {
+        for dialect in DIALECTS {
+            for rule in dialect.rules {
+                let words: Vec<&str> = match rule.words {
+                    Words::Say(words) => words.to_vec(),
+                    Words::Values(table) => table.iter().flat_map(|(_, w)| w.to_vec()).collect(),
+                    Words::Drop => Vec::new(),
+                };
+                for word in words.iter().filter(|w| w.starts_with('-')) {
+                    assert!(
+                        dialect.own_flag(word).is_some(),
+                        "{}: {word} is not in its flags",
+                        dialect.command
+                    );
+                }
+            }
+            assert!(dialect.own_flag(dialect.model_flag) == Some(true));
+        }
+    }
+
+    /// Each CLI's `--help` at the version its table names, as captured from the npm
+    /// registry's release (`tests/fixtures/help/`).
+    fn help_of(command: &str) -> &'static str {
+        match command {
+            "claude" => include_str!("../../tests/fixtures/help/claude-2.1.332.txt"),
+            "codex" => include_str!("../../tests/fixtures/help/codex-0.171.0.txt"),
+            "gemini" => include_str!("../../tests/fixtures/help/gemini-0.61.0.txt"),
+            "opencode" => include_str!("../../tests/fixtures/help/opencode-1.18.33.txt"),
+            _ => panic!("no help captured for {command}"),
+        }
+    }
+
+    /// Every flag a help text defines, with what follows it: `Some(true)` a value
+    /// (`<X>`, yargs' `[string]`), `None` an optional one (`[X]`), `Some(false)` none.
+    fn defined_flags(help: &str) -> Vec<(String, Option<bool>)> {
+        let lines: Vec<&str> = help.lines().collect();
+        let mut flags = Vec::new();
+        for (at, line) in lines.iter().enumerate() {
+            let trimmed = line.trim_start();
+            // A definition is indented a little; a description's wrapped line, far.
+            let indent = line.len() - trimmed.len();
+            if !trimmed.starts_with('-') || indent == 0 || indent > 8 {
+                continue;
+            }
+            let definition = trimmed.split("  ").next().unwrap_or(trimmed);
+            let tokens: Vec<&str> = definition
+                .split([' ', ','])
+                .filter(|t| !t.is_empty())
+                .collect();
+            let typed = |kinds: &[&str]| {
+                // A type wrapped onto the next line, unless that line is the next flag.
+                let next = lines
+                    .get(at + 1)
+                    .copied()
+                    .filter(|l| !l.trim_start().starts_with('-'))
+                    .unwrap_or("");
+                kinds.iter().any(|k| line.contains(k) || next.contains(k))
+            };
+            for (i, token) in tokens.iter().enumerate() {
+                if !token.starts_with('-') {
+                    continue;
+                }
+                let after = tokens[i + 1..].iter().find(|t| !t.starts_with('-'));
+                let arity = match after {
+                    Some(t) if t.starts_with('<') => Some(true),
+                    Some(t) if t.starts_with('[') => None,
+                    _ => Some(typed(&["[string]", "[array]", "[number]"])),
+                };
+                let name = token.split('=').next().unwrap_or(token);
+                flags.push((name.to_string(), arity));
+            }
+        }
+        flags
+    }
+
+    /// The tables against the CLIs' own `--help`: every flag a dialect names is one its CLI
+    /// defines, taking a value exactly when the help says it does; and every flag Claude
+    /// Code's help defines is in [`CLAUDE_FLAGS`] with its arity, so its values are never
+    /// read as a prompt.
+    #[test]
+    fn the_tables_match_each_clis_help_at_the_version_named() {
+        for dialect in DIALECTS {
+            let defined = defined_flags(help_of(dialect.command));
+            for (flag, takes_value) in dialect.flags {
+                let found = defined.iter().find(|(name, _)| name == flag);
+                let Some((_, arity)) = found else {
+                    panic!(
+                        "{} {}: no {flag} in its --help",
+                        dialect.command, dialect.checked
+                    );
+                };
+                assert_eq!(
+                    *arity,
+                    Some(*takes_value),
+                    "{} {}: {flag} takes a value?",
+                    dialect.command,
+                    dialect.checked
+                );
+            }
+        }
+        // Where a help is captured per sub-command, each start takes exactly the flags its
+        // sub-command's help defines, less those it says it lacks.
+        for dialect in DIALECTS {
+            let help = help_of(dialect.command);
+            for start in dialect.starts {
+                let mut heading = vec!["###", dialect.command];
+                heading.extend(start.words.iter().take_while(|w| !w.starts_with('-')));
+                heading.push("--help");
+                let heading = heading.join(" ");
+                let Some(section) = help.split(&format!("{heading}\n")).nth(1) else {
+                    assert!(!help.contains("### "), "no {heading} captured");
+                    continue;
+                };
+                let section = section.split("### ").next().unwrap_or(section);
+                let defined = defined_flags(section);
+                for word in start.without {
+                    assert!(
+                        !defined.iter().any(|(name, _)| name == word),
+                        "{heading}: defines {word}"
+                    );
+                }
+                for (flag, _) in dialect.flags {
+                    assert!(
+                        start.without.contains(flag)
+                            || defined.iter().any(|(name, _)| name == flag),
+                        "{heading}: has no {flag}, and `without` does not say so"
+                    );
+                }
+            }
+        }
+        let defined = defined_flags(help_of("claude"));
+        for (name, arity) in &defined {
+            let flag = claude_flag(name).unwrap_or_else(|| panic!("Claude Code's {name}"));
+            let expected = match flag.arity {
+                Arity::Flag => Some(false),
+                Arity::Value => Some(true),
+                Arity::Optional => None,
+            };
+            assert_eq!(*arity, expected, "Claude Code's {name} takes a value?");
+        }
+        for flag in CLAUDE_FLAGS {
+            for name in flag.names {
+                assert!(
+                    defined.iter().any(|(defined, _)| defined == name),
+                    "Claude Code 2.1.332 has no {name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn vendors_of_models() {
+        assert_eq!(vendor_of_model("claude-opus-5"), Some("anthropic"));
+        assert_eq!(vendor_of_model("sonnet[1m]"), Some("anthropic"));
+        assert_eq!(vendor_of_model("gpt-5-codex"), Some("openai"));
+        assert_eq!(vendor_of_model("gemini-3-pro"), Some("google"));
+        assert_eq!(vendor_of_model("anthropic/claude-sonnet-5"), None);
+        assert_eq!(vendor_of_model("my-model"), None);
+    }
+}
