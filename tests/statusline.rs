@@ -237,7 +237,7 @@ fn only_an_account_agent_launched_is_named_to_the_statusline_a_token_is_its_dire
     assert_eq!(
         windows_json(&w.sb)["logins"]
             .as_object()
-            .map(|logins| logins.len()),
+            .map(serde_json::Map::len),
         Some(2),
         "{}",
         windows_json(&w.sb)
