@@ -32,15 +32,10 @@ use serde_json::Value;
 /// Its command.
 pub const COMMAND: &str = "opencode";
 
-/// The variables that move its home, settings or records.
-pub const HOME_VARIABLES: &[&str] = &[
-    "XDG_DATA_HOME",
-    "XDG_CONFIG_HOME",
-    "OPENCODE_CONFIG",
-    "OPENCODE_CONFIG_DIR",
-    "OPENCODE_CONFIG_CONTENT",
-    "OPENCODE_DB",
-];
+/// The variable that moves its home (its data directory: login store and records). Its
+/// settings move with `XDG_CONFIG_HOME`, `OPENCODE_CONFIG`, `OPENCODE_CONFIG_DIR` and
+/// `OPENCODE_CONFIG_CONTENT`, its database alone with `OPENCODE_DB`.
+pub const HOME_VARIABLES: &[&str] = &["XDG_DATA_HOME"];
 
 /// The variables that carry a credential for it (besides each provider's own key
 /// variable, e.g. `ANTHROPIC_API_KEY`, which it reads too).

@@ -74,6 +74,18 @@ const TABLE: &[Row] = &[
         model_var: None,
         model_settings: None,
     },
+    Row {
+        family: Family::Opencode,
+        home_vars: &["XDG_DATA_HOME"],
+        home: Some("/h/.local/share/opencode"),
+        moved: Some("/moved/opencode"),
+        credential_vars: &["OPENCODE_AUTH_CONTENT", "OPENCODE_API_KEY"],
+        // Its logins are per provider; none reports a window agent parks by.
+        login_key: None,
+        records: &["/h/.local/share/opencode/opencode.db"],
+        model_var: None,
+        model_settings: None,
+    },
 ];
 
 #[test]
