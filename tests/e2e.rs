@@ -84,8 +84,6 @@ fn node_dir() -> PathBuf {
 struct E2e {
     sb: Sandbox,
     api: MockApi,
-    /// The real binaries (for wrappers that must reach one by path).
-    real: PathBuf,
 }
 
 fn e2e() -> E2e {
@@ -201,7 +199,7 @@ apps = false
     }
     sb.env("npm_config_registry", format!("{url}/npm/"));
 
-    E2e { sb, api, real }
+    E2e { sb, api }
 }
 
 impl E2e {
@@ -244,6 +242,18 @@ impl E2e {
             .filter(|r| r.query.is_empty())
             .collect()
     }
+}
+
+/// Makes `dir` a git repository, as a project is (`codex exec` refuses to run elsewhere).
+fn git_init(dir: &Path) {
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .arg(dir)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git init {}", dir.display());
 }
 
 fn is_streamed(req: &Request) -> bool {
@@ -355,33 +365,11 @@ backend = "codex"
 #[test]
 fn a_usage_limit_in_claude_code_itself_descends_to_the_real_codex() {
     let w = e2e();
-    let shim =
-        w.sb.fake_cli("codex-as-claude")
-            .script(&format!(
-                r#"# Claude Code's `-p PROMPT` is `codex exec PROMPT`; everything else passes as is.
-for arg do
-  shift
-  [ "$arg" = -p ] && continue
-  set -- "$@" "$arg"
-done
-exec '{codex}' exec --skip-git-repo-check "$@""#,
-                codex = w
-                    .real
-                    .join("codex")
-                    .display()
-                    .to_string()
-                    .replace('\'', r"'\''")
-            ))
-            .install();
-    let shim_dir = w.sb.root().join("shim");
-    fs::create_dir_all(&shim_dir).expect("create shim/");
-    let shim_codex = shim_dir.join("codex");
-    symlink(&shim, &shim_codex).expect("link shim/codex");
+    // `codex exec` runs only in a git repository (or a trusted folder): a project is one.
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
     w.sb.write_config(&format!(
         r#"fastfail_seconds = {FASTFAIL_SECONDS}
-
-[backends.codex]
-command = "{shim}"
 
 [[rungs]]
 backend = "claude"
@@ -390,8 +378,7 @@ run_model = "opus"
 
 [[rungs]]
 backend = "codex"
-"#,
-        shim = shim_codex.display()
+"#
     ));
     // Only Claude Code's own request (`?beta=true`, streamed) is refused; agent's probe
     // (plain `/v1/messages`, max_tokens 1) succeeds. A large retry-after makes claude
@@ -405,7 +392,9 @@ backend = "codex"
         .on(Rule::path_contains("/responses")
             .reply(Reply::ok_text("Hello from the mock, via Codex")));
 
-    let run = w.run(&["-p", "hi"]);
+    // The README's first example, in Claude Code's words: agent hands the real codex
+    // `exec "explain this bug"` (codex's `-p` is its `--profile`).
+    let run = w.run(&["-p", "explain this bug"]);
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(
@@ -444,17 +433,18 @@ backend = "codex"
         models(&claude_calls)
     );
 
-    // agent gave codex the user's arguments unchanged; the shim turned them into `exec`.
-    let shim_runs = w.sb.calls("codex-as-claude");
-    assert_eq!(shim_runs.len(), 1);
-    assert_eq!(shim_runs[0].argv, ["-p", "hi"]);
-
     // agent probed codex where codex talks (not streamed), then codex called (streamed).
     let responses = w.posts_to("/v1/responses");
     let (streamed, probes): (Vec<_>, Vec<_>) = responses.into_iter().partition(is_streamed);
     assert_eq!(models(&probes), [CODEX_MODEL], "one probe of codex's model");
     assert_eq!(models(&streamed), [CODEX_MODEL], "codex's own call");
     assert_eq!(streamed[0].credential.as_deref(), Some(OPENAI_KEY));
+    // The prompt reached the real codex as its prompt.
+    assert!(
+        streamed[0].body.contains("explain this bug"),
+        "codex was not given the prompt: {}",
+        streamed[0].body
+    );
 
     let events = fs::read_to_string(w.sb.state_dir().join("events.jsonl")).unwrap_or_default();
     assert!(events.contains("\"event\":\"fastfail\""), "{events}");
@@ -1214,4 +1204,136 @@ backend = "opencode"
     // Each answer with the tokens the mock reported for it (8 in, 1 out).
     assert_eq!(mine["tokens"]["input"], 8 * answers, "{report}");
     assert_eq!(mine["tokens"]["output"], answers, "{report}");
+}
+
+/// The fallback below Claude, for real: with both Claude rungs parked (a full 5-hour window
+/// on the login they share), `agent -p PROMPT` — Claude Code's words — runs the real
+/// `codex exec PROMPT`; `-c -p` resumes codex's last session (`codex exec resume --last`);
+/// with Codex out of quota too, the real `gemini -p PROMPT`; with Gemini out as well, the
+/// real `opencode run PROMPT`. Each answer is agent's stdout, and no shim stands between.
+#[test]
+fn below_parked_claude_rungs_each_real_cli_runs_the_prompt_in_its_own_words() {
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    // A subscription login (a token, not a key): its windows park its rungs.
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env(
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "sk-ant-oat01-e2e-cascade-0123456789abcdef",
+    );
+    let now = jiff::Timestamp::now();
+    let resets = now + jiff::SignedDuration::from_hours(2);
+    fs::write(
+        w.sb.state_dir().join("windows.json"),
+        serde_json::json!({"logins": {support::claude_dir_login(w.sb.home()): [{
+            "scope": {"kind": "five_hour"},
+            "used_percent": 100.0,
+            "resets_at": resets.to_string(),
+            "source": "statusline",
+            "observed_at": now.to_string(),
+        }]}})
+        .to_string(),
+    )
+    .expect("write windows.json");
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+
+[[rungs]]
+backend = "claude"
+probe_model = "sonnet"
+run_model = "sonnet"
+
+[[rungs]]
+backend = "codex"
+
+[[rungs]]
+backend = "gemini"
+run_model = "{GEMINI_MODEL}"
+
+[[rungs]]
+backend = "opencode"
+"#
+    ));
+    w.api.on(Rule::path_contains("/responses")
+        .and_model(CODEX_MODEL)
+        .reply(Reply::ok_text("Hello from the mock, via Codex")));
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::ok_text("Hello from the mock, via Gemini")));
+    w.api
+        .on(Rule::model(OPENCODE_MODEL).reply(Reply::ok_text("Hello from the mock, via opencode")));
+
+    let codex = w.run(&["-p", "explain this bug"]);
+    assert_eq!(codex.code, Some(0), "{codex:?}");
+    assert!(codex.stdout.contains("via Codex"), "{codex:?}");
+    assert!(
+        codex.stderr.contains("5-hour limit, resets"),
+        "the parked rungs are announced: {}",
+        codex.stderr
+    );
+    assert!(w.claude_code_calls().is_empty(), "Claude Code ran");
+    let asked = |model: &str, prompt: &str| {
+        w.api
+            .post_requests()
+            .iter()
+            .filter(|r| r.model.as_deref() == Some(model) && r.body.contains(prompt))
+            .count()
+    };
+    assert_eq!(
+        asked(CODEX_MODEL, "explain this bug"),
+        1,
+        "codex exec's own call"
+    );
+
+    // Claude Code's `-c`: codex resumes its last session.
+    let resumed = w.run(&["-c", "-p", "and the fix"]);
+    assert_eq!(resumed.code, Some(0), "{resumed:?}");
+    assert!(resumed.stdout.contains("via Codex"), "{resumed:?}");
+    let resume = w
+        .api
+        .post_requests()
+        .into_iter()
+        .rfind(|r| r.model.as_deref() == Some(CODEX_MODEL) && r.body.contains("and the fix"))
+        .expect("codex called with the follow-up");
+    assert!(
+        resume.body.contains("explain this bug"),
+        "the follow-up did not carry the last session: {}",
+        resume.body
+    );
+
+    // Codex out of quota: its probe says so, and gemini runs.
+    w.api.on(Rule::path_contains("/responses")
+        .and_model(CODEX_MODEL)
+        .reply(Reply::openai_error(
+            429,
+            "insufficient_quota",
+            "You exceeded your current quota",
+        )));
+    let gemini = w.run(&["-p", "explain this bug"]);
+    assert_eq!(gemini.code, Some(0), "{gemini:?}");
+    assert!(gemini.stdout.contains("via Gemini"), "{gemini:?}");
+    assert!(
+        asked(GEMINI_MODEL, "explain this bug") >= 1,
+        "gemini -p's call"
+    );
+
+    // Gemini out of quota too: opencode runs.
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::gemini_error(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Quota exceeded",
+        )));
+    let opencode = w.run(&["-p", "explain this bug"]);
+    assert_eq!(opencode.code, Some(0), "{opencode:?}");
+    assert!(opencode.stdout.contains("via opencode"), "{opencode:?}");
+    assert!(
+        asked(OPENCODE_MODEL, "explain this bug") >= 1,
+        "opencode run's call"
+    );
+    assert!(w.claude_code_calls().is_empty(), "Claude Code ran");
 }
