@@ -1052,6 +1052,120 @@ fn hh_mm_utc(epoch: i64) -> String {
         .to_string()
 }
 
+/// A Claude Code the user started by hand on a subscription token, with agent's statusline:
+/// the real interactive Claude Code hides `CLAUDE_CODE_OAUTH_TOKEN` from its statusLine
+/// command, so the line files the full 5-hour window it was sent under the configuration
+/// directory — and the next `agent -p` with the same token, or on a backend whose `env`
+/// names that directory, runs no Claude and names the window. Both in one test: one
+/// interactive session each.
+#[test]
+fn a_full_window_the_real_claude_code_fed_by_hand_parks_the_next_launch_on_that_login() {
+    const OAUTH_TOKEN: &str = "sk-ant-oat01-e2e-by-hand-0123456789abcdef";
+    for moved in [false, true] {
+        let w = e2e();
+        w.sb.env_remove("ANTHROPIC_API_KEY");
+        w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", OAUTH_TOKEN);
+        w.sb.env("TZ", "UTC");
+        let project = w.sb.set_cwd("project");
+        git_init(&project);
+        let config_dir =
+            w.sb.home()
+                .join(if moved { "work-claude" } else { ".claude" });
+        fs::create_dir_all(&config_dir).expect("the config dir");
+        let backend_env = if moved {
+            w.sb.env("CLAUDE_CONFIG_DIR", config_dir.display().to_string());
+            format!(
+                "[backends.claude]\nenv = {{ CLAUDE_CONFIG_DIR = \"{}\" }}\n\n",
+                config_dir.display()
+            )
+        } else {
+            String::new()
+        };
+        let now = jiff::Timestamp::now().as_second();
+        let five_reset = (now / 60 + 150) * 60;
+        let mut reply = Reply::ok_text("Hello from the mock, by hand");
+        for (name, value) in [
+            ("anthropic-ratelimit-unified-status", "allowed"),
+            ("anthropic-ratelimit-unified-5h-status", "allowed"),
+            ("anthropic-ratelimit-unified-5h-utilization", "1.0"),
+            (
+                "anthropic-ratelimit-unified-5h-reset",
+                &five_reset.to_string(),
+            ),
+            (
+                "anthropic-ratelimit-unified-representative-claim",
+                "five_hour",
+            ),
+            ("anthropic-ratelimit-unified-reset", &five_reset.to_string()),
+        ] {
+            reply = reply.header(name, value);
+        }
+        w.api.on(Rule::path_contains("/v1/messages").reply(reply));
+        w.api.on(Rule::path_contains("/responses")
+            .reply(Reply::ok_text("Hello from the mock, via Codex")));
+        let claude_json = if moved {
+            config_dir.join(".claude.json")
+        } else {
+            w.sb.home().join(".claude.json")
+        };
+        fs::write(
+            &claude_json,
+            serde_json::json!({
+                "hasCompletedOnboarding": true,
+                "theme": "dark",
+                "projects": { project.display().to_string(): {
+                    "hasTrustDialogAccepted": true,
+                    "hasCompletedProjectOnboarding": true,
+                }},
+            })
+            .to_string(),
+        )
+        .expect("write .claude.json");
+        let install = w.run(&["--install-statusline"]);
+        assert_eq!(install.code, Some(0), "{install:?}");
+
+        // Started by hand: the real claude, not agent.
+        let claude = w.sb.bin_dir().join("claude");
+        let session = Tmux::start(&w.sb, &project, &[claude.to_str().unwrap()]);
+        session.wait_for(|screen| screen.contains('❯'), 60);
+        session.send_line("say hi");
+        let line = format!("5h 100% ↺{}", hh_mm_utc(five_reset));
+        let screen = session.wait_for(|screen| screen.contains(&line), 90);
+        eprintln!("--- Claude Code's screen\n{screen}---");
+        drop(session);
+        let windows = fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap_or_default();
+        let login = format!("claude:{}", config_dir.display());
+        assert!(
+            windows.contains(&login),
+            "not filed under {login}: {windows}"
+        );
+        assert!(!windows.contains(OAUTH_TOKEN), "{windows}");
+
+        // The next launch on the same login: no Claude Code call, the window named.
+        w.sb.write_config(&format!(
+            "fastfail_seconds = {FASTFAIL_SECONDS}\n\n{backend_env}[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n"
+        ));
+        if moved {
+            // The backend's env moves it; agent itself was not started with it.
+            w.sb.env_remove("CLAUDE_CONFIG_DIR");
+        }
+        let calls = w.claude_code_calls().len();
+        let run = w.run(&["-p", "hi"]);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(run.stdout.contains("via Codex"), "{run:?}");
+        assert_eq!(
+            w.claude_code_calls().len(),
+            calls,
+            "Claude Code ran again: {run:?}"
+        );
+        assert!(
+            run.stderr.contains("5-hour limit, resets"),
+            "the window is not named: {}",
+            run.stderr
+        );
+    }
+}
+
 /// A tmux server of the test's own (its own socket), running one program in a 160×40
 /// window with the sandbox's environment; killed on drop.
 struct Tmux {
@@ -1137,8 +1251,7 @@ impl Drop for Tmux {
 /// form; its `-p` is a password), then runs the real opencode with the user's arguments,
 /// against the mock through the custom provider in its settings, and its answer is agent's
 /// stdout. The rung table is opencode alone, as when the earlier rungs are not installed.
-/// The arguments are opencode's own (`run --pure …`): agent passes them through unchanged
-/// until it translates Claude Code's `-p`.
+/// The arguments are Claude Code's (`-p PROMPT`), which agent turns into `run PROMPT`.
 #[test]
 fn an_opencode_rung_runs_the_real_opencode_against_its_provider() {
     let w = e2e();
@@ -1153,7 +1266,7 @@ backend = "opencode"
     w.api.on(Rule::path_contains("/chat/completions")
         .reply(Reply::ok_text("Hello from the mock, via opencode")));
 
-    let run = w.run(&["--", "run", "--pure", "say hi"]);
+    let run = w.run(&["-p", "say hi"]);
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(
