@@ -553,6 +553,66 @@ fn a_cli_refusing_the_arguments_stops_the_cascade_and_says_who() {
 }
 
 #[test]
+fn a_cli_refusing_the_arguments_in_words_with_exit_1_stops_the_cascade_too() {
+    // Claude Code (commander.js) and Gemini CLI (yargs) refuse a command line with exit 1,
+    // as they fail for any other reason: their words tell it apart.
+    let gemini_first = "[[rungs]]\nbackend = \"gemini\"\n\n[[rungs]]\nbackend = \"codex\"\n";
+    for (cli, config, args, words, label) in [
+        (
+            "claude",
+            CLAUDE_CODEX_GEMINI,
+            &["--", "--frobnicate"][..],
+            "error: unknown option '--frobnicate'\n",
+            "Claude Code (claude-opus-5)",
+        ),
+        (
+            // A value yargs does not take reaches it (`-o xml`); a flag it lacks never does.
+            "gemini",
+            gemini_first,
+            &["-p", "hi", "--output-format", "xml"][..],
+            "Invalid values:\n  Argument: output-format, Given: \"xml\"\n",
+            "Gemini CLI",
+        ),
+    ] {
+        let w = world();
+        w.sb.write_config(config);
+        w.sb.fake_cli(cli).stderr(words).exit(1).install();
+
+        let run = w.sb.run(args);
+
+        assert_eq!(run.code, Some(1), "{cli}: {run:?}");
+        assert!(
+            run.stderr.contains(words),
+            "{cli}: its own words pass through: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&format!("[agent] {label}"))
+                && run
+                    .stderr
+                    .contains("refused the arguments (exit 1, it said"),
+            "{cli}: {}",
+            run.stderr
+        );
+        assert!(
+            w.sb.calls("codex").is_empty(),
+            "{cli}: bad arguments are not an outage: {}",
+            run.stderr
+        );
+    }
+    // The same exit with no usage words is a failure like any other: the next rung runs.
+    let w = world();
+    w.sb.write_config(CLAUDE_CODEX_GEMINI);
+    w.sb.fake_cli("claude")
+        .stderr("API Error: 500\n")
+        .exit(1)
+        .install();
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(w.sb.calls("codex").len(), 1, "{}", run.stderr);
+}
+
+#[test]
 fn translate_false_passes_the_words_unchanged() {
     let w = world();
     w.sb.write_config(&format!(

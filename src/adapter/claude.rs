@@ -29,6 +29,9 @@ pub const OAUTH_TOKEN_VAR: &str = "CLAUDE_CODE_OAUTH_TOKEN";
 pub const CREDENTIAL_VARS: &[&str] =
     &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", OAUTH_TOKEN_VAR];
 
+/// What it writes to stderr when it refuses its command line (commander.js: `error: unknown option '--bogus'`, exit 1 (2.1.332)).
+pub const USAGE_WORDS: &[&str] = &["error: unknown option", "error: too many arguments"];
+
 pub const MODEL_VAR: Option<&str> = Some("ANTHROPIC_MODEL");
 
 /// The prefix of a token's identity: `token:` and 16 hex digits of its SHA-256.

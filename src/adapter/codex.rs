@@ -19,6 +19,9 @@ use super::{Account, Env};
 pub const HOME_VAR: &str = "CODEX_HOME";
 pub const HOME_VARS: &[&str] = &[HOME_VAR];
 pub const CREDENTIAL_VARS: &[&str] = &["OPENAI_API_KEY"];
+/// What it writes to stderr when it refuses its command line (clap: `error: unexpected argument '--bogus' found`, exit 2 (0.171)).
+pub const USAGE_WORDS: &[&str] = &["error: unexpected argument", "error: invalid value"];
+
 pub const MODEL_VAR: Option<&str> = None;
 
 pub fn home(env: &Env) -> Option<PathBuf> {

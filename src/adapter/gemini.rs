@@ -15,6 +15,14 @@ use super::{Account, Env};
 pub const HOME_VAR: &str = "GEMINI_CLI_HOME";
 pub const HOME_VARS: &[&str] = &[HOME_VAR];
 pub const CREDENTIAL_VARS: &[&str] = &["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+/// What it writes to stderr when it refuses its command line (yargs: `Unknown arguments:
+/// bogus`, `Invalid values:` for a value it does not take; exit 1 (0.61)).
+pub const USAGE_WORDS: &[&str] = &[
+    "Unknown argument",
+    "Invalid values:",
+    "Not enough arguments following",
+];
+
 pub const MODEL_VAR: Option<&str> = Some("GEMINI_MODEL");
 
 pub fn home(env: &Env) -> Option<PathBuf> {

@@ -233,6 +233,17 @@ impl Family {
         }
     }
 
+    /// The words on the CLI's stderr that mean it refused its command line (a usage error,
+    /// not an outage). opencode prints its help and nothing else; Antigravity is unknown.
+    pub fn usage_words(self) -> &'static [&'static str] {
+        match self {
+            Family::Claude => claude::USAGE_WORDS,
+            Family::Codex => codex::USAGE_WORDS,
+            Family::Gemini => gemini::USAGE_WORDS,
+            Family::Agy | Family::Opencode | Family::Other => &[],
+        }
+    }
+
     /// The variable that names the CLI's model, when it has one.
     pub fn model_var(self) -> Option<&'static str> {
         match self {

@@ -2,8 +2,10 @@
 //! exit status through, and judge by the second net whether it ever really started.
 
 use std::ffi::OsString;
+use std::io::{IsTerminal as _, Read as _, Write as _};
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -95,25 +97,84 @@ fn with_run_header(current: Option<&str>, run: &str) -> String {
     lines.join("\n")
 }
 
+/// How the child ran: how it ended, how long it took, and the start of what it wrote to
+/// stderr when agent's own stderr is not a terminal (empty on a terminal).
+#[derive(Debug)]
+pub struct Outcome {
+    pub ended: Ended,
+    pub elapsed: Duration,
+    pub stderr_head: String,
+}
+
+/// How much of a child's stderr is kept for the fast-fail judgement (a usage error says
+/// what it refused in its first lines).
+const STDERR_HEAD: usize = 16 * 1024;
+/// How long the stderr copy may go on after the child ended (a helper it left behind may
+/// hold the pipe; the copy then goes on alone).
+const STDERR_GRACE: Duration = Duration::from_millis(250);
+
 /// Spawns and waits, forwarding TERM/HUP and noting INT/QUIT meanwhile (see `signals`).
-pub fn run(mut command: Command) -> anyhow::Result<(Ended, Duration)> {
+/// On a terminal the child has agent's stderr itself (an interactive CLI needs the tty);
+/// otherwise (scripts, cron, CI) its stderr is copied through as it comes, and its first
+/// [`STDERR_HEAD`] bytes are kept, so a CLI's usage error can be told by its words.
+pub fn run(mut command: Command) -> anyhow::Result<Outcome> {
     signals::forward_to_children();
     let started = Instant::now();
     let program = command.get_program().to_string_lossy().into_owned();
+    let copy = !std::io::stderr().is_terminal();
+    if copy {
+        command.stderr(Stdio::piped());
+    }
     let mut child = command
         .spawn()
         .with_context(|| format!("starting {program}"))?;
     signals::child_started(child.id());
+    let head = Arc::new(Mutex::new(Vec::new()));
+    let copied = child.stderr.take().map(|pipe| copy_stderr(pipe, &head));
     let status = child.wait();
     let elapsed = started.elapsed();
     signals::child_ended();
+    if let Some(done) = copied {
+        let _ = done.recv_timeout(STDERR_GRACE);
+    }
     let status = status.with_context(|| format!("waiting for {program}"))?;
     let ended = match (status.code(), status.signal()) {
         (Some(code), _) => Ended::Code(code),
         (None, Some(signal)) => Ended::Signal(signal),
         (None, None) => Ended::Code(1),
     };
-    Ok((ended, elapsed))
+    let stderr_head =
+        String::from_utf8_lossy(&head.lock().unwrap_or_else(PoisonError::into_inner)).into_owned();
+    Ok(Outcome {
+        ended,
+        elapsed,
+        stderr_head,
+    })
+}
+
+/// Copies `pipe` to agent's stderr as it comes, keeping its first [`STDERR_HEAD`] bytes in
+/// `head`; the receiver hears when the pipe has closed.
+fn copy_stderr(
+    mut pipe: std::process::ChildStderr,
+    head: &Arc<Mutex<Vec<u8>>>,
+) -> mpsc::Receiver<()> {
+    let (done, heard) = mpsc::channel();
+    let head = Arc::clone(head);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 8192];
+        loop {
+            let n = match pipe.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let _ = std::io::stderr().write_all(&buffer[..n]);
+            let mut head = head.lock().unwrap_or_else(PoisonError::into_inner);
+            let room = STDERR_HEAD.saturating_sub(head.len());
+            head.extend_from_slice(&buffer[..n.min(room)]);
+        }
+        let _ = done.send(());
+    });
+    heard
 }
 
 /// Replaces agent with the command (`--use`): no probe, no fallback, nothing to come back to.

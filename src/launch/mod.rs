@@ -118,7 +118,11 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             &rung.label(),
             ready.login.as_ref().map(|login| login.key.as_str()),
         );
-        let (ended, elapsed) = child::run(command)?;
+        let child::Outcome {
+            ended,
+            elapsed,
+            stderr_head,
+        } = child::run(command)?;
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
         } else {
@@ -127,10 +131,12 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         match (ended, verdict) {
             (Ended::Signal(signal), _) => crate::signals::die_by(signal),
             (Ended::Code(code), Verdict::Final) => return Ok(ExitCode::from(exit_byte(code))),
-            (Ended::Code(code), Verdict::FastFail) if refused_arguments(&rung, code) => {
+            (Ended::Code(code), Verdict::FastFail)
+                if let Some(why) = refused_arguments(&rung, code, &stderr_head) =>
+            {
                 // Bad arguments are not an outage: another rung would be handed the same.
                 term::notice(&format!(
-                    "{} refused the arguments (exit {code}, its usage error) — not an outage, so no other rung is tried; `agent --dry-run ARGS` shows the command line it was given",
+                    "{} refused the arguments (exit {code}, {why}) — not an outage, so no other rung is tried; `agent --dry-run ARGS` shows the command line it was given",
                     rung.label()
                 ));
                 return Ok(ExitCode::from(exit_byte(code)));
@@ -185,10 +191,18 @@ fn learn_windows(
     }
 }
 
-/// Whether `code` is the rung's CLI's usage error: it refused the arguments.
-fn refused_arguments(rung: &rung::Rung, code: i32) -> bool {
+/// Whether the rung's CLI refused the arguments, and how it said so: its usage-error exit
+/// code, or its usage words at the start of its stderr (its adapter's).
+fn refused_arguments(rung: &rung::Rung, code: i32, stderr_head: &str) -> Option<String> {
     let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
-    dialect::of(family).is_some_and(|d| d.usage_exit == Some(code))
+    if dialect::of(family).is_some_and(|d| d.usage_exit == Some(code)) {
+        return Some("its usage error".to_string());
+    }
+    family
+        .usage_words()
+        .iter()
+        .find(|words| stderr_head.contains(*words))
+        .map(|words| format!("it said \"{words}\""))
 }
 
 fn exit_byte(code: i32) -> u8 {
