@@ -43,6 +43,23 @@ fn write_windows(sb: &Sandbox, login: &str, windows: &[(serde_json::Value, f64, 
     .unwrap();
 }
 
+/// Claude Code's session-limit text with a reset an hour or two ahead, on the clock the test
+/// runs on, in the zone Claude Code names ("resets 3pm (Europe/Berlin)" is 20 hours ahead,
+/// and no 5-hour window, at 19:00 in Berlin).
+fn session_limit_text() -> String {
+    let berlin = jiff::tz::TimeZone::get("Europe/Berlin").unwrap();
+    let hour = (Timestamp::now() + SignedDuration::from_hours(2))
+        .to_zoned_datetime(berlin)
+        .hour();
+    let (twelve, half) = match hour {
+        0 => (12, "am"),
+        1..=11 => (hour, "am"),
+        12 => (12, "pm"),
+        _ => (hour - 12, "pm"),
+    };
+    format!("You've hit your session limit · resets {twelve}{half} (Europe/Berlin)")
+}
+
 fn five_hour() -> serde_json::Value {
     json!({"kind": "five_hour"})
 }
@@ -140,10 +157,7 @@ fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
 fn a_limit_row_left_by_a_fast_failed_claude_parks_its_login_on_the_next_launch() {
     let w = world();
     w.sb.write_config(CLAUDE_THEN_CODEX);
-    claude_refused_with(
-        &w.sb,
-        "You've hit your session limit · resets 3pm (Europe/Berlin)",
-    );
+    claude_refused_with(&w.sb, &session_limit_text());
 
     let first = w.sb.run(&["-p", "hi"]);
     assert_eq!(first.code, Some(0), "{first:?}");
@@ -198,7 +212,7 @@ fn a_prompt_or_an_answer_quoting_a_limit_text_parks_nothing() {
     w.sb.write_config(CLAUDE_THEN_CODEX);
     // A plausible reset: only who wrote the row keeps it from parking the login.
     let text = format!("Claude AI usage limit reached|{}", in_hours(2).as_second());
-    let session = "You've hit your session limit · resets 3pm (Europe/Berlin)";
+    let session = session_limit_text();
     claude_failing_with_rows(
         &w.sb,
         &[
