@@ -1450,3 +1450,396 @@ backend = "opencode"
     );
     assert!(w.claude_code_calls().is_empty(), "Claude Code ran");
 }
+
+/// One headless run of a real CLI in its self-check form, as the fixture files keep it.
+struct Captured {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the real `cli` with `args` in the sandbox's environment (not through agent), in
+/// `cwd`, stdin closed.
+fn run_real(w: &E2e, cwd: &Path, cli: &str, args: &[&str]) -> Captured {
+    let template = w.sb.command(&[]);
+    let mut cmd = std::process::Command::new(w.sb.bin_dir().join(cli));
+    cmd.args(args).env_clear().current_dir(cwd);
+    for (key, value) in template.get_envs() {
+        if let Some(value) = value {
+            cmd.env(key, value);
+        }
+    }
+    let run = support::sandbox::run_command(cmd, std::time::Duration::from_secs(60));
+    eprintln!(
+        "{cli} {} -> {:?} in {:.2?}\n--- stdout\n{}--- stderr\n{}---",
+        args.join(" "),
+        run.code,
+        run.elapsed,
+        run.stdout,
+        run.stderr
+    );
+    assert!(!run.timed_out, "{cli} did not finish");
+    Captured {
+        code: run.code,
+        stdout: run.stdout,
+        stderr: run.stderr,
+    }
+}
+
+/// Keeps one captured run under `AGENT_SELF_CHECK_CAPTURE` (when set): NAME.stdout,
+/// NAME.stderr and NAME.exit, as tests/fixtures/self_check/ holds them.
+fn keep(name: &str, run: &Captured) {
+    let Some(dir) = env::var_os("AGENT_SELF_CHECK_CAPTURE") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    fs::create_dir_all(&dir).expect("capture dir");
+    fs::write(dir.join(format!("{name}.stdout")), &run.stdout).expect("write");
+    fs::write(dir.join(format!("{name}.stderr")), &run.stderr).expect("write");
+    fs::write(
+        dir.join(format!("{name}.exit")),
+        format!("{}\n", run.code.map_or("signal".into(), |c| c.to_string())),
+    )
+    .expect("write");
+}
+
+/// Keeps the files under `from` (a CLI's records of the run) beside the captured run.
+fn keep_records(name: &str, from: &Path) {
+    let Some(dir) = env::var_os("AGENT_SELF_CHECK_CAPTURE") else {
+        return;
+    };
+    for (n, (path, text)) in support::sandbox::files_under(from).into_iter().enumerate() {
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            fs::write(
+                PathBuf::from(&dir).join(format!("{name}.record{n}.jsonl")),
+                text,
+            )
+            .expect("write");
+        }
+    }
+}
+
+/// The real CLIs run in the form agent's self-check gives them (`self_check::argv`, the
+/// words its unit test pins), against the mock: answered, refused, limited, untrusted. What
+/// they print is what tests/fixtures/self_check/ holds and the unit tests judge; with
+/// `AGENT_SELF_CHECK_CAPTURE=DIR` the runs are written there again (its README).
+#[test]
+fn the_real_clis_in_their_self_check_form() {
+    let prompt = "Reply with the single word ok.";
+    // Claude Code.
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.api
+        .on(Rule::path_contains("/v1/messages").reply(Reply::ok_text("ok")));
+    let run = run_real(
+        &w,
+        &project,
+        "claude",
+        &[
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--model",
+            CLAUDE_MODEL,
+        ],
+    );
+    keep("claude-answered", &run);
+    assert_eq!(run.code, Some(0));
+    assert!(
+        run.stdout.contains("\"is_error\":false") && run.stdout.contains("\"session_id\""),
+        "{}",
+        run.stdout
+    );
+    keep_records("claude-answered", &w.sb.home().join(".claude/projects"));
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.api.on(
+        Rule::path_contains("/v1/messages").reply(Reply::anthropic_error(
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+        )),
+    );
+    let run = run_real(
+        &w,
+        &project,
+        "claude",
+        &[
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--model",
+            CLAUDE_MODEL,
+        ],
+    );
+    keep("claude-401", &run);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stdout.contains("Invalid API key"), "{}", run.stdout);
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    let run = run_real(
+        &w,
+        &project,
+        "claude",
+        &[
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--model",
+            CLAUDE_MODEL,
+        ],
+    );
+    keep("claude-not-logged-in", &run);
+    assert!(run.stdout.contains("Not logged in"), "{}", run.stdout);
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env(
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "sk-ant-oat01-e2e-capture-0123456789abcdef",
+    );
+    w.sb.env("TZ", "UTC");
+    let reset = (jiff::Timestamp::now().as_second() + 7200) / 60 * 60;
+    let refused = Reply::anthropic_error(
+        429,
+        "rate_limit_error",
+        "This request would exceed your account's rate limit. Please try again later.",
+    )
+    .header("retry-after", "3600")
+    .header("anthropic-ratelimit-unified-status", "rejected")
+    .header("anthropic-ratelimit-unified-reset", &reset.to_string())
+    .header(
+        "anthropic-ratelimit-unified-representative-claim",
+        "five_hour",
+    )
+    .header("anthropic-ratelimit-unified-5h-status", "rejected")
+    .header("anthropic-ratelimit-unified-5h-utilization", "1.0")
+    .header("anthropic-ratelimit-unified-5h-reset", &reset.to_string())
+    .header("anthropic-ratelimit-unified-7d-utilization", "0.5")
+    .header(
+        "anthropic-ratelimit-unified-7d-reset",
+        &(reset + 3 * 86_400).to_string(),
+    )
+    .header("anthropic-ratelimit-unified-overage-status", "rejected")
+    .header(
+        "anthropic-ratelimit-unified-overage-disabled-reason",
+        "org_level_disabled",
+    );
+    w.api.on(Rule::path_contains("/v1/messages").reply(refused));
+    let run = run_real(
+        &w,
+        &project,
+        "claude",
+        &[
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--model",
+            CLAUDE_MODEL,
+        ],
+    );
+    keep("claude-limit", &run);
+    assert!(
+        run.stdout.contains("You've hit your 5-hour limit"),
+        "{}",
+        run.stdout
+    );
+    keep_records("claude-limit", &w.sb.home().join(".claude/projects"));
+
+    // Codex.
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.api
+        .on(Rule::path_contains("/responses").reply(Reply::ok_text("ok")));
+    let run = run_real(
+        &w,
+        &project,
+        "codex",
+        &["exec", "--json", "-m", CODEX_MODEL, prompt],
+    );
+    keep("codex-answered", &run);
+    assert_eq!(run.code, Some(0));
+    assert!(
+        run.stdout.contains("\"type\":\"turn.completed\",\"usage\""),
+        "{}",
+        run.stdout
+    );
+    keep_records("codex-answered", &w.sb.home().join(".codex/sessions"));
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.api
+        .on(Rule::path_contains("/responses").reply(Reply::openai_error(
+            401,
+            "invalid_api_key",
+            "Incorrect API key provided",
+        )));
+    let run = run_real(
+        &w,
+        &project,
+        "codex",
+        &["exec", "--json", "-m", CODEX_MODEL, prompt],
+    );
+    keep("codex-401", &run);
+    assert!(run.stdout.contains("401 Unauthorized"), "{}", run.stdout);
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    let resets = jiff::Timestamp::now().as_second() + 7200;
+    w.api.on(Rule::path_contains("/responses").reply(
+        Reply::status(429)
+            .json(serde_json::json!({"error": {"type": "usage_limit_reached", "message": "The usage limit has been reached", "plan_type": "plus", "resets_at": resets, "resets_in_seconds": 7200}}))
+            .header("x-codex-primary-used-percent", "100")
+            .header("x-codex-primary-window-minutes", "300")
+            .header("x-codex-primary-reset-at", &resets.to_string())
+            .header("x-codex-secondary-used-percent", "40")
+            .header("x-codex-secondary-window-minutes", "10080")
+            .header("x-codex-secondary-reset-at", &(resets + 86_400).to_string()),
+    ));
+    let run = run_real(
+        &w,
+        &project,
+        "codex",
+        &["exec", "--json", "-m", CODEX_MODEL, prompt],
+    );
+    keep("codex-limit", &run);
+    assert!(
+        run.stdout.contains("hit your usage limit"),
+        "{}",
+        run.stdout
+    );
+    keep_records("codex-limit", &w.sb.home().join(".codex/sessions"));
+
+    let w = e2e();
+    let project = w.sb.set_cwd("not-a-repo");
+    w.api
+        .on(Rule::path_contains("/responses").reply(Reply::ok_text("ok")));
+    let run = run_real(
+        &w,
+        &project,
+        "codex",
+        &["exec", "--json", "-m", CODEX_MODEL, prompt],
+    );
+    keep("codex-untrusted", &run);
+    assert!(
+        run.stderr.contains("Not inside a trusted directory"),
+        "{}",
+        run.stderr
+    );
+
+    // Gemini CLI.
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::ok_text("ok")));
+    let run = run_real(
+        &w,
+        &project,
+        "gemini",
+        &["-m", GEMINI_MODEL, "-o", "json", "-p", prompt],
+    );
+    keep("gemini-answered", &run);
+    assert_eq!(run.code, Some(0));
+    assert!(
+        run.stdout.contains("\"response\": \"ok\""),
+        "{}",
+        run.stdout
+    );
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::gemini_error(
+            400,
+            "INVALID_ARGUMENT",
+            "API key not valid. Please pass a valid API key.",
+        )));
+    let run = run_real(
+        &w,
+        &project,
+        "gemini",
+        &["-m", GEMINI_MODEL, "-o", "json", "-p", prompt],
+    );
+    keep("gemini-bad-key", &run);
+    assert!(run.stderr.contains("API key not valid"), "{}", run.stderr);
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::gemini_error(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Quota exceeded for quota metric 'Generate Content API requests per day'",
+        )));
+    let run = run_real(
+        &w,
+        &project,
+        "gemini",
+        &["-m", GEMINI_MODEL, "-o", "json", "-p", prompt],
+    );
+    keep("gemini-limit", &run);
+    assert!(run.stderr.contains("Quota exceeded"), "{}", run.stderr);
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.sb.env_remove("GEMINI_CLI_TRUST_WORKSPACE");
+    w.api
+        .on(Rule::model(GEMINI_MODEL).reply(Reply::ok_text("ok")));
+    let run = run_real(
+        &w,
+        &project,
+        "gemini",
+        &["-m", GEMINI_MODEL, "-o", "json", "-p", prompt],
+    );
+    keep("gemini-untrusted", &run);
+    assert_eq!(run.code, Some(55));
+
+    // opencode.
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.api
+        .on(Rule::model(OPENCODE_MODEL).reply(Reply::ok_text("ok")));
+    let model = format!("mock/{OPENCODE_MODEL}");
+    let run = run_real(
+        &w,
+        &project,
+        "opencode",
+        &["run", "--format", "json", "-m", &model, prompt],
+    );
+    keep("opencode-answered", &run);
+    assert_eq!(run.code, Some(0));
+    assert!(
+        run.stdout.contains("\"type\":\"step_finish\""),
+        "{}",
+        run.stdout
+    );
+
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    w.api
+        .on(Rule::model(OPENCODE_MODEL).reply(Reply::openai_error(
+            401,
+            "invalid_api_key",
+            "Incorrect API key provided",
+        )));
+    let run = run_real(
+        &w,
+        &project,
+        "opencode",
+        &["run", "--format", "json", "-m", &model, prompt],
+    );
+    keep("opencode-401", &run);
+    assert!(run.stdout.contains("\"statusCode\":401"), "{}", run.stdout);
+}

@@ -29,3 +29,86 @@ pub fn records(_env: &Env) -> Vec<PathBuf> {
 pub fn model_settings(_env: &Env) -> Option<PathBuf> {
     None
 }
+
+/// Its own check (DESIGN §17). No agy binary was available: the form is the one its
+/// `/usage` report takes (`agy --print … --output-format json`), and what it prints is read
+/// from public reports (research §4.3): on a spent quota agy retries for its whole
+/// `--print-timeout` and then **exits 0**, saying `[agy] print timeout after 23s with turn in
+/// progress` on stderr and, in its result, `"status": "ERROR"` with `RESOURCE_EXHAUSTED …
+/// Individual quota reached … Resets in 2h39m52s.` So its exit code says nothing; its words
+/// do.
+pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+    args: &["-p", "PROMPT", "--output-format", "json"],
+    read: read_self_check,
+    limit: &[
+        "resource_exhausted",
+        "quota reached",
+        "individual quota",
+        "quota exceeded",
+        "upgrade your subscription",
+    ],
+    rate_limited: &[],
+    auth: &[
+        "unauthenticated",
+        "not logged in",
+        "please log in",
+        "sign in",
+        "invalid_grant",
+    ],
+    auth_fix: "sign Antigravity in again: run `agy` and log in",
+    untrusted: &[],
+    untrusted_exit: None,
+    untrusted_fix: "",
+    failure: &[
+        "print timeout after",
+        "returning partial output",
+        "\"status\":\"error\"",
+        "api error",
+    ],
+};
+
+/// Its JSON result, plain or in a `{"event": "result", "result": {…}}` event: `status`,
+/// `response`, `error`, `usage`.
+fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
+    let mut said = super::Said::default();
+    for doc in super::json_documents(stdout) {
+        let result = match doc.get("result") {
+            Some(inner) if inner.is_object() => inner.clone(),
+            _ => doc.clone(),
+        };
+        let failed = result
+            .get("status")
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s.eq_ignore_ascii_case("error"));
+        if let Some(error) = super::text_of(result.get("error")) {
+            said.error = Some(error);
+        } else if failed {
+            said.error = Some("status ERROR".into());
+        }
+        if !failed {
+            said.answer = super::text_of(result.get("response"))
+                .or_else(|| super::text_of(doc.get("result")))
+                .or(said.answer.take());
+        }
+        said.session = super::text_of(doc.get("session_id"))
+            .or_else(|| super::text_of(result.get("session_id")))
+            .or(said.session.take());
+        if let Some(usage) = result.get("usage") {
+            let input = super::count(usage.get("input_tokens"));
+            let output = super::count(usage.get("output_tokens"));
+            said.tokens = Some(crate::tokens::Tokens {
+                input,
+                output: if input + output == 0 {
+                    super::count(usage.get("total_tokens"))
+                } else {
+                    output
+                },
+                ..crate::tokens::Tokens::default()
+            });
+        }
+    }
+    if said.answer.is_none() && said.error.is_none() && !stdout.trim_start().starts_with('{') {
+        said.answer = super::non_empty(stdout);
+    }
+    said
+}

@@ -119,3 +119,63 @@ pub fn transcript_history(env: &Env) -> Vec<PathBuf> {
     roots.extend(records(env));
     roots
 }
+
+/// Its own check (DESIGN §17), measured with 2.1.332 against the mock
+/// (`tests/fixtures/self_check/claude-*`): `claude -p PROMPT --output-format json` prints one
+/// JSON `result` document on stdout — `result` (the answer, or its error text), `is_error`,
+/// `api_error_status`, `session_id` and `usage` — and exits 1 on any failure; stderr holds
+/// only its own notes (`[claude-code:unrecognized_model] …` for a model it does not know).
+pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+    args: &["-p", "PROMPT", "--output-format", "json"],
+    read: read_self_check,
+    limit: &[
+        "you've hit your",
+        "usage limit",
+        "usage_limit_reached",
+        "out of usage",
+        "out of extra usage",
+        "credit balance is too low",
+    ],
+    rate_limited: &["not your usage limit", "temporarily limiting requests"],
+    auth: &[
+        "not logged in",
+        "please run /login",
+        "invalid api key",
+        "authentication_error",
+        "authentication_failed",
+        "oauth token has expired",
+        "token has been revoked",
+    ],
+    auth_fix: "log Claude Code in again: run `claude` and type /login (for a token: `claude setup-token`)",
+    untrusted: &[],
+    untrusted_exit: None,
+    untrusted_fix: "",
+    failure: &["api error", "\"is_error\":true"],
+};
+
+/// Its `--output-format json` document: the answer or its error in `result`, the session
+/// and the usage of the run.
+fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
+    let mut said = super::Said::default();
+    let Some(doc) = super::json_documents(stdout)
+        .into_iter()
+        .rfind(|doc| doc.get("type").and_then(|t| t.as_str()) == Some("result"))
+    else {
+        return said;
+    };
+    let result = super::text_of(doc.get("result"));
+    if doc.get("is_error").and_then(serde_json::Value::as_bool) == Some(true) {
+        said.error = Some(result.unwrap_or_else(|| "is_error".to_string()));
+    } else {
+        said.answer = result;
+    }
+    said.session = super::text_of(doc.get("session_id"));
+    said.tokens = doc.get("usage").map(|usage| crate::tokens::Tokens {
+        input: super::count(usage.get("input_tokens")),
+        output: super::count(usage.get("output_tokens")),
+        reasoning: 0,
+        cache_read: super::count(usage.get("cache_read_input_tokens")),
+        cache_write: super::count(usage.get("cache_creation_input_tokens")),
+    });
+    said
+}

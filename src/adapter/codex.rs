@@ -83,3 +83,81 @@ impl CodexConfig {
             .map(|p| (name, p))
     }
 }
+
+/// Its own check (DESIGN §17), measured with 0.171.0 against the mock
+/// (`tests/fixtures/self_check/codex-*`): `codex exec --json -m M PROMPT` prints JSONL events
+/// on stdout — `thread.started` (`thread_id`), `item.completed` (an `agent_message` is the
+/// answer; an `error` item is a warning, such as a model it has no metadata for),
+/// `turn.completed` (`usage`), or `error` and `turn.failed` — and exits 1 on any failure.
+/// Outside a git repository it refuses to start ("Not inside a trusted directory and
+/// --skip-git-repo-check was not specified."): a trust guard agent does not lift for the
+/// user.
+pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+    args: &["-p", "PROMPT", "--output-format", "json"],
+    read: read_self_check,
+    limit: &[
+        "you've hit your usage limit",
+        "usage limit",
+        "usage_limit_reached",
+        "insufficient_quota",
+        "purchase more credits",
+    ],
+    rate_limited: &["rate limit reached", "rate_limit_exceeded"],
+    auth: &[
+        "401 unauthorized",
+        "403 forbidden",
+        "incorrect api key",
+        "invalid_api_key",
+        "not logged in",
+        "codex login",
+        "refresh token",
+        "token_expired",
+    ],
+    auth_fix: "log Codex in again: run `codex login`",
+    untrusted: &["not inside a trusted directory"],
+    untrusted_exit: None,
+    untrusted_fix: "trust this folder in Codex (run `codex` in it once) or check from inside a git repository; agent does not add --skip-git-repo-check for you",
+    failure: &["\"type\":\"turn.failed\"", "\nerror:", "unexpected status"],
+};
+
+/// Its `--json` events: the session, the last agent message, the turn's usage (cached input
+/// and reasoning kept apart, as `--usage` reads its rollouts), or the turn's failure.
+fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
+    let mut said = super::Said::default();
+    for event in super::json_documents(stdout) {
+        match event.get("type").and_then(|t| t.as_str()) {
+            Some("thread.started") => said.session = super::text_of(event.get("thread_id")),
+            Some("item.completed") => {
+                let item = event.get("item");
+                if item.and_then(|i| i.get("type")).and_then(|t| t.as_str())
+                    == Some("agent_message")
+                {
+                    said.answer = super::text_of(item.and_then(|i| i.get("text")));
+                }
+            }
+            Some("turn.completed") => {
+                if let Some(usage) = event.get("usage") {
+                    let cached = super::count(usage.get("cached_input_tokens"));
+                    let reasoning = super::count(usage.get("reasoning_output_tokens"));
+                    said.tokens = Some(crate::tokens::Tokens {
+                        input: super::count(usage.get("input_tokens")).saturating_sub(cached),
+                        output: super::count(usage.get("output_tokens")).saturating_sub(reasoning),
+                        reasoning,
+                        cache_read: cached,
+                        cache_write: super::count(usage.get("cache_write_input_tokens")),
+                    });
+                }
+            }
+            Some("turn.failed") => {
+                said.error = super::text_of(event.get("error").and_then(|e| e.get("message")))
+                    .or(said.error.take())
+                    .or_else(|| Some("turn.failed".to_string()));
+            }
+            Some("error") if said.error.is_none() => {
+                said.error = super::text_of(event.get("message"));
+            }
+            _ => {}
+        }
+    }
+    said
+}

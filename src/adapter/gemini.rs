@@ -56,3 +56,85 @@ pub fn settings_model(env: &Env) -> Option<String> {
         value => super::non_empty(value.get("name")?.as_str()?),
     }
 }
+
+/// Its own check (DESIGN §17), measured with 0.61.0 against the mock
+/// (`tests/fixtures/self_check/gemini-*`): `gemini -m M -o json -p PROMPT` prints one JSON
+/// document — `session_id`, `response`, `stats.models.<model>.tokens` — on stdout and exits
+/// 0; a failure prints a stack trace and then `{"session_id", "error": {"message", "code"}}`
+/// on **stderr**, and exits 128 + the HTTP status it got (144 for a 400 "API key not valid",
+/// 173 for a 429 quota); in a folder it does not trust it exits 55 at once (41 is its bad
+/// auth setup).
+pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+    args: &["-p", "PROMPT", "--output-format", "json"],
+    read: read_self_check,
+    limit: &[
+        "quota exceeded",
+        "resource_exhausted",
+        "terminalquotaerror",
+        "exhausted your",
+        "usage limit",
+    ],
+    rate_limited: &[],
+    auth: &[
+        "api key not valid",
+        "api_key_invalid",
+        "unauthenticated",
+        "permission_denied",
+        "please set an auth method",
+        "login with google",
+        "invalid_grant",
+    ],
+    auth_fix: "sign Gemini CLI in again: run `gemini` and choose /auth (or give the backend a GEMINI_API_KEY)",
+    untrusted: &["not running in a trusted directory"],
+    untrusted_exit: Some(55),
+    untrusted_fix: "trust this folder in Gemini CLI (run `gemini` in it once), or set GEMINI_CLI_TRUST_WORKSPACE=true in the backend's env",
+    failure: &[
+        "error when talking to gemini api",
+        "an unexpected critical error occurred",
+    ],
+};
+
+/// Its JSON document: the answer (stdout) or its error (the last document on stderr), the
+/// session, and the tokens of every model it called (the prompt count includes the cached
+/// part, thoughts are apart from candidates).
+fn read_self_check(stdout: &str, stderr: &str) -> super::Said {
+    let mut said = super::Said::default();
+    let last_document = |text: &str| {
+        text.match_indices("\n{")
+            .map(|(at, _)| at + 1)
+            .chain(text.starts_with('{').then_some(0))
+            .find_map(|at| serde_json::from_str::<serde_json::Value>(text[at..].trim()).ok())
+    };
+    if let Some(doc) = last_document(stdout) {
+        said.answer = super::text_of(doc.get("response"));
+        said.session = super::text_of(doc.get("session_id"));
+        if let Some(models) = doc.pointer("/stats/models").and_then(|m| m.as_object()) {
+            let mut tokens = crate::tokens::Tokens::default();
+            for model in models.values() {
+                let count = |name: &str| super::count(model.pointer(&format!("/tokens/{name}")));
+                let cached = count("cached");
+                tokens += &crate::tokens::Tokens {
+                    input: (count("prompt") + count("tool")).saturating_sub(cached),
+                    output: count("candidates"),
+                    reasoning: count("thoughts"),
+                    cache_read: cached,
+                    cache_write: 0,
+                };
+            }
+            said.tokens = Some(tokens);
+        }
+        if let Some(error) = doc.get("error") {
+            said.error = super::text_of(error.get("message")).or(Some("error".into()));
+        }
+    }
+    if said.error.is_none()
+        && let Some(doc) = last_document(stderr)
+        && let Some(error) = doc.get("error")
+    {
+        said.error = super::text_of(error.get("message")).or(Some("error".into()));
+        said.session = said
+            .session
+            .or_else(|| super::text_of(doc.get("session_id")));
+    }
+    said
+}

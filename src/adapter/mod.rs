@@ -284,6 +284,111 @@ impl Family {
     }
 }
 
+/// How a CLI is checked by running it (DESIGN §17 "the CLI's own check"): its headless words
+/// for a machine-readable answer, how its output reads, and the words in its output that
+/// mean it did not really answer. One table per CLI, in its own file.
+pub struct SelfCheck {
+    /// Claude Code's words for a headless run with a machine-readable answer, the prompt
+    /// after `-p` (`PROMPT` stands for it); the CLI's dialect says them in its own words.
+    pub args: &'static [&'static str],
+    /// Reads its stdout and stderr: the answer, its own failure, its tokens, its session.
+    pub read: fn(stdout: &str, stderr: &str) -> Said,
+    /// Words (lowercase; `’` read as `'`) that mean a usage limit or quota.
+    pub limit: &'static [&'static str],
+    /// Words that mean a short rate limit of the service, not the login's quota (read
+    /// before [`SelfCheck::limit`]: "not your usage limit").
+    pub rate_limited: &'static [&'static str],
+    /// Words that mean the login or key was refused.
+    pub auth: &'static [&'static str],
+    /// What the user does about a refused login, in the CLI's own words.
+    pub auth_fix: &'static str,
+    /// Words, and the exit code, that mean it will not run in this folder.
+    pub untrusted: &'static [&'static str],
+    pub untrusted_exit: Option<i32>,
+    /// What the user does about an untrusted folder.
+    pub untrusted_fix: &'static str,
+    /// Other words that mean it failed although it may exit 0.
+    pub failure: &'static [&'static str],
+}
+
+/// What a CLI's headless output says of its run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Said {
+    /// Its answer, when it gave one.
+    pub answer: Option<String>,
+    /// Its own account of a failure (`is_error`, `turn.failed`, an `error` object).
+    pub error: Option<String>,
+    /// What the run spent, as the CLI counted it.
+    pub tokens: Option<crate::tokens::Tokens>,
+    /// Its session (thread) id.
+    pub session: Option<String>,
+}
+
+/// What the words of a CLI's output mean, in the order they are looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Meaning {
+    Untrusted,
+    Auth,
+    RateLimited,
+    Limit,
+    Failure,
+}
+
+impl SelfCheck {
+    /// What `text` (the CLI's output) says, and the words that said it: untrusted folder,
+    /// then a refused login, then a rate limit, a usage limit, any other failure.
+    pub fn meaning(&self, text: &str) -> Option<(Meaning, &'static str)> {
+        let lower = text.to_lowercase().replace('’', "'");
+        let tables = [
+            (Meaning::Untrusted, self.untrusted),
+            (Meaning::Auth, self.auth),
+            (Meaning::RateLimited, self.rate_limited),
+            (Meaning::Limit, self.limit),
+            (Meaning::Failure, self.failure),
+        ];
+        tables.iter().find_map(|(meaning, words)| {
+            words
+                .iter()
+                .find(|word| lower.contains(*word))
+                .map(|word| (*meaning, *word))
+        })
+    }
+}
+
+impl Family {
+    /// How the CLI is checked by running it; `None` for a program agent has no adapter for.
+    pub fn self_check(self) -> Option<&'static SelfCheck> {
+        match self {
+            Family::Claude => Some(&claude::SELF_CHECK),
+            Family::Codex => Some(&codex::SELF_CHECK),
+            Family::Gemini => Some(&gemini::SELF_CHECK),
+            Family::Agy => Some(&agy::SELF_CHECK),
+            Family::Opencode => Some(&opencode::SELF_CHECK),
+            Family::Other => None,
+        }
+    }
+}
+
+/// The JSON documents in `text`: the whole of it when it is one, else each line that is one.
+fn json_documents(text: &str) -> Vec<serde_json::Value> {
+    if let Ok(whole) = serde_json::from_str::<serde_json::Value>(text.trim()) {
+        return vec![whole];
+    }
+    text.lines()
+        .filter_map(|line| serde_json::from_str(line.trim()).ok())
+        .collect()
+}
+
+/// A JSON value as a count, when it is a non-negative integer.
+fn count(value: Option<&serde_json::Value>) -> u64 {
+    value.and_then(serde_json::Value::as_u64).unwrap_or(0)
+}
+
+/// A JSON string, trimmed, when it is not empty.
+fn text_of(value: Option<&serde_json::Value>) -> Option<String> {
+    non_empty(value?.as_str()?)
+}
+
 /// A settings file's JSON, when it exists, fits its cap and parses (read bounded: another
 /// program's file).
 fn read_json(path: &Path) -> Option<serde_json::Value> {

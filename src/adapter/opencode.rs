@@ -181,6 +181,79 @@ pub fn logins_in(store: &Value) -> Vec<Login> {
         .collect()
 }
 
+/// Its own check (DESIGN §17), measured with 1.18.33 against the mock
+/// (`tests/fixtures/self_check/opencode-*`): `opencode run --format json -m provider/model
+/// PROMPT` prints JSONL events on stdout, each with its `sessionID` — `text` (`part.text`,
+/// the answer), `step_finish` (`part.tokens`: `input`, `output`, `reasoning`, `cache.read`,
+/// `cache.write`), or `error` (`error.data.message`, `statusCode`) — and exits 1 on a
+/// refused call.
+pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+    args: &["-p", "PROMPT", "--output-format", "json"],
+    read: read_self_check,
+    limit: &[
+        "insufficient_quota",
+        "usage limit",
+        "quota exceeded",
+        "credit balance is too low",
+    ],
+    rate_limited: &["rate_limit_exceeded", "rate limit reached"],
+    auth: &[
+        "\"statuscode\":401",
+        "\"statuscode\":403",
+        "incorrect api key",
+        "invalid_api_key",
+        "invalid api key",
+        "unauthorized",
+    ],
+    auth_fix: "log opencode in again: run `opencode auth login` for the rung's provider",
+    untrusted: &[],
+    untrusted_exit: None,
+    untrusted_fix: "",
+    failure: &["\"type\":\"error\"", "apierror"],
+};
+
+/// Its `--format json` events: the session, the answer's text, every step's tokens, or the
+/// error it stopped on.
+fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
+    let mut said = super::Said::default();
+    let mut answer = String::new();
+    for event in super::json_documents(stdout) {
+        if said.session.is_none() {
+            said.session = super::text_of(event.get("sessionID"));
+        }
+        let part = event.get("part");
+        match event.get("type").and_then(|t| t.as_str()) {
+            Some("text") => {
+                if let Some(text) = part.and_then(|p| p.get("text")).and_then(|t| t.as_str()) {
+                    answer.push_str(text);
+                }
+            }
+            Some("step_finish") => {
+                if let Some(tokens) = part.and_then(|p| p.get("tokens")) {
+                    let mut sum = said.tokens.unwrap_or_default();
+                    sum += &crate::tokens::Tokens {
+                        input: super::count(tokens.get("input")),
+                        output: super::count(tokens.get("output")),
+                        reasoning: super::count(tokens.get("reasoning")),
+                        cache_read: super::count(tokens.pointer("/cache/read")),
+                        cache_write: super::count(tokens.pointer("/cache/write")),
+                    };
+                    said.tokens = Some(sum);
+                }
+            }
+            Some("error") => {
+                let error = event.get("error");
+                said.error = super::text_of(error.and_then(|e| e.pointer("/data/message")))
+                    .or_else(|| super::text_of(error.and_then(|e| e.get("name"))))
+                    .or(Some("error".into()));
+            }
+            _ => {}
+        }
+    }
+    said.answer = super::non_empty(&answer);
+    said
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

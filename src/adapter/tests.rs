@@ -274,3 +274,37 @@ fn the_child_environment_wins_over_agents_own_and_a_removed_variable_is_gone() {
     assert_eq!(env.get("CLAUDE_CONFIG_DIR").as_deref(), Some("/set"));
     assert_eq!(env.get("CODEX_HOME"), None);
 }
+
+#[test]
+fn every_adapter_says_how_its_cli_is_checked_and_what_to_do_when_its_login_is_refused() {
+    for family in ALL {
+        let check = family.self_check().expect("a self-check table");
+        assert!(check.args.contains(&"PROMPT"), "{family:?}");
+        assert!(check.args.contains(&"-p"), "{family:?}: headless");
+        assert!(!check.auth_fix.is_empty(), "{family:?}");
+        assert!(
+            !check.limit.is_empty() && !check.auth.is_empty(),
+            "{family:?}"
+        );
+        assert_eq!(
+            check.untrusted.is_empty() && check.untrusted_exit.is_none(),
+            check.untrusted_fix.is_empty(),
+            "{family:?}: an untrusted folder's words come with its fix"
+        );
+        for word in check
+            .limit
+            .iter()
+            .chain(check.auth)
+            .chain(check.untrusted)
+            .chain(check.rate_limited)
+            .chain(check.failure)
+        {
+            assert_eq!(
+                *word,
+                word.to_lowercase(),
+                "{family:?}: words are matched lowercased"
+            );
+        }
+    }
+    assert!(Family::Other.self_check().is_none());
+}
