@@ -12,6 +12,7 @@ pub mod login_usage;
 pub mod own_login;
 pub mod parking;
 pub mod rung;
+pub mod self_check;
 pub mod survey;
 
 use std::ffi::OsString;

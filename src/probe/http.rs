@@ -217,6 +217,7 @@ fn spent_on(request: &Request, answer: &Answer, duration: Duration) -> Spent {
         ttfb: Some(answer.ttfb),
         duration,
         request_id,
+        session: None,
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Spent {
     pub ttfb: Option<Duration>,
     pub duration: Duration,
     pub request_id: Option<String>,
+    /// The CLI's own session id, when the call was a CLI run agent made (a self-check):
+    /// `--usage` ties it to the CLI's record of the same run, to count it once.
+    pub session: Option<String>,
 }
 
 impl Meter {
@@ -70,6 +73,7 @@ impl Meter {
             ttfb_s: spent.ttfb.map(|d| round_ms(d.as_secs_f64())),
             duration_s: round_ms(spent.duration.as_secs_f64()),
             request_id: spent.request_id.clone(),
+            session: spent.session.clone(),
             day: reservation.day.clone(),
             ..CallRecord::default()
         };

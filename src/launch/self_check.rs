@@ -1,0 +1,381 @@
+//! The CLI's own check (DESIGN §17): a rung on a subscription login may not be probed with
+//! its token (the vendors reserve it for their own CLIs), so the CLI itself runs, headless,
+//! with its own login, the rung's model and a minimal prompt, in the directory a launch
+//! would use, bounded by a timeout; then what it printed and the record it wrote of that
+//! run say whether it answered, hit a limit (and which window, until when), or failed.
+//!
+//! What each CLI prints and what its words mean is its adapter's ([`SelfCheck`]); this file
+//! only runs it and judges by those tables. Never by the exit code alone: Antigravity
+//! exits 0 on a spent quota. One call, reserved through the meter before it runs and written
+//! to the ledger after (role [`ROLE`], the CLI's own token count and session id), so
+//! `--usage` counts it once beside the CLI's transcript of it.
+//!
+//! Safe to call from several threads at once: each call runs its own child and shares only
+//! the meter's and the windows' files, which lock.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+
+use crate::adapter::dialect::Refusal;
+use crate::adapter::{Family, Meaning, Said, SelfCheck};
+use crate::child::{Group, Job, Stopped};
+use crate::error_class::ErrorClass;
+use crate::launch::parking::{self, Parking};
+use crate::launch::rung::{self, Ready, Rung};
+use crate::probe::Outcome;
+use crate::state::ledger::Tokens;
+use crate::state::meter::{CallInfo, Meter, Spent, estimate_tokens};
+use crate::state::window::Window;
+
+/// The ledger's role for a self-check's call.
+pub const ROLE: &str = "self_check";
+
+/// The prompt: one word back is all it takes to prove the login answers.
+pub const PROMPT: &str = "Reply with the single word ok.";
+
+/// What one self-check found.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// Its class and one line of reason (redacted, printable).
+    pub outcome: Outcome,
+    /// The full window, when the CLI hit a limit that names one.
+    pub window: Option<Window>,
+    /// What the check spent, as the CLI itself counted it (`None`: it did not say; the
+    /// ledger then holds an estimate, marked as such).
+    pub tokens: Option<Tokens>,
+    /// The CLI's session id, when it gave one.
+    pub session: Option<String>,
+}
+
+impl Finding {
+    fn nothing_run(class: ErrorClass, reason: &str) -> Finding {
+        Finding {
+            outcome: Outcome {
+                class,
+                reason: crate::text::printable(&crate::redact::redact(reason)),
+                latency: Duration::ZERO,
+                clears_at: None,
+            },
+            window: None,
+            tokens: None,
+            session: None,
+        }
+    }
+}
+
+/// The words the rung's binary is given: its CLI's headless form with a machine-readable
+/// answer ([`SelfCheck::args`], in Claude Code's words, said in the CLI's own by its
+/// dialect), the prompt, and the rung's run model (else its probe model).
+pub fn argv(rung: &Rung) -> Result<Vec<OsString>, Refusal> {
+    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let args: Vec<OsString> = family
+        .self_check()
+        .map_or(&["-p", "PROMPT"][..], |check| check.args)
+        .iter()
+        .map(|word| OsString::from(if *word == "PROMPT" { PROMPT } else { word }))
+        .collect();
+    rung::translate_for(rung.backend, model(rung), &args).map(|t| t.argv)
+}
+
+fn model<'r>(rung: &'r Rung) -> Option<&'r str> {
+    rung.run_model.as_deref().or(rung.probe_model.as_deref())
+}
+
+/// Runs the rung's CLI once as its own check, in `dir`, within `timeout`, and judges what
+/// it said. The call is reserved through `meter` first (refused: nothing runs) and written
+/// to the ledger after; a limit's window is recorded under the login's key by `parking`.
+pub fn run(
+    rung: &Rung,
+    parking: &Parking,
+    dir: &Path,
+    timeout: Duration,
+    meter: &Meter,
+) -> Finding {
+    let ready = match &rung.state {
+        Ok(ready) => ready,
+        Err(unusable) => return Finding::nothing_run(unusable.class, &unusable.reason),
+    };
+    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let Some(check) = family.self_check() else {
+        return Finding::nothing_run(
+            ErrorClass::Misconfigured,
+            &format!(
+                "agent knows no self-check for {} (no adapter for its command)",
+                rung.backend.command
+            ),
+        );
+    };
+    let args = match argv(rung) {
+        Ok(args) => args,
+        Err(refusal) => return Finding::nothing_run(ErrorClass::BadArguments, &refusal.what()),
+    };
+    // The launch environment's secrets never reach a reason or the ledger, by value.
+    for (name, value) in &ready.env {
+        if crate::redact::looks_secret(name) && !value.is_empty() {
+            crate::redact::register(value);
+        }
+    }
+    let reservation = match meter.reserve() {
+        Ok(reservation) => reservation,
+        Err(refusal) => {
+            return Finding {
+                outcome: Outcome::refused(&refusal),
+                window: None,
+                tokens: None,
+                session: None,
+            };
+        }
+    };
+    let name = binary_name(ready);
+    let start = Timestamp::now();
+    let started = Instant::now();
+    let ran = crate::child::run(
+        &mut command(ready, &args, dir),
+        &Job::new(timeout, Group::Own),
+    );
+    let latency = started.elapsed();
+    let judged = match ran {
+        Err(err) => Judged::failed(
+            ErrorClass::BinaryMissing,
+            format!("{name} could not be started: {err}"),
+        ),
+        Ok(ran) => {
+            let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
+            let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
+            // The run's own record names the window it hit, whatever it printed.
+            let learned = parking.learn_from_run(rung, dir, start, Timestamp::now());
+            judge(
+                check,
+                &Printed {
+                    name: &name,
+                    end: ran.end,
+                    stdout: &stdout,
+                    stderr: &stderr,
+                },
+                &learned,
+                dir,
+            )
+        }
+    };
+    let (tokens, estimated) = match judged.said.tokens {
+        Some(tokens) => (tokens, false),
+        None => (
+            Tokens {
+                input: estimate_tokens(PROMPT.len()),
+                output: 1,
+                ..Tokens::default()
+            },
+            true,
+        ),
+    };
+    let info = CallInfo {
+        model: model(rung)
+            .map(str::to_string)
+            .or(ready.plan.info.model.clone()),
+        upstream: name.clone(),
+        role: ROLE,
+        ..ready.plan.info.clone()
+    };
+    meter.record(
+        &reservation,
+        &info,
+        &Spent {
+            class: Some(judged.class),
+            tokens,
+            estimated,
+            duration: latency,
+            session: judged.said.session.clone(),
+            ..Spent::default()
+        },
+    );
+    let clears_at = judged.window.as_ref().map(|w| {
+        std::time::SystemTime::UNIX_EPOCH
+            + Duration::from_secs(u64::try_from(w.resets_at.as_second()).unwrap_or(0))
+    });
+    Finding {
+        outcome: Outcome {
+            class: judged.class,
+            reason: crate::text::printable(&crate::redact::redact(&judged.reason)),
+            latency,
+            clears_at,
+        },
+        window: judged.window,
+        tokens: (!estimated).then_some(tokens),
+        session: judged.said.session,
+    }
+}
+
+/// The child: the rung's binary and launch environment, in `dir`, stdin closed (the
+/// door closes it), in a process group of its own.
+fn command(ready: &Ready, args: &[OsString], dir: &Path) -> Command {
+    let mut command = Command::new(&ready.binary);
+    command.args(args).current_dir(dir);
+    for name in &ready.env_remove {
+        command.env_remove(name);
+    }
+    command.envs(ready.env.iter().map(|(k, v)| (k, v)));
+    command
+}
+
+fn binary_name(ready: &Ready) -> String {
+    ready.binary.file_name().map_or_else(
+        || ready.binary.to_string_lossy().into_owned(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// What the CLI did.
+struct Printed<'a> {
+    name: &'a str,
+    end: Result<std::process::ExitStatus, Stopped>,
+    stdout: &'a str,
+    stderr: &'a str,
+}
+
+/// The verdict before it is written down.
+struct Judged {
+    class: ErrorClass,
+    reason: String,
+    window: Option<Window>,
+    said: Said,
+}
+
+impl Judged {
+    fn failed(class: ErrorClass, reason: String) -> Judged {
+        Judged {
+            class,
+            reason,
+            window: None,
+            said: Said::default(),
+        }
+    }
+}
+
+/// Judges a run by its adapter's tables: a full window in its record, then its words (an
+/// untrusted folder, a refused login, a rate limit, a usage limit, any other failure),
+/// then its own account of a failure; it passed only when it exited 0 with an answer and
+/// none of these.
+fn judge(check: &SelfCheck, printed: &Printed, learned: &[Window], dir: &Path) -> Judged {
+    let name = printed.name;
+    let said = (check.read)(printed.stdout, printed.stderr);
+    let all = format!("{}\n{}", printed.stdout, printed.stderr);
+    let full = learned
+        .iter()
+        .filter(|w| w.is_full())
+        .max_by_key(|w| w.resets_at)
+        .cloned();
+    // The CLI's own words, for a reason: its error, else what it printed last.
+    let words = || {
+        let text = said
+            .error
+            .clone()
+            .or_else(|| last_words(printed.stderr))
+            .or_else(|| last_words(printed.stdout))
+            .unwrap_or_default();
+        crate::text::snippet(&text)
+    };
+    let how = match printed.end {
+        Ok(status) => match status.code() {
+            Some(code) => format!("exited {code}"),
+            None => "was killed by a signal".to_string(),
+        },
+        Err(stopped) => stopped.to_string(),
+    };
+    let code = printed.end.ok().and_then(|status| status.code());
+    let verdict = |class, reason: String| Judged {
+        class,
+        reason,
+        window: None,
+        said: said.clone(),
+    };
+    if let Some(window) = full {
+        let reason = format!("{name}: {}", parking::describe(&window, 100.0));
+        return Judged {
+            window: Some(window),
+            ..verdict(ErrorClass::Quota, reason)
+        };
+    }
+    let meaning = check.meaning(&all);
+    if code.is_some() && code == check.untrusted_exit
+        || matches!(meaning, Some((Meaning::Untrusted, _)))
+    {
+        return verdict(
+            ErrorClass::Misconfigured,
+            format!(
+                "{name} will not run in {} ({how}: {}) — {}",
+                dir.display(),
+                words(),
+                check.untrusted_fix
+            ),
+        );
+    }
+    match meaning {
+        Some((Meaning::Auth, _)) => {
+            return verdict(
+                ErrorClass::Auth,
+                format!("{name} {how}: {} — {}", words(), check.auth_fix),
+            );
+        }
+        Some((Meaning::RateLimited, _)) => {
+            return verdict(
+                ErrorClass::RateLimited,
+                format!("{name} {how}: {}", words()),
+            );
+        }
+        Some((Meaning::Limit, _)) => {
+            return verdict(ErrorClass::Quota, format!("{name} {how}: {}", words()));
+        }
+        _ => {}
+    }
+    let Ok(status) = printed.end else {
+        let tail = words();
+        let reason = if tail.is_empty() {
+            format!("{name} {how}")
+        } else {
+            format!("{name} {how}: {tail}")
+        };
+        return verdict(ErrorClass::Unreachable, reason);
+    };
+    let failed = matches!(meaning, Some((Meaning::Failure, _))) || said.error.is_some();
+    match (&said.answer, status.success() && !failed) {
+        (Some(answer), true) => {
+            let answer = crate::text::snippet(answer);
+            let shown: String = answer.chars().take(60).collect();
+            verdict(ErrorClass::Ok, format!("{name} answered: {shown}"))
+        }
+        (None, true) => verdict(
+            ErrorClass::BadRequest,
+            format!("{name} {how} with no answer"),
+        ),
+        (_, false) => {
+            let tail = words();
+            let class = match crate::probe::classify_output(&tail) {
+                // A failure is never a pass, whatever its words.
+                ErrorClass::Ok => ErrorClass::BadRequest,
+                class => class,
+            };
+            let reason = if tail.is_empty() {
+                format!("{name} {how}")
+            } else {
+                format!("{name} {how}: {tail}")
+            };
+            verdict(class, reason)
+        }
+    }
+}
+
+/// The last non-empty line of `text`.
+fn last_words(text: &str) -> Option<String> {
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests;
