@@ -387,6 +387,32 @@ fn a_relayed_call_counts_on_the_relay_side_only() {
 }
 
 #[test]
+fn a_self_check_counts_once_on_the_ledger_side_beside_the_transcript_claude_code_wrote_of_it() {
+    let sb = Sandbox::new();
+    sb.write_file(
+        &format!(".claude/projects/-home-me-work/{SESSION}.jsonl"),
+        &format!("{}\n", answer_line(1, "text")),
+    );
+    write_ledger(
+        &sb,
+        &[json!({
+            "time": "2026-11-30T10:01:00.000Z",
+            "role": "self_check",
+            "upstream": "claude",
+            "status": null,
+            "session": SESSION,
+            "tokens": {"input": 100, "output": 50, "reasoning": 0, "cache_read": 1000, "cache_write": 200},
+        })],
+    );
+
+    let report = usage_json(&sb, &["--by", "backend"]);
+
+    assert_eq!(report["total"]["calls"], 1, "not 2: {report:#}");
+    assert_eq!(group(&report, "claude")["calls"], 1);
+    assert_eq!(report["sources"]["claude"]["calls"], 1, "{report:#}");
+}
+
+#[test]
 fn a_call_the_relay_turned_away_while_its_upstream_cooled_is_no_call() {
     let sb = Sandbox::new();
     let mut lines = relay_lines("3f2a0c1d9e8b", 1.0);

@@ -354,7 +354,10 @@ fn line(bytes: &[u8], at: u64, clock: &mut Clock, scan: &mut Scan, context: &Con
             .backend
             .as_deref()
             .is_some_and(|b| b.starts_with("relay:"));
-    if relayed {
+    // A self-check ran the CLI itself, which kept its own record of the call too: linked
+    // like a relayed call (by its session and ids), it counts once, on the ledger's side.
+    let self_check = &*line.role == crate::launch::self_check::ROLE;
+    if relayed || self_check {
         match context.linking {
             Linking::Now(transcripts) => link(&mut scan.links, &line, transcripts),
             Linking::Later => scan.index.add(
@@ -365,7 +368,7 @@ fn line(bytes: &[u8], at: u64, clock: &mut Clock, scan: &mut Scan, context: &Con
             ),
             Linking::Never => {}
         }
-        if context.reconcile && context.rules.in_window(day) {
+        if relayed && context.reconcile && context.rules.in_window(day) {
             scan.relay.add(&line.run, model, &line.tokens, error);
         }
     }
@@ -453,5 +456,70 @@ mod tests {
             let calls = |m: &str| total.tally.groups[m].counts.calls;
             assert_eq!((calls("m0"), calls("m1"), calls("m2")), (1001, 1000, 1000));
         }
+    }
+
+    #[test]
+    fn a_self_checks_ledger_line_is_linked_to_the_clis_transcript_of_that_run() {
+        // The transcript the real Claude Code 2.1.332 wrote of a self-check's run, and the
+        // ledger line the self-check wrote of the same run (its `session_id`).
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("projects/-work-project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(
+            project.join("34261d69-c293-4154-b8f4-cc03381b4de8.jsonl"),
+            include_str!("../../tests/fixtures/self_check/claude-answered.transcript.jsonl"),
+        )
+        .unwrap();
+        let mut transcripts = Transcripts::default();
+        crate::usage::claude::read(&[dir.path().join("projects")], &mut transcripts);
+        assert_eq!(transcripts.calls.len(), 1, "{:?}", transcripts.calls);
+        let ledger = dir.path().join("usage.jsonl");
+        let line = |role: &str, session: &str| {
+            format!(
+                "{{\"time\":\"2026-12-01T12:34:13Z\",\"run\":\"r1\",\"backend\":\"claude\",\"model\":\"claude-opus-e2e\",\"role\":\"{role}\",\"error_kind\":\"ok\",\"tokens\":{{\"input\":8,\"output\":1}},\"session\":\"{session}\"}}\n"
+            )
+        };
+        std::fs::write(
+            &ledger,
+            line(
+                crate::launch::self_check::ROLE,
+                "34261d69-c293-4154-b8f4-cc03381b4de8",
+            ) + &line("probe", "another-session"),
+        )
+        .unwrap();
+        let pricing = crate::config::pricing::Pricing::default();
+        let clock = Clock::new(Some(0.0)).unwrap();
+        let context = |linking| Context {
+            rules: Rules {
+                by: crate::usage::tally::By::Model,
+                since: None,
+                until: None,
+                pricing: &pricing,
+            },
+            clock: &clock,
+            linking,
+            reconcile: true,
+        };
+
+        let now = scan(&ledger, &context(Linking::Now(&transcripts))).unwrap();
+        assert_eq!(now.tally.groups["claude-opus-e2e"].counts.calls, 2);
+        assert_eq!(
+            now.links
+                .by_session
+                .get("34261d69-c293-4154-b8f4-cc03381b4de8")
+                .map(|run| &**run),
+            Some("r1"),
+            "the transcript's call is the ledger's: counted once, there"
+        );
+        assert!(!now.links.by_session.contains_key("another-session"));
+        assert!(
+            now.relay.cells.is_empty(),
+            "a self-check is no relayed call to reconcile"
+        );
+
+        // The dashboard links later, from what it kept: the same link.
+        let later = scan(&ledger, &context(Linking::Later)).unwrap();
+        let links = RelayIndex::links(&[&later.index], &transcripts);
+        assert_eq!(links.by_session.len(), 1);
     }
 }
