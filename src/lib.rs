@@ -97,6 +97,11 @@ pub fn run() -> anyhow::Result<ExitCode> {
         return report::doctor::run(paths::config_file(cli.config.clone()).as_ref(), cli.json);
     }
     let mut config = config::load(paths::config_file(cli.config.clone()))?;
+    // A key agent does not know is a warning, and the command goes on: a fallback launcher
+    // does not stop on a cosmetic typo (a wrong value for a known key did stop it above).
+    for warning in &config.warnings {
+        term::notice(warning);
+    }
     accounts::load_stored(&mut config)?;
     if let Some(store) = &config.store
         && cli.relay.is_none()

@@ -1,6 +1,6 @@
 //! Text helpers every floor may use: others' text made safe to print ([`printable`]),
-//! one-line snippets of an answer's body for reasons, and argv quoted as a person would
-//! type it in a POSIX shell.
+//! one-line snippets of an answer's body for reasons, argv quoted as a person would type it
+//! in a POSIX shell, and the word a slip was meant to be ([`closest`]: "did you mean").
 //!
 //! Text agent prints from others — a model's display name from the statusline feed, a
 //! CLI's error, a window's name, an upstream body quoted in a reason — loses every control
@@ -99,9 +99,69 @@ pub fn shell_quote(arg: &str) -> String {
     }
 }
 
+/// The candidate closest to `word` when `word` looks like a slip of it — one letter off for
+/// words of up to four letters, two for longer ones (inserted, deleted, changed or two
+/// swapped) — so `--stauts` finds `--status` and `probe_cache_secods` finds
+/// `probe_cache_seconds`, while a word that far from all of them finds nothing. Words under
+/// three letters find nothing: everything is close to them.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let length = word.chars().count();
+    if length < 3 {
+        return None;
+    }
+    let allowed = if length <= 4 { 1 } else { 2 };
+    candidates
+        .into_iter()
+        .filter(|candidate| *candidate != word)
+        .map(|candidate| (edit_distance(word, candidate), candidate))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Letters inserted, deleted, changed or swapped with a neighbour to turn `a` into `b`.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closest_finds_a_slip_and_nothing_farther() {
+        let keys = ["probe_cache_seconds", "probe_timeout_seconds", "hedge_ms"];
+        assert_eq!(
+            closest("probe_cache_secods", keys),
+            Some("probe_cache_seconds")
+        );
+        assert_eq!(closest("hegde_ms", keys), Some("hedge_ms"));
+        assert_eq!(closest("something_else", keys), None);
+        assert_eq!(closest("claud", ["claude", "codex"]), Some("claude"));
+        assert_eq!(closest("cl", ["claude", "c"]), None);
+        assert_eq!(edit_distance("stauts", "status"), 1);
+    }
 
     #[test]
     fn others_text_loses_control_and_bidi_characters() {

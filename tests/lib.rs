@@ -11,6 +11,7 @@ mod checks;
 mod children;
 mod choosing;
 mod command_line;
+mod config_errors;
 mod dashboard;
 mod endpoints;
 mod foreign_files;

@@ -312,45 +312,13 @@ fn own_option(command: &clap::Command, name: &str) -> Option<bool> {
 /// agent's visible long option closest to `name` (`stauts` → `status`), when it is a slip of
 /// one or two letters: a word that far from all of agent's options is the CLI's.
 fn closest_option(command: &clap::Command, name: &str) -> Option<String> {
-    if name.len() < 3 {
-        return None;
-    }
-    let allowed = if name.len() <= 4 { 1 } else { 2 };
-    command
+    let longs: Vec<&str> = command
         .get_arguments()
         .filter(|arg| !arg.is_hide_set())
         .filter_map(|arg| arg.get_long())
         .chain(["help", "version"])
-        .map(|long| (edit_distance(name, long), long))
-        .filter(|(distance, _)| *distance <= allowed)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, long)| long.to_string())
-}
-
-/// Letters inserted, deleted, changed or swapped with a neighbour to turn `a` into `b`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
+        .collect();
+    crate::text::closest(name, longs).map(str::to_string)
 }
 
 /// Parses a management flag's own arguments (`--budget set --calls 5`). A usage error or

@@ -15,6 +15,7 @@ use toml::Spanned;
 pub mod accounts;
 pub mod alerts;
 pub mod builtin;
+mod document;
 pub mod limits;
 pub mod pricing;
 pub mod relay;
@@ -56,6 +57,10 @@ pub struct Config {
     pub relay: relay::RelayConfig,
     /// Where shared state lives (`[store]`): `None` for the state directory's files.
     pub store: Option<store::RedisStore>,
+    /// What the file has that agent set aside (an unknown key, a backend that looks like a
+    /// typo of one agent knows), one sentence each: a launch and the reports print them and
+    /// go on, the doctor counts each as a problem.
+    pub warnings: Vec<String>,
 }
 
 /// One way to run a CLI.
@@ -273,16 +278,19 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
                     path: &path,
                     text: &text,
                 };
-                let parsed: FileConfig = toml::from_str(&text).map_err(|err| {
-                    let line = err.span().map_or(String::new(), |span| {
-                        format!(":{}", source.line(span.start))
-                    });
-                    usage(format!(
-                        "{}{line}: {}",
+                let (parsed, unknown): (FileConfig, _) = document::parse(&source)?;
+                config.warnings.extend(unknown.iter().map(|key| {
+                    let hint = key
+                        .suggestion
+                        .as_ref()
+                        .map_or(String::new(), |close| format!(" — did you mean {close}?"));
+                    format!(
+                        "config: unknown key \"{}\" in {}:{}{hint} (ignored)",
+                        key.key,
                         path.display(),
-                        err.message().trim_end()
-                    ))
-                })?;
+                        key.line
+                    )
+                }));
                 merge(&mut config, parsed, &source, false)?;
                 config.source = Some(path);
             }
@@ -318,6 +326,7 @@ fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config 
         accounts: Vec::new(),
         relay: relay::RelayConfig::default(),
         store: None,
+        warnings: Vec::new(),
     }
 }
 
@@ -514,6 +523,17 @@ fn merge(
             Some(existing) => existing,
             None => {
                 let Some(command) = &over.command else {
+                    let known = config.backends.keys().map(String::as_str);
+                    if let Some(close) = crate::text::closest(&name, known) {
+                        // An override of a backend agent knows, misspelt: set aside like an
+                        // unknown key, not taken for a new backend without a command.
+                        config.warnings.push(format!(
+                            "config: unknown backend \"{key}\" in {}:{} — did you mean backends.{close}? (ignored: a new backend needs `command`)",
+                            source.path.display(),
+                            source.line(span.start)
+                        ));
+                        continue;
+                    }
                     return Err(source.error(span.start, &key, "a new backend needs `command`"));
                 };
                 Backend {
@@ -564,7 +584,11 @@ fn merge(
             return Err(source.error(
                 span.start,
                 &key,
-                &format!("unknown backend \"{}\"", account.backend),
+                &format!(
+                    "unknown backend \"{}\"{}",
+                    account.backend,
+                    did_you_mean(&account.backend, config.backends.keys())
+                ),
             ));
         }
         if config.accounts.iter().any(|a| a.name == account.name) {
@@ -586,7 +610,11 @@ fn merge(
                 return Err(source.error(
                     rung.backend.span().start,
                     &format!("rungs[{}].backend", index + 1),
-                    &format!("unknown backend \"{name}\" (known: {})", known.join(", ")),
+                    &format!(
+                        "unknown backend \"{name}\"{} (known: {})",
+                        did_you_mean(name, config.backends.keys()),
+                        known.join(", ")
+                    ),
                 ));
             }
             defs.push(RungDef {
@@ -681,6 +709,12 @@ fn overlay(
         def.argv = probe.argv.or(def.argv.take());
     }
     Ok(backend)
+}
+
+/// ` — did you mean claude?` when `name` is a slip of one of `known`, else nothing.
+fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a String>) -> String {
+    crate::text::closest(name, known.into_iter().map(String::as_str))
+        .map_or(String::new(), |close| format!(" — did you mean {close}?"))
 }
 
 /// A percentage setting, checked: a number from 0 to 100.
@@ -832,12 +866,52 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_key_is_set_aside_with_a_warning_naming_its_line() {
+        let config = load_text("fastfail_seconds = 3\n\n[backends.claude]\nmodles = {}\n").unwrap();
+        assert_eq!(config.fastfail, Duration::from_secs(3));
+        let [warning] = config.warnings.as_slice() else {
+            panic!("{:?}", config.warnings)
+        };
+        assert!(
+            warning.contains("unknown key \"backends.claude.modles\" in ")
+                && warning
+                    .contains("config.toml:4 — did you mean backends.claude.models? (ignored)"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn a_misspelt_builtin_backend_is_set_aside_not_taken_for_a_new_one() {
+        let config = load_text("[backends.claud]\nmodel_flag = \"-m\"\n").unwrap();
+        assert!(!config.backends.contains_key("claud"));
+        assert!(
+            config.warnings[0].contains("did you mean backends.claude?"),
+            "{:?}",
+            config.warnings
+        );
+        let err = load_text("[backends.mine]\nmodel_flag = \"-m\"\n").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("backends.mine: a new backend needs `command`"),
+            "{err:#}"
+        );
+        let err = load_text("[[rungs]]\nbackend = \"geminy\"\n").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("unknown backend \"geminy\" — did you mean gemini?"),
+            "{err:#}"
+        );
+    }
+
+    #[test]
     fn errors_name_the_file_line_and_key() {
-        let err =
-            load_text("fastfail_seconds = 3\n\n[backends.claude]\nmodles = {}\n").unwrap_err();
+        let err = load_text("fastfail_seconds = 3\n\n[backends.codex]\nprobe_timeout_seconds = 1\n[backends.codex.probe]\nkind = \"anthropc\"\n").unwrap_err();
         let text = format!("{err:#}");
-        assert!(text.contains("config.toml:4"), "{text}");
-        assert!(text.contains("modles"), "{text}");
+        assert!(
+            text.contains(
+                "config.toml:6: backends.codex.probe.kind: expected one of \"anthropic\""
+            ),
+            "{text}"
+        );
+        assert!(text.contains("did you mean \"anthropic\"?"), "{text}");
 
         let err = load_text("[[rungs]]\nbackend = \"claude\"\n\n[[rungs]]\nbackend = \"nope\"\n")
             .unwrap_err();

@@ -113,6 +113,8 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
     })
 }
 
+/// The file, and the configuration the other checks run on: the file's, or — when the file
+/// cannot be used — the built-in table, so one mistake in it does not hide every other finding.
 fn check_config(file: Option<&(PathBuf, bool)>, checks: &mut Vec<Check>) -> Option<Config> {
     let shown = file
         .as_ref()
@@ -123,16 +125,31 @@ fn check_config(file: Option<&(PathBuf, bool)>, checks: &mut Vec<Check>) -> Opti
                 Some(path) => format!("{} — valid", path.display()),
                 None => format!("{shown} — absent: the built-in table is used"),
             };
-            checks.push(Check::ok("config", detail));
+            if config.warnings.is_empty() {
+                checks.push(Check::ok("config", detail));
+            }
+            for warning in &config.warnings {
+                checks.push(Check::problem(
+                    "config",
+                    warning.strip_prefix("config: ").unwrap_or(warning),
+                    "correct the key at the line named, or remove it",
+                ));
+            }
             Some(config)
         }
         Err(err) => {
+            let fallback = crate::config::load(None).ok();
+            let then = if fallback.is_some() {
+                " (the checks below use the built-in table)"
+            } else {
+                ""
+            };
             checks.push(Check::problem(
                 "config",
-                format!("{err:#}"),
+                format!("{err:#}{then}"),
                 "correct the file at the line named",
             ));
-            None
+            fallback
         }
     }
 }
