@@ -41,7 +41,10 @@ fn status_over_seven_slow_rungs_probes_them_in_parallel() {
     assert_eq!(rows.len(), 7, "{}", run.stdout);
     for (k, row) in rows.iter().enumerate() {
         let model = format!("m{}", k + 1);
-        assert!(row.starts_with(&format!("OK   claude / {model} ")), "{row}");
+        assert!(
+            row.starts_with(&format!("OK       claude / {model} ")),
+            "{row}"
+        );
         assert!(
             row.contains(&format!("reachable, {model} answered (")),
             "{row}"
@@ -118,7 +121,7 @@ fn status_ignores_the_cache_and_cooldowns_and_refreshes_health() {
         "--status always calls"
     );
     assert!(
-        run.stdout.starts_with("OK   claude / claude-opus-5"),
+        run.stdout.starts_with("OK       claude / claude-opus-5"),
         "{}",
         run.stdout
     );
@@ -149,12 +152,12 @@ fn status_json_has_one_object_per_rung() {
     assert_eq!(rows[0]["backend"], "claude");
     assert_eq!(rows[0]["model"], "claude-opus-5");
     assert!(rows[0]["latency_ms"].is_u64());
-    assert_eq!(rows[5]["state"], "skip");
-    assert_eq!(rows[6]["state"], "fail");
+    assert_eq!(rows[5]["state"], "skipped");
+    assert_eq!(rows[6]["state"], "failed");
     assert_eq!(rows[6]["class"], "auth");
     // opencode, the last built-in rung, is not installed here.
     assert_eq!(rows[7]["backend"], "opencode");
-    assert_eq!(rows[7]["state"], "skip");
+    assert_eq!(rows[7]["state"], "skipped");
     assert!(
         rows[6]["reason"]
             .as_str()
@@ -210,7 +213,7 @@ fn check_fallback_degraded_when_one_independent_rung_died() {
     );
     assert!(
         run.stdout.contains(&format!(
-            "but a rung died: gemini / {GEMINI_MODEL} — {GEMINI_MODEL} unavailable: "
+            "but a rung died: gemini / {GEMINI_MODEL} — auth: {GEMINI_MODEL} unavailable: "
         )),
         "{}",
         run.stdout
@@ -289,7 +292,7 @@ fn the_probe_uses_the_model_the_cli_is_configured_with() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        row.starts_with(&format!("FAIL gemini / {GEMINI_MODEL}")),
+        row.starts_with(&format!("FAIL     gemini / {GEMINI_MODEL}")),
         "{}",
         run.stdout
     );
@@ -312,7 +315,7 @@ fn the_codex_probe_goes_where_codex_itself_talks() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        row.starts_with(&format!("OK   codex / {CODEX_MODEL}")),
+        row.starts_with(&format!("OK       codex / {CODEX_MODEL}")),
         "{}",
         run.stdout
     );
@@ -347,7 +350,8 @@ fn a_silently_empty_variable_fails_the_rung_by_name() {
 
     // The mock would answer any credential, even an empty one: only the guard makes this FAIL.
     assert!(
-        run.stdout.starts_with("FAIL claude-proxy / claude-opus-5"),
+        run.stdout
+            .starts_with("FAIL     claude-proxy / claude-opus-5"),
         "{}",
         run.stdout
     );
@@ -377,7 +381,7 @@ fn a_cli_that_refuses_to_start_in_this_folder_fails_its_command_probe() {
     let trusted = w.sb.run(&["--status"]);
 
     assert!(
-        untrusted.stdout.starts_with("FAIL gemini"),
+        untrusted.stdout.starts_with("FAIL     gemini"),
         "{}",
         untrusted.stdout
     );
@@ -387,7 +391,7 @@ fn a_cli_that_refuses_to_start_in_this_folder_fails_its_command_probe() {
         untrusted.stdout
     );
     assert!(
-        trusted.stdout.starts_with("OK   gemini"),
+        trusted.stdout.starts_with("OK       gemini"),
         "{}",
         trusted.stdout
     );
@@ -408,7 +412,7 @@ fn a_listed_model_whose_calls_fail_is_dead() {
     let run = w.sb.run(&["--status"]);
 
     assert!(
-        run.stdout.starts_with("FAIL claude / claude-opus-5"),
+        run.stdout.starts_with("FAIL     claude / claude-opus-5"),
         "{}",
         run.stdout
     );

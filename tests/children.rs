@@ -127,7 +127,8 @@ fn a_command_probe_whose_cli_leaves_a_helper_holding_stdout_answers_within_its_l
 
     assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
     assert!(
-        run.stdout.starts_with("OK   gemini") && run.stdout.contains("gemini answered: answered"),
+        run.stdout.starts_with("OK       gemini")
+            && run.stdout.contains("gemini answered: answered"),
         "its own output counts, whatever its helper does: {run:?}"
     );
 }
@@ -146,7 +147,7 @@ fn a_command_probe_that_overruns_with_a_helper_holding_stdout_ends_at_its_limit(
 
     assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
     assert!(
-        run.stdout.starts_with("FAIL gemini")
+        run.stdout.starts_with("FAIL     gemini")
             && run.stdout.contains("gemini did not finish within 2.0s"),
         "{run:?}"
     );

@@ -105,6 +105,7 @@ fn backend(name: &str, label: &str, command: &str, vendor: &str) -> Backend {
         extra_usage: false,
         login_usage: false,
         translate: true,
+        self_check: true,
         builtin: true,
     }
 }

@@ -33,6 +33,9 @@ pub struct Config {
     pub fastfail: Duration,
     pub probe_timeout: Duration,
     pub probe_cache: Duration,
+    /// How long a CLI's own check (`self_check`) is trusted: a little under the watchdog's
+    /// two hours, so each of its runs checks each CLI about once.
+    pub self_check_cache: Duration,
     pub hedge: Duration,
     pub quota_cooldown: Duration,
     /// A subscription login whose window is this full (percent) is parked before the wall.
@@ -94,6 +97,9 @@ pub struct Backend {
     /// Translate Claude Code's command line into this backend's CLI's words (its dialect);
     /// `false` passes the user's words unchanged.
     pub translate: bool,
+    /// Whether `--status` and `--check-fallback` may run the CLI itself to prove a login
+    /// rung (its own check). Off: the rung is reported as not proved, never OK.
+    pub self_check: bool,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -171,6 +177,7 @@ struct FileConfig {
     fastfail_seconds: Option<Spanned<f64>>,
     probe_timeout_seconds: Option<Spanned<f64>>,
     probe_cache_seconds: Option<Spanned<f64>>,
+    self_check_cache_seconds: Option<Spanned<f64>>,
     hedge_ms: Option<Spanned<f64>>,
     quota_minutes: Option<Spanned<f64>>,
     park_at_percent: Option<Spanned<f64>>,
@@ -222,6 +229,7 @@ struct BackendFile {
     extra_usage: Option<bool>,
     login_usage: Option<bool>,
     translate: Option<bool>,
+    self_check: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -250,6 +258,9 @@ pub const FASTFAIL: Bounds = Bounds::up_to(bounds::YEAR);
 /// A probe is on the launch path: longer than an hour is a hang.
 pub const PROBE_TIMEOUT: Bounds = Bounds::positive(bounds::HOUR);
 const PROBE_CACHE: Bounds = Bounds::up_to(bounds::YEAR);
+/// 100 minutes: the watchdog runs every two hours, so each run finds the last check stale
+/// and runs each CLI once; a `--status` between two runs reuses it.
+pub const DEFAULT_SELF_CHECK_CACHE: Duration = Duration::from_secs(100 * 60);
 /// Asking a CLI about its login is on the launch and report paths: more than a few
 /// minutes is a hang.
 const APP_SERVER_TIMEOUT: Bounds = Bounds::positive(bounds::HOUR);
@@ -312,6 +323,7 @@ fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config 
         fastfail: Duration::from_secs(25),
         probe_timeout: Duration::from_secs(10),
         probe_cache: Duration::from_secs(300),
+        self_check_cache: DEFAULT_SELF_CHECK_CACHE,
         hedge: Duration::from_millis(400),
         quota_cooldown: Duration::from_secs(60 * 60),
         park_at_percent: DEFAULT_PARK_AT_PERCENT,
@@ -414,6 +426,13 @@ fn merge(
         PROBE_CACHE,
     )? {
         config.probe_cache = d;
+    }
+    if let Some(d) = seconds(
+        &file.self_check_cache_seconds,
+        "self_check_cache_seconds",
+        PROBE_CACHE,
+    )? {
+        config.self_check_cache = d;
     }
     if let Some(d) = duration(
         &file.quota_minutes,
@@ -552,6 +571,7 @@ fn merge(
                     extra_usage: false,
                     login_usage: false,
                     translate: true,
+                    self_check: true,
                     builtin,
                 }
             }
@@ -694,6 +714,9 @@ fn overlay(
     if let Some(login_usage) = over.login_usage {
         backend.login_usage = login_usage;
     }
+    if let Some(self_check) = over.self_check {
+        backend.self_check = self_check;
+    }
     if let Some(translate) = over.translate {
         backend.translate = translate;
     }
@@ -764,6 +787,12 @@ impl Config {
     }
 
     /// The cooldown and breaker rules, for the health store.
+    /// How long a CLI's own check may take: a CLI starts, loads its settings and answers,
+    /// which is slower than one API call — four probe timeouts (40 s by default).
+    pub fn self_check_timeout(&self) -> Duration {
+        self.probe_timeout * 4
+    }
+
     pub fn policy(&self) -> limits::Policy {
         limits::Policy {
             quota_cooldown: self.quota_cooldown,

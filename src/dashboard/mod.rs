@@ -9,7 +9,7 @@ mod access;
 mod browser;
 mod chart;
 mod documents;
-mod page;
+pub mod page;
 mod server;
 
 use std::process::ExitCode;

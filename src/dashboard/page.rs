@@ -44,9 +44,9 @@ body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);ma
 h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.6rem;border-bottom:1px solid var(--line)}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-.state{font-weight:600}[data-state=ok] .state,[data-state=unprobed] .state{color:var(--ok)}
-[data-state=parked] .state,[data-state=cooling] .state{color:var(--warn)}[data-state=breaker_open] .state{color:var(--bad)}
-[data-state=skipped] .state,[data-state=unknown] .state,.mute{color:var(--mute)}
+.state{font-weight:600}[data-state=ok] .state{color:var(--ok)}
+[data-state=parked] .state,[data-state=cooling] .state,[data-state=not_proved] .state,[data-state=unknown] .state,[data-state=budget] .state{color:var(--warn)}[data-state=breaker_open] .state,[data-state=failed] .state{color:var(--bad)}
+[data-state=skipped] .state,.mute{color:var(--mute)}
 .pick{font-weight:600;color:var(--bar)}
 .win{display:grid;grid-template-columns:9rem 1fr 16rem;gap:.5rem;align-items:center;margin:.2rem 0}
 .track{background:var(--track);height:.8rem;border-radius:.4rem;overflow:hidden}
@@ -131,6 +131,20 @@ fn rungs(html: &mut String, config: &Config, base: &str, form: &str) {
     html.push_str("<h2>Rungs</h2><table><thead><tr><th class=\"n\">#</th><th>rung</th><th>state</th><th>why</th><th class=\"n\">last check</th><th class=\"n\">latency</th></tr></thead><tbody>");
     let rows = documents::status(config);
     for row in rows.as_array().into_iter().flatten() {
+        html.push_str(&rung_row(row));
+    }
+    let _ = write!(
+        html,
+        "</tbody></table><form method=\"post\" action=\"{}/probe\"><input type=\"hidden\" name=\"form\" value=\"{}\"><p><button type=\"submit\">probe now</button> <span class=\"mute\">probes every rung as <code>agent --status</code> does, within the budget; the page never probes on its own</span></p></form>",
+        escape(base),
+        escape(form)
+    );
+}
+
+/// One row of the rung table, from a row of `/status.json` (the one rule's state).
+pub fn rung_row(row: &Value) -> String {
+    let mut html = String::new();
+    {
         let rung = row["rung"].as_u64().unwrap_or(0);
         let state = row["state"].as_str().unwrap_or("unknown");
         let name = match row["model"].as_str() {
@@ -164,12 +178,7 @@ fn rungs(html: &mut String, config: &Config, base: &str, form: &str) {
             escape(&latency)
         );
     }
-    let _ = write!(
-        html,
-        "</tbody></table><form method=\"post\" action=\"{}/probe\"><input type=\"hidden\" name=\"form\" value=\"{}\"><p><button type=\"submit\">probe now</button> <span class=\"mute\">probes every rung as <code>agent --status</code> does, within the budget; the page never probes on its own</span></p></form>",
-        escape(base),
-        escape(form)
-    );
+    html
 }
 
 /// A short name for a window's scope, for `data-window`: `5h`, `7d`, `7d-opus`.

@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::error_class::ErrorClass;
-use crate::launch::parking::{Decision, Parking};
+use crate::launch::known::{self, Judge};
+use crate::launch::parking::Parking;
 use crate::launch::rung::{self, Rung};
-use crate::probe::{Call, Outcome};
-use crate::state::health::{self, HealthFile, Store, Verdict};
+use crate::launch::rung_state::{Action, Park, RungState};
+use crate::probe::Outcome;
+use crate::state::health::{self, Store, Verdict};
 use crate::state::meter::Meter;
 
 /// What is known about one rung.
@@ -61,6 +63,47 @@ impl Status {
         }
     }
 
+    /// What a launch makes of a rung in `state`, once [`RungState::launch_action`] said
+    /// to run it (`run`) or to pass over it.
+    pub fn of_state(state: &RungState, run: bool, now_ms: u64) -> Status {
+        if run {
+            let (how, reason, latency) = match state {
+                RungState::Ok {
+                    fresh: true,
+                    reason,
+                    latency_ms,
+                    ..
+                } => (
+                    Good::Probed,
+                    reason.clone(),
+                    latency_ms.map(Duration::from_millis),
+                ),
+                RungState::Ok { reason, .. } => (Good::Trusted, reason.clone(), None),
+                RungState::Budget { reason } => (Good::BudgetUnprobed, reason.clone(), None),
+                other => (Good::Unprobed, other.describe(now_ms), None),
+            };
+            return Status::Good {
+                how,
+                reason,
+                latency,
+            };
+        }
+        let (reason, skip) = match state {
+            RungState::Parked { reason, .. }
+            | RungState::Cooling { reason, .. }
+            | RungState::Failed { reason, .. } => (reason.clone(), false),
+            RungState::Skipped {
+                why, not_installed, ..
+            } => (why.clone(), *not_installed),
+            other => (other.describe(now_ms), false),
+        };
+        Status::Failed {
+            class: state.class(),
+            reason,
+            skip,
+        }
+    }
+
     pub fn is_good(&self) -> bool {
         matches!(self, Status::Good { .. })
     }
@@ -97,7 +140,7 @@ pub struct Cascade<'a> {
     config: &'a Config,
     store: Store,
     meter: Meter,
-    health: HealthFile,
+    judge: Judge<'a>,
     parking: Parking,
     rungs: Vec<Option<Rung<'a>>>,
     /// Probes this process started, by target: a target shared by two rungs is called once.
@@ -111,14 +154,18 @@ pub struct Cascade<'a> {
 
 impl<'a> Cascade<'a> {
     pub fn new(config: &'a Config, store: Store, meter: Meter) -> Cascade<'a> {
-        let health = store.load();
+        let judge = Judge {
+            config,
+            health: store.load(),
+            now_ms: health::now_ms(),
+        };
         let parking = Parking::new(store.state_dir());
         let (tx, rx) = mpsc::channel();
         Cascade {
             config,
             store,
             meter,
-            health,
+            judge,
             parking,
             rungs: vec![None; config.rungs.len()],
             probes: HashMap::new(),
@@ -259,85 +306,52 @@ impl<'a> Cascade<'a> {
         }
     }
 
-    /// What can be said of a rung without a new call.
+    /// What can be said of a rung without a new call: its state by the one rule, and what
+    /// a launch does with it.
     fn evaluate(&mut self, index: usize) -> Slot {
-        let cache = self.config.probe_cache;
-        let now = health::now_ms();
+        let now_ms = health::now_ms();
         let rung = self.rung(index).clone();
-        let label = rung.label();
-        let ready = match &rung.state {
-            Err(unusable) => {
-                crate::term::debug(&format!("rung {}: {label}: {}", index + 1, unusable.reason));
-                return Slot::Known(Status::Failed {
-                    class: unusable.class,
-                    reason: unusable.reason.clone(),
-                    skip: unusable.skip,
-                });
-            }
-            Ok(ready) => ready,
+        let target = rung
+            .state
+            .as_ref()
+            .ok()
+            .map(|ready| ready.plan.target.clone());
+        let fresh = match target.as_ref().and_then(|t| self.probes.get(t)) {
+            Some(Probe::Done(outcome)) => Some(outcome.clone()),
+            Some(Probe::Running) => return Slot::Waiting(target.unwrap_or_default()),
+            None => None,
         };
-        if let Some(parked) = self.parked(index) {
-            return Slot::Known(parked);
-        }
-        let target = &ready.plan.target;
-        match self.probes.get(target) {
-            Some(Probe::Done(outcome)) => return Slot::Known(status_of(outcome)),
-            Some(Probe::Running) => return Slot::Waiting(target.clone()),
-            None => {}
-        }
-        if matches!(ready.plan.call, Call::None) {
-            return Slot::Known(Status::Good {
-                how: Good::Unprobed,
-                reason: ready.plan.unprobed_reason(),
-                latency: None,
-            });
-        }
-        match self.health.verdict(target, cache, now) {
-            Verdict::Trusted { reason } => {
-                crate::term::debug(&format!(
-                    "rung {}: {label}: trusted, probed OK within {}s",
-                    index + 1,
-                    cache.as_secs()
-                ));
-                Slot::Known(Status::Good {
-                    how: Good::Trusted,
-                    reason,
-                    latency: None,
-                })
-            }
-            Verdict::Cooling {
-                class,
-                reason,
-                until_ms,
-            } => {
-                let left = until_ms.map_or_else(
-                    || "until the configuration changes".to_string(),
-                    |until| format!("{}s more", until.saturating_sub(now).div_ceil(1000)),
-                );
-                crate::term::debug(&format!(
-                    "rung {}: {label}: skipped, cooling down {left} after {class}",
-                    index + 1
-                ));
-                Slot::Known(Status::Failed {
-                    class,
-                    reason,
-                    skip: false,
-                })
-            }
-            Verdict::Unknown => Slot::NeedsProbe,
+        let parked = if fresh.is_none() {
+            self.parked(index)
+        } else {
+            None
+        };
+        let state = self.judge.state(&rung, fresh.as_ref(), parked.as_ref());
+        let action = state.launch_action(known::check_of(&rung).ok().as_ref());
+        crate::term::debug(&format!(
+            "rung {}: {}: {} — {}",
+            index + 1,
+            rung.label(),
+            state.as_str(),
+            state.describe(now_ms)
+        ));
+        match action {
+            Action::Probe => Slot::NeedsProbe,
+            Action::Run => Slot::Known(Status::of_state(&state, true, now_ms)),
+            Action::Pass => Slot::Known(Status::of_state(&state, false, now_ms)),
         }
     }
 
     /// Rung `index` parked by its login's windows (no call is made), unless no rung below
     /// it could run: the last rung that could run is never parked.
-    fn parked(&mut self, index: usize) -> Option<Status> {
+    fn parked(&mut self, index: usize) -> Option<Park> {
         let now = jiff::Timestamp::now();
         let rung = self.rung(index).clone();
         if let Ok(ready) = &rung.state {
             // Asking the CLI stands in for the probe a subscription login never gets: only
             // where a probe would be due (nothing trusted or cooling), bounded like one.
             let due = matches!(
-                self.health.verdict(
+                self.judge.health.verdict(
                     &ready.plan.target,
                     self.config.probe_cache,
                     health::now_ms()
@@ -353,44 +367,36 @@ impl<'a> Cascade<'a> {
                 crate::launch::login_usage::ask(self.config, &rung, self.store.state_dir(), now);
             }
         }
-        let Decision::Park { reason, .. } = self.parking.check(self.config, &rung, now) else {
-            return None;
-        };
-        let label = rung.label();
+        let park = known::park(self.config, &self.parking, &rung, now)?;
         if !(index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now)) {
             crate::term::debug(&format!(
-                "rung {}: {label}: {reason}, but no rung below could run: not parked",
-                index + 1
+                "rung {}: {}: {}, but no rung below could run: not parked",
+                index + 1,
+                rung.label(),
+                park.reason
             ));
             return None;
         }
-        crate::term::debug(&format!("rung {}: {label}: parked, {reason}", index + 1));
-        Some(Status::Failed {
-            class: ErrorClass::Quota,
-            reason,
-            skip: false,
-        })
+        Some(park)
     }
 
     /// Whether rung `index` could run, as far as is known without a call: ready, not
     /// parked, not cooling down.
     fn could_run(&mut self, index: usize, now: jiff::Timestamp) -> bool {
         let rung = self.rung(index).clone();
-        let Ok(ready) = &rung.state else {
-            return false;
+        let fresh = match rung
+            .state
+            .as_ref()
+            .ok()
+            .and_then(|r| self.probes.get(&r.plan.target))
+        {
+            Some(Probe::Done(outcome)) => Some(outcome.clone()),
+            _ => None,
         };
-        if let Some(Probe::Done(outcome)) = self.probes.get(&ready.plan.target) {
-            return status_of(outcome).is_good();
-        }
-        let cooling = matches!(
-            self.health.verdict(
-                &ready.plan.target,
-                self.config.probe_cache,
-                health::now_ms()
-            ),
-            Verdict::Cooling { .. }
-        );
-        !cooling && self.parking.check(self.config, &rung, now) == Decision::Go
+        let park = known::park(self.config, &self.parking, &rung, now);
+        self.judge
+            .state(&rung, fresh.as_ref(), park.as_ref())
+            .could_run()
     }
 
     /// Starts the probe of rung `index` on its own thread. False when its target is already

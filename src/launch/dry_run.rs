@@ -14,7 +14,7 @@ use crate::launch::cascade::{Cascade, Choice, Good, Status};
 use crate::term::{emit, emit_json};
 use crate::text::shell_join;
 
-fn describe(status: &Status) -> String {
+pub fn describe(status: &Status) -> String {
     match status {
         Status::Good {
             how,

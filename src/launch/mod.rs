@@ -12,6 +12,7 @@ pub mod login_usage;
 pub mod own_login;
 pub mod parking;
 pub mod rung;
+pub mod rung_state;
 pub mod self_check;
 pub mod survey;
 
@@ -131,7 +132,13 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         };
         match (ended, verdict) {
             (Ended::Signal(signal), _) => crate::signals::die_by(signal),
-            (Ended::Code(code), Verdict::Final) => return Ok(ExitCode::from(exit_byte(code))),
+            (Ended::Code(code), Verdict::Final) => {
+                // It really started: a failure at an earlier launch is no longer news.
+                if code == 0 || elapsed >= config.fastfail {
+                    cascade.store().launched(&ready.plan.target);
+                }
+                return Ok(ExitCode::from(exit_byte(code)));
+            }
             (Ended::Code(code), Verdict::FastFail)
                 if let Some(why) = refused_arguments(&rung, code, &stderr_head) =>
             {

@@ -1,88 +1,138 @@
-//! Probing many rungs at once, for real, ignoring the cache and cooldowns (`--status`,
-//! `--check-fallback`): every rung asked, none skipped because another already answered.
-//! Results arrive as each probe ends; each is recorded in health, refreshing it.
+//! Checking many rungs at once, for real (`--status`, `--check-fallback`): every rung
+//! asked, none skipped because another already answered, the cache and cooldowns ignored —
+//! except a CLI's own check, which runs at most once per `self_check_cache_seconds`
+//! (it spends the user's plan), and a parked login, which is not run into its wall.
+//! Results arrive as each check ends; each is recorded in health, and judged by the one
+//! rule ([`crate::launch::rung_state::state`]).
 
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::launch::cascade::{Good, Status};
+use crate::launch::known::{self, Judge};
+use crate::launch::parking::Parking;
 use crate::launch::rung::Rung;
-use crate::probe::{self, Call};
-use crate::state::health::Store;
+use crate::launch::rung_state::{Check, RungState};
+use crate::probe::{self, Outcome};
+use crate::state::health::{self, Proof, Store};
 use crate::state::meter::Meter;
 
-/// One rung's finding: its index in the table (0-based) and what was found.
+/// One rung's finding: its index in the table (0-based) and its state now.
 pub struct Finding {
     pub index: usize,
-    pub status: Status,
+    pub state: RungState,
 }
 
-/// Probes `rungs` in parallel and sends each finding as soon as it is known. A target shared
-/// by two rungs is called once and reported for both. Returns when every finding was sent.
-pub fn probe_all(
+/// What one check of a target needs: a probe, or the CLI's own check of a rung.
+enum Work {
+    Probe(Box<probe::ProbePlan>),
+    SelfCheck(usize),
+}
+
+/// Checks `rungs` in parallel and sends each finding as soon as it is known. A target
+/// shared by two rungs is called once and reported for both. Returns when every finding
+/// was sent. `dir`: where a CLI's own check runs (a launch's directory).
+pub fn check_all(
     config: &Config,
     store: &Store,
     meter: &Meter,
     rungs: &[Rung],
+    dir: &std::path::Path,
     found: &mpsc::Sender<Finding>,
 ) {
-    let (tx, rx) = mpsc::channel::<(String, probe::Outcome)>();
+    let judge = Judge {
+        config,
+        health: store.load(),
+        now_ms: health::now_ms(),
+    };
+    let parking = Parking::new(store.state_dir());
+    let now = jiff::Timestamp::now();
+    let (tx, rx) = mpsc::channel::<(String, Outcome)>();
     let mut waiting: HashMap<String, Vec<usize>> = HashMap::new();
-    for rung in rungs {
-        let index = rung.index - 1;
-        let ready = match &rung.state {
-            Err(unusable) => {
-                let status = Status::Failed {
-                    class: unusable.class,
-                    reason: unusable.reason.clone(),
-                    skip: unusable.skip,
-                };
-                let _ = found.send(Finding { index, status });
+    std::thread::scope(|scope| {
+        for (position, rung) in rungs.iter().enumerate() {
+            let index = rung.index - 1;
+            let park = known::park(config, &parking, rung, now);
+            let work = match (known::check_of(rung), &rung.state) {
+                (Ok(Check::Probe | Check::Command), Ok(ready)) if park.is_none() => {
+                    Some(Work::Probe(Box::new(ready.plan.clone())))
+                }
+                (Ok(Check::SelfCheck), Ok(ready)) if park.is_none() => {
+                    let cached = judge.health.get(&ready.plan.target).is_some_and(|record| {
+                        record.proved_by == Some(Proof::SelfCheck)
+                            && record.launch_failure.is_none()
+                            && judge.now_ms.saturating_sub(record.checked_ms)
+                                < millis(config.self_check_cache)
+                    });
+                    (!cached).then_some(Work::SelfCheck(position))
+                }
+                _ => None,
+            };
+            let Some(work) = work else {
+                let state = judge.state(rung, None, park.as_ref());
+                let _ = found.send(Finding { index, state });
+                continue;
+            };
+            let target = match &work {
+                Work::Probe(plan) => plan.target.clone(),
+                Work::SelfCheck(_) => rung
+                    .state
+                    .as_ref()
+                    .map_or_else(|_| String::new(), |ready| ready.plan.target.clone()),
+            };
+            let first = !waiting.contains_key(&target);
+            waiting.entry(target.clone()).or_default().push(position);
+            if !first {
                 continue;
             }
-            Ok(ready) => ready,
-        };
-        if matches!(ready.plan.call, Call::None) {
-            let status = Status::Good {
-                how: Good::Unprobed,
-                reason: ready.plan.unprobed_reason(),
-                latency: None,
-            };
-            let _ = found.send(Finding { index, status });
-            continue;
-        }
-        let target = ready.plan.target.clone();
-        let first = !waiting.contains_key(&target);
-        waiting.entry(target).or_default().push(index);
-        if first {
-            let plan = ready.plan.clone();
             let tx = tx.clone();
-            let store = store.clone();
-            let meter = meter.clone();
             let policy = config.policy();
-            std::thread::spawn(move || {
-                let outcome = crate::probe::run_and_record(&store, &plan, &meter, &policy);
-                let _ = tx.send((plan.target, outcome));
-            });
+            match work {
+                Work::Probe(plan) => {
+                    let (store, meter) = (store.clone(), meter.clone());
+                    scope.spawn(move || {
+                        let outcome = probe::run_and_record(&store, &plan, &meter, &policy);
+                        let _ = tx.send((target, outcome));
+                    });
+                }
+                Work::SelfCheck(position) => {
+                    let rung = &rungs[position];
+                    let parking = &parking;
+                    scope.spawn(move || {
+                        let finding = crate::launch::self_check::run(
+                            rung,
+                            parking,
+                            dir,
+                            config.self_check_timeout(),
+                            meter,
+                        );
+                        store.record_as(&target, &finding.outcome, &policy, Proof::SelfCheck);
+                        let _ = tx.send((target, finding.outcome));
+                    });
+                }
+            }
         }
-    }
-    drop(tx);
-    while !waiting.is_empty() {
-        let Ok((target, outcome)) = rx.recv() else {
-            break;
-        };
-        for index in waiting.remove(&target).unwrap_or_default() {
-            let _ = found.send(Finding {
-                index,
-                status: Status::of_probe(&outcome),
-            });
+        drop(tx);
+        while !waiting.is_empty() {
+            let Ok((target, outcome)) = rx.recv() else {
+                break;
+            };
+            for position in waiting.remove(&target).unwrap_or_default() {
+                let rung = &rungs[position];
+                // A check that hit the window parks the rung, as a launch would read it.
+                let park = known::park(config, &parking, rung, jiff::Timestamp::now());
+                let fresh = if park.is_some() { None } else { Some(&outcome) };
+                let state = judge.state(rung, fresh, park.as_ref());
+                let _ = found.send(Finding {
+                    index: rung.index - 1,
+                    state,
+                });
+            }
         }
-    }
+    });
 }
 
-/// `(312 ms)` for a probe's latency.
-pub fn latency_note(latency: Option<Duration>) -> String {
-    latency.map_or_else(String::new, |l| format!(" ({} ms)", l.as_millis()))
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

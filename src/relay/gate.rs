@@ -277,6 +277,8 @@ mod tests {
             breaker: Breaker::Closed,
             recent: Vec::new(),
             half_open_until_ms: None,
+            proved_by: None,
+            launch_failure: None,
         }
     }
 

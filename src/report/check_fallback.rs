@@ -1,19 +1,19 @@
 //! `agent --check-fallback`: the watchdog's check (DESIGN.md §9). Every independent rung —
-//! vendor other than rung 1's — is probed for real, never stopping at the first green one:
-//! a fallback that nobody calls is not a fallback. Exit 0 only when all of them answer.
+//! vendor other than rung 1's — is checked for real (an API probe, or the CLI's own check
+//! for a login), never stopping at the first green one: a fallback that nobody calls is
+//! not a fallback. Exit 0 only when all of them are proved to answer now.
 
+use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::sync::mpsc;
 
 use serde_json::json;
 
 use crate::config::Config;
-use crate::error_class::ErrorClass;
-use crate::launch::cascade::Status;
-use crate::launch::rung::{self, Rung};
+use crate::launch::rung::Rung;
+use crate::launch::rung_state::RungState;
 use crate::launch::survey;
 use crate::report::status::json_row;
-use crate::state::health::Store;
 
 /// The watchdog's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,136 +38,92 @@ impl Verdict {
 
 pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let first_vendor = config.first_vendor().unwrap_or_default().to_string();
-    let rungs: Vec<Rung> = config
-        .rungs
-        .iter()
-        .enumerate()
-        .filter(|(_, def)| config.backends[&def.backend].vendor != first_vendor)
-        .map(|(i, def)| rung::resolve(config, i + 1, def))
+    let (all, store, meter) = crate::report::status::survey_ready(config);
+    let rungs: Vec<Rung> = all
+        .into_iter()
+        .filter(|rung| rung.backend.vendor != first_vendor)
         .collect();
     let state_dir = crate::paths::state_dir();
-    let store = Store::new(&state_dir);
+    // The watchdog's job runs in the directory it was installed for: a launch's directory.
+    let dir = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     let (tx, rx) = mpsc::channel();
-    survey::probe_all(
-        config,
-        &store,
-        &crate::state::meter::Meter::new(&state_dir, config.budget),
-        &rungs,
-        &tx,
-    );
+    survey::check_all(config, &store, &meter, &rungs, &dir, &tx);
     drop(tx);
-    let mut findings: Vec<(usize, Status)> = rx.into_iter().map(|f| (f.index, f.status)).collect();
+    let mut findings: Vec<(usize, RungState)> =
+        rx.into_iter().map(|f| (f.index, f.state)).collect();
     findings.sort_by_key(|(index, _)| *index);
     let by_rung = |index: usize| {
         rungs
             .iter()
             .find(|r| r.index == index + 1)
-            .expect("probed rung")
+            .expect("checked rung")
     };
-
-    let mention = |(index, status): &(usize, Status)| {
-        let extra = match status {
-            Status::Good { latency, .. } => survey::latency_note(*latency),
-            Status::Failed { .. } => String::new(),
-        };
-        format!(
-            "{} — {}{extra}",
-            by_rung(*index).short_name(),
-            crate::text::printable(status.reason())
-        )
-    };
-    let alive: Vec<String> = findings
+    let named: Vec<(String, &RungState)> = findings
         .iter()
-        .filter(|(_, s)| s.is_good())
-        .map(mention)
+        .map(|(index, state)| (by_rung(*index).short_name(), state))
         .collect();
-    let unchecked = |status: &Status| {
-        matches!(
-            status,
-            Status::Failed {
-                class: ErrorClass::Budget,
-                ..
-            }
-        )
-    };
-    let dead: Vec<String> = findings
-        .iter()
-        .filter(|(_, s)| matches!(s, Status::Failed { skip: false, .. }) && !unchecked(s))
-        .map(mention)
-        .collect();
-    // Rungs the budget kept us from calling are neither alive nor dead: the report says so.
-    let not_checked: Vec<String> = findings
-        .iter()
-        .filter(|(_, s)| unchecked(s))
-        .map(|(index, _)| by_rung(*index).short_name())
-        .collect();
-    let budget_note = findings
-        .iter()
-        .find(|(_, s)| unchecked(s))
-        .map(|(_, s)| s.reason().to_string());
-    let (verdict, message) = if let (Some(note), true) = (&budget_note, dead.is_empty()) {
-        let answered = if alive.is_empty() {
-            String::new()
-        } else {
-            format!("; answered: {}", alive.join("; "))
-        };
-        (
-            Verdict::Budget,
-            format!(
-                "BUDGET: {note}; not checked: {}{answered}",
-                not_checked.join(", ")
-            ),
-        )
-    } else if alive.is_empty() {
-        let why = if dead.is_empty() {
-            format!("none is configured or installed (every rung is {first_vendor})")
-        } else {
-            dead.join("; ")
-        };
-        (
-            Verdict::Down,
-            format!("DOWN: no provider-independent fallback answers: {why}"),
-        )
-    } else if dead.is_empty() {
-        (
-            Verdict::Ok,
-            format!(
-                "all provider-independent fallbacks OK: {}",
-                alive.join("; ")
-            ),
-        )
-    } else {
-        (
-            Verdict::Degraded,
-            format!(
-                "DEGRADED: still covered by {} but a rung died: {}",
-                alive.join("; "),
-                dead.join("; ")
-            ),
-        )
-    };
-
-    let message = match (&budget_note, verdict) {
-        (Some(note), Verdict::Degraded | Verdict::Down) => {
-            format!(
-                "{message}; not checked ({note}): {}",
-                not_checked.join(", ")
-            )
-        }
-        _ => message,
-    };
+    let now_ms = crate::state::health::now_ms();
+    let (verdict, message) = judge(&named, &first_vendor, now_ms);
     let rows: Vec<_> = findings
         .iter()
-        .map(|(i, s)| json_row(by_rung(*i), s))
+        .map(|(i, state)| json_row(by_rung(*i), state, now_ms))
         .collect();
     let rows = serde_json::Value::Array(rows);
+    // The first vendor's rungs are not fallbacks and are not called here; what is known of
+    // them (a parked window, a failed launch) is shown beside, as every face shows it.
+    let primary: Vec<_> = crate::launch::known::rungs(config)
+        .into_iter()
+        .filter(|known| known.rung.backend.vendor == first_vendor)
+        .collect();
     // The verdict is printed first: alert delivery may take a while, and never changes it.
     if json {
-        crate::report::emit_json(
-            &json!({"state": verdict.as_str(), "message": message, "rungs": rows}),
-        )?;
+        let primary: Vec<_> = primary
+            .iter()
+            .map(|known| json_row(&known.rung, &known.state, now_ms))
+            .collect();
+        crate::report::emit_json(&json!({
+            "state": verdict.as_str(),
+            "message": message,
+            "rungs": rows,
+            "primary": primary,
+        }))?;
     } else {
-        crate::report::emit(&format!("{message}\n"))?;
+        let primary_names: Vec<(String, &RungState)> = primary
+            .iter()
+            .map(|known| (known.rung.short_name(), &known.state))
+            .collect();
+        let width = named
+            .iter()
+            .chain(&primary_names)
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut text = format!("{}\n", crate::text::printable(&message));
+        for (name, state) in named.iter().filter(|(_, s)| !is_absent(s)) {
+            let _ = writeln!(
+                text,
+                "  {}",
+                crate::report::status::row(name, width, state, now_ms)
+            );
+        }
+        let shown: Vec<_> = primary_names
+            .iter()
+            .filter(|(_, s)| !is_absent(s))
+            .collect();
+        if !shown.is_empty() {
+            let _ = writeln!(
+                text,
+                "primary vendor ({first_vendor}), as known — not checked here:"
+            );
+            for (name, state) in shown {
+                let _ = writeln!(
+                    text,
+                    "  {}",
+                    crate::report::status::row(name, width, state, now_ms)
+                );
+            }
+        }
+        crate::report::emit(&text)?;
     }
     // A budget stop is no news about the fallbacks: the last verdict stands, nothing is sent.
     if verdict != Verdict::Budget {
@@ -187,4 +143,119 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         // Nothing could be checked without spending: exit 75, never a false DOWN.
         Verdict::Budget => crate::exit_codes::ExitStatus::Budget.into(),
     })
+}
+
+/// A built-in rung whose CLI is not installed: never an option, so neither cover nor fault.
+fn is_absent(state: &RungState) -> bool {
+    matches!(
+        state,
+        RungState::Skipped {
+            not_installed: true,
+            ..
+        }
+    )
+}
+
+/// The verdict on the independent rungs, and its line: OK only when every one that could be
+/// an option is proved now; a rung not proved, parked or failed is never counted as cover.
+pub fn judge(rungs: &[(String, &RungState)], first_vendor: &str, now_ms: u64) -> (Verdict, String) {
+    let mention =
+        |(name, state): &&(String, &RungState)| format!("{name} — {}", state.describe(now_ms));
+    let of = |keep: fn(&RungState) -> bool| -> Vec<&(String, &RungState)> {
+        rungs.iter().filter(|(_, state)| keep(state)).collect()
+    };
+    let alive = of(RungState::is_proved);
+    let dead = of(|s| {
+        s.is_fault()
+            || matches!(
+                s,
+                RungState::Skipped {
+                    not_installed: false,
+                    ..
+                }
+            )
+    });
+    let parked = of(|s| matches!(s, RungState::Parked { .. }));
+    let unproved = of(|s| matches!(s, RungState::NotProved { .. } | RungState::Unchecked));
+    let unchecked = of(|s| matches!(s, RungState::Budget { .. }));
+    let join =
+        |list: &[&(String, &RungState)]| list.iter().map(mention).collect::<Vec<_>>().join("; ");
+    let names = |list: &[&(String, &RungState)]| {
+        list.iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    // What is wrong besides dead rungs, each said once.
+    let mut besides = Vec::new();
+    if !parked.is_empty() {
+        besides.push(format!("parked: {}", join(&parked)));
+    }
+    if !unproved.is_empty() {
+        besides.push(format!("not proved: {}", join(&unproved)));
+    }
+    if let Some((_, RungState::Budget { reason })) = unchecked.first() {
+        besides.push(format!("not checked ({reason}): {}", names(&unchecked)));
+    }
+    let besides = |lead: &str| -> String {
+        if besides.is_empty() {
+            String::new()
+        } else {
+            format!("{lead}{}", besides.join("; "))
+        }
+    };
+    if let (Some(_), true) = (unchecked.first(), dead.is_empty()) {
+        let answered = if alive.is_empty() {
+            String::new()
+        } else {
+            format!("; answered: {}", join(&alive))
+        };
+        let Some((_, RungState::Budget { reason })) = unchecked.first() else {
+            unreachable!("a budget state")
+        };
+        return (
+            Verdict::Budget,
+            format!(
+                "BUDGET: {reason}; not checked: {}{answered}",
+                names(&unchecked)
+            ),
+        );
+    }
+    if alive.is_empty() {
+        let why = if dead.is_empty() && parked.is_empty() && unproved.is_empty() {
+            format!("none is configured or installed (every rung is {first_vendor})")
+        } else {
+            let mut all = Vec::new();
+            if !dead.is_empty() {
+                all.push(join(&dead));
+            }
+            all.push(besides(""));
+            all.retain(|part| !part.is_empty());
+            all.join("; ")
+        };
+        return (
+            Verdict::Down,
+            format!("DOWN: no provider-independent fallback answers: {why}"),
+        );
+    }
+    if dead.is_empty() && parked.is_empty() && unproved.is_empty() {
+        return (
+            Verdict::Ok,
+            format!("all provider-independent fallbacks OK: {}", join(&alive)),
+        );
+    }
+    let died = if dead.is_empty() {
+        String::new()
+    } else {
+        format!(" but a rung died: {}", join(&dead))
+    };
+    let lead = if dead.is_empty() { " but " } else { "; " };
+    (
+        Verdict::Degraded,
+        format!(
+            "DEGRADED: still covered by {}{died}{}",
+            join(&alive),
+            besides(lead)
+        ),
+    )
 }

@@ -44,7 +44,7 @@ pub fn run() -> ExitCode {
     }
     let facts = Facts {
         feed: feed.as_ref(),
-        fallbacks: crate::watch::alerts::last_state(&state_dir).state,
+        fallbacks: fallback_word(&state_dir),
         rung: std::env::var(crate::launch::child::RUNG_VAR).ok(),
         zone: TimeZone::system(),
         now,
@@ -55,6 +55,24 @@ pub fn run() -> ExitCode {
     }
     println!("{line}");
     ExitCode::SUCCESS
+}
+
+/// The fallback word, by the one rule from what is known now: the last check's verdict,
+/// or DEGRADED when a fallback failed at a launch since. No configuration that loads: the
+/// last verdict alone (the line never fails).
+fn fallback_word(state_dir: &std::path::Path) -> Option<String> {
+    let last = crate::watch::alerts::last_state(state_dir).state;
+    let Ok(config) = crate::config::load(crate::paths::config_file(None)) else {
+        return last;
+    };
+    let first_vendor = config.first_vendor().unwrap_or_default().to_string();
+    let known = crate::launch::known::rungs(&config);
+    let fallbacks: Vec<&crate::launch::rung_state::RungState> = known
+        .iter()
+        .filter(|k| k.rung.backend.vendor != first_vendor)
+        .map(|k| &k.state)
+        .collect();
+    crate::launch::rung_state::fallback_word(last.as_deref(), &fallbacks)
 }
 
 /// The key this Claude Code's login is known by: the login agent named when it launched

@@ -87,6 +87,33 @@ pub struct TargetHealth {
     /// answer, which replaces this record and so ends the claim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub half_open_until_ms: Option<u64>,
+    /// How the last good answer was had: a probe (the default), the rung's command probe,
+    /// or the CLI's own check (a subscription login is never probed with a prompt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proved_by: Option<Proof>,
+    /// The launched CLI failed fast since the last good answer: a health fact until a later
+    /// success (a probe, a check, or a launch that really started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_failure: Option<LaunchFailure>,
+}
+
+/// How a target was proved to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Proof {
+    /// agent's own call to the API (or the CLI's quota report, `agy /usage`).
+    Probe,
+    /// The backend's `probe = { kind = "command" }`.
+    Command,
+    /// The CLI itself, headless, on its own login (`self_check`).
+    SelfCheck,
+}
+
+/// A launch that failed fast: when, and what it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchFailure {
+    pub at_ms: u64,
+    pub reason: String,
 }
 
 /// A target's circuit breaker. Open with its end in the past is half-open: the next use
@@ -181,10 +208,26 @@ impl Store {
         self.record_at(target, outcome, policy, SystemTime::now());
     }
 
+    /// Records an outcome had by `proof` (a command probe, the CLI's own check) now.
+    pub fn record_as(&self, target: &str, outcome: &Outcome, policy: &Policy, proof: Proof) {
+        self.record_proved(target, outcome, policy, SystemTime::now(), proof);
+    }
+
     /// Records a probe's outcome at `now` (tests pass their own clock), writing a `health`
     /// event on every change of class or breaker and a `restore` event when a target that
     /// was cut off answers again. A budget refusal is no news about the target.
     pub fn record_at(&self, target: &str, outcome: &Outcome, policy: &Policy, now: SystemTime) {
+        self.record_proved(target, outcome, policy, now, Proof::Probe);
+    }
+
+    fn record_proved(
+        &self,
+        target: &str,
+        outcome: &Outcome,
+        policy: &Policy,
+        now: SystemTime,
+        proof: Proof,
+    ) {
         if outcome.class == ErrorClass::Budget {
             return;
         }
@@ -192,7 +235,10 @@ impl Store {
         let result = self.update(|file| {
             file.forget_unseen(millis(now));
             let previous = file.targets.get(&*key);
-            let (next, changes) = after(previous, outcome, policy, now);
+            let (mut next, changes) = after(previous, outcome, policy, now);
+            if outcome.is_ok() && proof != Proof::Probe {
+                next.proved_by = Some(proof);
+            }
             file.targets.insert(key.to_string(), next);
             changes
         });
@@ -253,10 +299,34 @@ impl Store {
                     breaker: Breaker::Closed,
                     recent: Vec::new(),
                     half_open_until_ms: None,
+                    proved_by: None,
+                    launch_failure: None,
                 });
+            let reason = state_file::capped(&crate::redact::redact(reason)).into_owned();
             entry.class = ErrorClass::Fastfail;
-            entry.reason = state_file::capped(&crate::redact::redact(reason)).into_owned();
+            entry.reason.clone_from(&reason);
             entry.checked_ms = now;
+            entry.launch_failure = Some(LaunchFailure { at_ms: now, reason });
+        });
+        if let Err(err) = result {
+            crate::term::debug(&format!("could not record health: {err:#}"));
+        }
+    }
+
+    /// The launched CLI really started (it ran past the fast-fail net, or ended well): a
+    /// failure at an earlier launch is no longer news.
+    pub fn launched(&self, target: &str) {
+        if self
+            .load()
+            .get(target)
+            .is_none_or(|entry| entry.launch_failure.is_none())
+        {
+            return;
+        }
+        let result = self.update(|file| {
+            if let Some(entry) = file.get_mut(target) {
+                entry.launch_failure = None;
+            }
         });
         if let Err(err) = result {
             crate::term::debug(&format!("could not record health: {err:#}"));
@@ -369,6 +439,13 @@ pub fn after(
         breaker,
         recent,
         half_open_until_ms: None,
+        proved_by: None,
+        // Only a good answer clears a failed launch: a failing check confirms it.
+        launch_failure: if ok {
+            None
+        } else {
+            previous.and_then(|p| p.launch_failure.clone())
+        },
     };
     (health, changes)
 }
@@ -423,9 +500,18 @@ impl HealthFile {
 
     /// Whether `target` may be trusted, must be skipped, or needs a probe, at `now_ms`.
     pub fn verdict(&self, target: &str, probe_cache: Duration, now_ms: u64) -> Verdict {
-        let Some(health) = self.targets.get(&*key(target)) else {
-            return Verdict::Unknown;
-        };
+        self.targets
+            .get(&*key(target))
+            .map_or(Verdict::Unknown, |health| {
+                health.verdict(probe_cache, now_ms)
+            })
+    }
+}
+
+impl TargetHealth {
+    /// Whether this target may be trusted, must be skipped, or needs a probe, at `now_ms`.
+    pub fn verdict(&self, probe_cache: Duration, now_ms: u64) -> Verdict {
+        let health = self;
         if health.class == ErrorClass::Ok {
             let age = now_ms.saturating_sub(health.checked_ms);
             if u128::from(age) < probe_cache.as_millis() {
