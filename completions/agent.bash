@@ -23,13 +23,29 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-h -V --use --dry-run --list --status --check-fallback --budget --relay --dashboard --usage --accounts --doctor --install-watchdog --uninstall-watchdog --statusline --install-statusline --uninstall-statusline --config --json --color --quiet --generate-man --generate-completions --help --version"
+            opts="-h -V --use --dry-run --list --status --check-fallback --doctor --statusline --install-statusline --uninstall-statusline --config --json --color --quiet --generate-man --generate-completions --budget --relay --dashboard --usage --accounts --install-watchdog --uninstall-watchdog --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --use)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --generate-man)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-completions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -58,22 +74,6 @@ _agent() {
                     return 0
                     ;;
                 --uninstall-watchdog)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --generate-man)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --generate-completions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,17 +1,17 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
-complete -c agent -l budget -d 'The daily call and token budget: `status [--json]`, `set --calls N --tokens N` (0 = unlimited), `recent [--tail N] [--json]`. Takes the rest of the command line' -r
-complete -c agent -l relay -d 'The credential relay: `serve [--listen ADDR] [--allow-remote]` (keys stay on this host; clients hold a relay token), `init [--force]` (make the token), `tokens add|list|revoke` (one token per person, with daily caps), `install [--dry-run]` (a systemd user service or launchd agent). Takes the rest of the command line' -r
-complete -c agent -l dashboard -d 'A local page of health, windows, budget and usage: `[--listen ADDR] [--allow-remote]`. Prints a one-time URL that sets the access cookie; the relay\'s token works too. Takes the rest of the command line' -r
-complete -c agent -l usage -d 'Calls, tokens, cost and cache efficiency from agent\'s ledger and the CLIs\' own records, each call once: `[--by day|model|account|run|backend] [--since DATE] [--until DATE] [--tz-offset-hours N] [--json]`; `--reconcile [--reasoning-in-output]` checks the CLIs\' records against the relay\'s. Takes the rest of the command line' -r
-complete -c agent -l accounts -d 'Credential pools: `list [--json]`, `add NAME --backend B --kind oauth|api_key` (the secret is read from stdin, checked, stored 0600), `remove NAME`, `test [NAME]`. Takes the rest of the command line' -r
-complete -c agent -l install-watchdog -d 'Schedule --check-fallback (launchd, systemd user timer, or cron): `[--every 2h] [--dry-run] [--scheduler launchd|systemd|cron]`. Takes the rest of the command line' -r
-complete -c agent -l uninstall-watchdog -d 'Remove the scheduled watchdog: `[--dry-run] [--scheduler launchd|systemd|cron]`' -r
 complete -c agent -l config -d 'Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent -l generate-man -d 'Write the man page into DIR (for packagers)' -r -F
 complete -c agent -l generate-completions -d 'Write bash, zsh and fish completions into DIR (for packagers)' -r -F
+complete -c agent -l budget -d 'The daily call and token budget (a cap of 0 is unlimited). Takes the rest of the command line: status [--json] | set [--calls N] [--tokens N] | recent [--tail N] [--json]' -r
+complete -c agent -l relay -d 'The credential relay: keys stay on this host, clients hold a relay token (`init` makes it, `tokens` one per person with daily caps, `install` a systemd user service or launchd agent). Takes the rest of the command line: serve [--listen ADDR] [--allow-remote] | init [--force] | tokens add NAME [--daily-calls N] [--daily-tokens N] [--force] | tokens list [--json] | tokens revoke NAME | install [--dry-run] [--service launchd|systemd]' -r
+complete -c agent -l dashboard -d 'A local page of health, windows, budget and usage. Prints a one-time URL that sets the access cookie (`--open` opens it in the browser); the relay\'s token works too. Takes the rest of the command line: [--listen ADDR] [--allow-remote] [--open]' -r
+complete -c agent -l usage -d 'Calls, tokens, cost and cache efficiency from agent\'s ledger and the CLIs\' own records, each call once; `--reconcile` checks the CLIs\' records against the relay\'s. Takes the rest of the command line: [--by day|model|account|run|backend|client] [--since DATE] [--until DATE] [--tz-offset-hours N] [--source agent|claude|codex|gemini|opencode[,…]] [--reconcile] [--reasoning-in-output] [--json]' -r
+complete -c agent -l accounts -d 'Credential pools (`add` reads the secret from stdin, checks it and stores it 0600). Takes the rest of the command line: list [--json] | add NAME --backend BACKEND --kind oauth|api_key [--priority N] [--expires DATE] [--secret-var VAR] [--monthly-budget-usd USD] | remove NAME | test [NAME] [--json]' -r
+complete -c agent -l install-watchdog -d 'Schedule --check-fallback (launchd, systemd user timer, or cron). Takes the rest of the command line: [--every INTERVAL] [--dry-run] [--scheduler launchd|systemd|cron]' -r
+complete -c agent -l uninstall-watchdog -d 'Remove the scheduled watchdog. Takes the rest of the command line: [--dry-run] [--scheduler launchd|systemd|cron]' -r
 complete -c agent -l dry-run -d 'Choose a rung (probing as a launch would) and print the command, environment names and the reason; run nothing'
 complete -c agent -l list -d 'Print the backends and the rung table'
 complete -c agent -l status -d 'Probe every rung for real, in parallel (ignoring cached health), and report each'

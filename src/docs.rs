@@ -5,15 +5,12 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::Context as _;
-use clap::CommandFactory as _;
 use clap_complete::Shell;
-
-use crate::cli::Cli;
 
 pub fn write_man(dir: &Path) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    clap_mangen::Man::new(crate::cli::command()).render(&mut page)?;
     let path = dir.join("agent.1");
     fs::write(&path, page).with_context(|| format!("writing {}", path.display()))
 }
@@ -21,7 +18,7 @@ pub fn write_man(dir: &Path) -> anyhow::Result<()> {
 pub fn write_completions(dir: &Path) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
-        let mut command = Cli::command();
+        let mut command = crate::cli::command();
         clap_complete::generate_to(shell, &mut command, "agent", dir)
             .with_context(|| format!("writing {shell} completions into {}", dir.display()))?;
     }

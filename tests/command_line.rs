@@ -393,6 +393,126 @@ fn man_page_and_completions_match_the_command_line() {
     }
 }
 
+/// What a management flag's own definition holds, as the words a reader types: its
+/// sub-commands' names, every long flag and every value of a closed set.
+fn words_of(command: &clap::Command) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut commands = vec![command.clone()];
+    while let Some(command) = commands.pop() {
+        for arg in command.get_arguments().filter(|arg| !arg.is_hide_set()) {
+            if let Some(long) = arg
+                .get_long()
+                .filter(|long| !["help", "version"].contains(long))
+            {
+                words.push(format!("--{long}"));
+            }
+            let takes_value = matches!(
+                arg.get_action(),
+                clap::ArgAction::Set | clap::ArgAction::Append
+            );
+            for value in arg.get_possible_values().iter().filter(|_| takes_value) {
+                words.push(value.get_name().to_string());
+            }
+        }
+        for sub in command.get_subcommands() {
+            words.push(sub.get_name().to_string());
+            commands.push(sub.clone());
+        }
+    }
+    words
+}
+
+/// `text` cut into words at spaces and the listing's punctuation (`[`, `]`, `|`, `,`, a
+/// Markdown `\|`, backticks, the man page's `\fB`).
+fn tokens(text: &str) -> std::collections::HashSet<String> {
+    text.replace("\\-", "-")
+        .replace("\\fB", " ")
+        .replace("\\fR", " ")
+        .replace("\\fI", " ")
+        .split(|c: char| c.is_whitespace() || "[]|,`\\:;()<>".contains(c))
+        .map(|word| word.trim_end_matches(['.', '…']).to_string())
+        .filter(|word| !word.is_empty())
+        .collect()
+}
+
+/// The lines of `text` from the first that `starts` matches up to the next that `next`
+/// matches.
+fn section(text: &str, starts: impl Fn(&str) -> bool, next: impl Fn(&str) -> bool) -> String {
+    let mut lines = text.lines().skip_while(|line| !starts(line));
+    let first = lines.next().unwrap_or_default();
+    std::iter::once(first)
+        .chain(lines.take_while(|line| !next(line)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_flag_a_management_flag_takes_is_in_help_the_man_page_the_completions_and_the_readme() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |file: &str| std::fs::read_to_string(repo.join(file)).unwrap();
+    let help = Sandbox::new().run(&["--help"]);
+    assert_eq!(help.code, Some(0), "{help:?}");
+    let (man, zsh, fish, readme) = (
+        read("man/agent.1"),
+        read("completions/_agent"),
+        read("completions/agent.fish"),
+        read("README.md"),
+    );
+    for (name, command) in agent::cli::management() {
+        let flag = format!("--{name}");
+        let places = [
+            (
+                "--help",
+                section(
+                    &help.stdout,
+                    |line| line.trim_start().starts_with(&format!("{flag} ")),
+                    |line| {
+                        line.starts_with("      -") || line.starts_with("  -") || line.is_empty()
+                    },
+                ),
+            ),
+            (
+                "man/agent.1",
+                section(
+                    &man,
+                    |line| line.starts_with(&format!("\\fB{}\\fR", flag.replace('-', "\\-"))),
+                    |line| line.starts_with(".TP") || line.starts_with(".SH"),
+                ),
+            ),
+            (
+                "completions/_agent",
+                section(&zsh, |line| line.contains(&format!("{flag}=[")), |_| true),
+            ),
+            (
+                "completions/agent.fish",
+                section(
+                    &fish,
+                    |line| line.contains(&format!(" -l {name} ")),
+                    |_| true,
+                ),
+            ),
+            (
+                "README.md's options table",
+                section(
+                    &readme,
+                    |line| line.starts_with(&format!("| `{flag}")),
+                    |_| true,
+                ),
+            ),
+        ];
+        for (place, text) in places {
+            assert!(!text.is_empty(), "{place} has no entry for {flag}");
+            let found = tokens(&text);
+            for word in words_of(&command) {
+                assert!(
+                    found.contains(&word),
+                    "{place} does not say that {flag} takes {word}:\n{text}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_sub_commands_help_names_the_whole_command_to_type() {
     let sb = Sandbox::new();

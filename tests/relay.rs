@@ -618,6 +618,64 @@ fn an_openai_call_without_a_key_answers_503_relay_credentials_missing() {
     assert!(api.requests().is_empty());
 }
 
+#[test]
+fn serve_warns_at_start_once_per_upstream_without_a_key_and_still_serves() {
+    let (sb, api) = relay_world();
+    sb.env_remove("AGENT_RELAY_ANTHROPIC_KEY");
+    sb.env_remove("AGENT_RELAY_OPENAI_KEY");
+    sb.write_config(
+        "[relay.upstreams.bailian]\nkind = \"openai\"\nbase = \"http://127.0.0.1:9\"\nsecret_cmd = \"echo sk-bailian-0123456789\"\n\n[relay.upstreams.claude-cli]\nkind = \"claude-cli\"\n",
+    );
+    let relay = RelayProc::start(&sb, &[]);
+
+    // Printed before the line that says where it listens, so all there by now.
+    let stderr = relay.stderr();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("agent: warning: no key for upstream"))
+        .collect();
+    assert_eq!(
+        warnings.len(),
+        2,
+        "anthropic and openai, once each:\n{stderr}"
+    );
+    for (name, var) in [
+        ("anthropic", "AGENT_RELAY_ANTHROPIC_KEY"),
+        ("openai", "AGENT_RELAY_OPENAI_KEY"),
+    ] {
+        assert!(
+            warnings.iter().any(|line| line.contains(&format!(
+                "\"{name}\": set {var} or relay.upstreams.{name}.secret_cmd"
+            ))),
+            "{name}: {stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("\"bailian\"") && !stderr.contains("\"claude-cli\""),
+        "a secret_cmd or a CLI login is somewhere to read from: {stderr}"
+    );
+
+    // It serves all the same: the call that needs the key is refused, nothing goes upstream.
+    assert_eq!(relay.get("/healthz", None).status, 200);
+    let answer = relay.post(
+        "/anthropic/v1/messages",
+        Some(TOKEN),
+        &messages_body(MODEL),
+        &[],
+    );
+    assert_eq!(answer.status, 503, "{answer:?}");
+    assert_eq!(answer.json()["error"]["type"], "relay_credentials_missing");
+    assert!(api.requests().is_empty());
+}
+
+#[test]
+fn serve_with_every_key_set_warns_of_none() {
+    let (sb, _api) = relay_world();
+    let relay = RelayProc::start(&sb, &[]);
+    assert_eq!(relay.get("/healthz", None).status, 200);
+    assert!(!relay.stderr().contains("warning"), "{}", relay.stderr());
+}
+
 /// A fake `claude` that keeps what it was given and answers like `--output-format json`.
 fn fake_claude_cli(sb: &Sandbox, answer: &str, exit: i32) {
     sb.fake_cli("claude")

@@ -336,6 +336,100 @@ fn install_keeps_the_previous_command_beside_agents_and_uninstall_restores_it() 
     assert_eq!(w.api.requests().len(), 0);
 }
 
+/// `settings.json` as Claude Code writes it back after an install: its own key order and
+/// four-space indent, the statusLine's members reordered, `env` added.
+fn rewritten_by_claude_code(installed: &str, command: &str) -> String {
+    let parsed: Value = serde_json::from_str(installed).unwrap();
+    let status = &parsed["statusLine"];
+    format!(
+        "{{\n    \"alpha\": {alpha},\n    \"env\": {{\n        \"DISABLE_TELEMETRY\": \"1\"\n    }},\n    \"statusLine\": {{\n        \"padding\": {padding},\n        \"command\": {command},\n        \"type\": {kind}\n    }},\n    \"zeta\": {zeta}\n}}",
+        alpha = parsed["alpha"],
+        padding = status["padding"],
+        command = Value::from(command),
+        kind = status["type"],
+        zeta = parsed["zeta"],
+    )
+}
+
+#[test]
+fn uninstall_after_claude_code_rewrote_the_settings_removes_agents_and_keeps_the_rest() {
+    let w = world();
+    let original = "{\n  \"zeta\": {\"keep\": [1, 2]},\n  \"alpha\": \"last\"\n}\n";
+    let settings = w.sb.write_file(".claude/settings.json", original);
+    let run = w.sb.run(&["--install-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let command = serde_json::from_str::<Value>(&installed).unwrap()["statusLine"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rewritten = rewritten_by_claude_code(&installed, &command);
+    std::fs::write(&settings, &rewritten).unwrap();
+
+    let run = w.sb.run(&["--uninstall-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("removed"), "{}", run.stdout);
+    let left = std::fs::read_to_string(&settings).unwrap();
+    let parsed: Value = serde_json::from_str(&left).unwrap();
+    assert_eq!(
+        parsed,
+        serde_json::json!({"alpha": "last", "env": {"DISABLE_TELEMETRY": "1"}, "zeta": {"keep": [1, 2]}}),
+        "{left}"
+    );
+    // Claude Code's own spelling of the rest stays as it wrote it.
+    assert!(
+        left.starts_with("{\n    \"alpha\": \"last\",\n    \"env\": {\n        \"DISABLE"),
+        "{left}"
+    );
+    let mode = std::fs::metadata(&settings).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn uninstall_after_a_rewrite_puts_the_previous_statusline_back() {
+    let w = world();
+    let settings = w.sb.write_file(".claude/settings.json", SETTINGS);
+    assert_eq!(w.sb.run(&["--install-statusline"]).code, Some(0));
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let command = serde_json::from_str::<Value>(&installed).unwrap()["statusLine"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::fs::write(&settings, rewritten_by_claude_code(&installed, &command)).unwrap();
+
+    let run = w.sb.run(&["--uninstall-statusline"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let parsed: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(parsed["statusLine"]["command"], "grep -o 'session_id[^,]*'");
+    assert_eq!(parsed["env"]["DISABLE_TELEMETRY"], "1");
+    assert_eq!(parsed["zeta"], serde_json::json!({"keep": [1, 2]}));
+}
+
+#[test]
+fn uninstall_refuses_a_statusline_whose_command_the_user_changed() {
+    let w = world();
+    let settings = w.sb.write_file(".claude/settings.json", SETTINGS);
+    assert_eq!(w.sb.run(&["--install-statusline"]).code, Some(0));
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    let changed = rewritten_by_claude_code(&installed, "my-own-statusline --fancy");
+    std::fs::write(&settings, &changed).unwrap();
+
+    let run = w.sb.run(&["--uninstall-statusline"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("no longer agent's"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`my-own-statusline --fancy`"),
+        "names what runs now: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("--statusline`"),
+        "and agent's: {}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), changed);
+}
+
 #[test]
 fn install_without_settings_then_uninstall_leaves_an_empty_object() {
     let w = world();

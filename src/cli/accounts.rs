@@ -24,19 +24,19 @@ pub enum Command {
     /// Store a new account; the secret is read from stdin and checked first
     Add {
         name: String,
-        #[arg(long)]
+        #[arg(long, value_name = "BACKEND")]
         backend: String,
         #[arg(long, value_enum)]
         kind: KindArg,
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, value_name = "N", default_value_t = 100)]
         priority: i64,
         /// YYYY-MM-DD: warnings 30 and 7 days ahead
-        #[arg(long)]
+        #[arg(long, value_name = "DATE")]
         expires: Option<String>,
         /// The variable the launched CLI gets the secret in
-        #[arg(long)]
+        #[arg(long, value_name = "VAR")]
         secret_var: Option<String>,
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, value_name = "USD", default_value_t = 0.0)]
         monthly_budget_usd: f64,
     },
     /// Forget a stored account

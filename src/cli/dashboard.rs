@@ -5,7 +5,7 @@ use clap::Parser;
 #[derive(Debug, Parser)]
 #[command(name = "agent --dashboard", no_binary_name = true)]
 pub struct DashboardCli {
-    /// Address to listen on [default: 127.0.0.1:0, a free port]
+    /// Address to listen on (port 0: a free one)
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     pub listen: String,
     /// Allow a non-loopback listen address (anyone who can reach it and holds the token

@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod budget;
 pub mod dashboard;
 pub mod relay;
+pub mod synopsis;
 pub mod usage;
 pub mod watchdog;
 
@@ -94,8 +95,7 @@ pub struct Cli {
     #[arg(long)]
     pub check_fallback: bool,
 
-    /// The daily call and token budget: `status [--json]`, `set --calls N --tokens N`
-    /// (0 = unlimited), `recent [--tail N] [--json]`. Takes the rest of the command line
+    /// The daily call and token budget (a cap of 0 is unlimited)
     #[arg(
         long,
         value_name = "COMMAND",
@@ -104,24 +104,19 @@ pub struct Cli {
     )]
     pub budget: Option<Vec<String>>,
 
-    /// The credential relay: `serve [--listen ADDR] [--allow-remote]` (keys stay on this
-    /// host; clients hold a relay token), `init [--force]` (make the token), `tokens
-    /// add|list|revoke` (one token per person, with daily caps), `install [--dry-run]` (a
-    /// systemd user service or launchd agent). Takes the rest of the command line
+    /// The credential relay: keys stay on this host, clients hold a relay token (`init` makes
+    /// it, `tokens` one per person with daily caps, `install` a systemd user service or
+    /// launchd agent)
     #[arg(long, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub relay: Option<Vec<String>>,
 
-    /// A local page of health, windows, budget and usage: `[--listen ADDR]
-    /// [--allow-remote]`. Prints a one-time URL that sets the access cookie; the relay's
-    /// token works too. Takes the rest of the command line
+    /// A local page of health, windows, budget and usage. Prints a one-time URL that sets
+    /// the access cookie (`--open` opens it in the browser); the relay's token works too
     #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
     pub dashboard: Option<Vec<String>>,
 
     /// Calls, tokens, cost and cache efficiency from agent's ledger and the CLIs' own
-    /// records, each call once: `[--by day|model|account|run|backend] [--since DATE]
-    /// [--until DATE] [--tz-offset-hours N] [--json]`; `--reconcile
-    /// [--reasoning-in-output]` checks the CLIs' records against the relay's. Takes the
-    /// rest of the command line
+    /// records, each call once; `--reconcile` checks the CLIs' records against the relay's
     #[arg(
         long,
         value_name = "OPTIONS",
@@ -130,9 +125,7 @@ pub struct Cli {
     )]
     pub usage: Option<Vec<String>>,
 
-    /// Credential pools: `list [--json]`, `add NAME --backend B --kind oauth|api_key`
-    /// (the secret is read from stdin, checked, stored 0600), `remove NAME`,
-    /// `test [NAME]`. Takes the rest of the command line
+    /// Credential pools (`add` reads the secret from stdin, checks it and stores it 0600)
     #[arg(long, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub accounts: Option<Vec<String>>,
 
@@ -142,13 +135,11 @@ pub struct Cli {
     #[arg(long)]
     pub doctor: bool,
 
-    /// Schedule --check-fallback (launchd, systemd user timer, or cron):
-    /// `[--every 2h] [--dry-run] [--scheduler launchd|systemd|cron]`. Takes the rest of the
-    /// command line
+    /// Schedule --check-fallback (launchd, systemd user timer, or cron)
     #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
     pub install_watchdog: Option<Vec<String>>,
 
-    /// Remove the scheduled watchdog: `[--dry-run] [--scheduler launchd|systemd|cron]`
+    /// Remove the scheduled watchdog
     #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
     pub uninstall_watchdog: Option<Vec<String>>,
 
@@ -205,6 +196,37 @@ pub struct Cli {
     pub cli_args: Vec<OsString>,
 }
 
+/// Each management flag (the long name, as in [`MANAGEMENT`]) and the clap definition of the
+/// arguments it takes.
+pub fn management() -> Vec<(&'static str, clap::Command)> {
+    vec![
+        ("budget", budget::BudgetCli::command()),
+        ("relay", relay::RelayCli::command()),
+        ("dashboard", dashboard::DashboardCli::command()),
+        ("usage", usage::UsageCli::command()),
+        ("accounts", accounts::AccountsCli::command()),
+        ("install-watchdog", watchdog::InstallCli::command()),
+        ("uninstall-watchdog", watchdog::UninstallCli::command()),
+    ]
+}
+
+/// agent's command line as `--help`, the man page and the completions show it: each
+/// management flag's help ends with the listing of its own arguments, read from their clap
+/// definition (never written by hand, so it cannot drift from what the flag takes).
+pub fn command() -> clap::Command {
+    management()
+        .into_iter()
+        .fold(Cli::command(), |command, (name, sub)| {
+            let listing = synopsis::synopsis(&sub);
+            command.mut_arg(name.replace('-', "_"), |arg| {
+                let about = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                arg.help(format!(
+                    "{about}. Takes the rest of the command line: {listing}"
+                ))
+            })
+        })
+}
+
 impl Cli {
     /// True when agent reports instead of launching: then `--json` is agent's.
     pub fn is_report(&self) -> bool {
@@ -228,7 +250,9 @@ impl Cli {
 /// that look like flags, passes through in order.
 pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     // Built once: it both tells agent's flags apart and parses them (the launch path pays
-    // for every clap build).
+    // for every clap build). The listings of the management flags' own arguments are read
+    // from their definitions only for `--help`: that is seven more builds (90 µs against
+    // 4 µs, release), which a launch does not need.
     let mut command = Cli::command();
     let mut ours: Vec<OsString> = vec!["agent".into()];
     let mut theirs: Vec<OsString> = Vec::new();
@@ -283,6 +307,9 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             }
         }
     }
+    if ours.iter().skip(1).any(|word| word == "--help") {
+        command = self::command();
+    }
     let matches = command.try_get_matches_from_mut(ours)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     if !json_at.is_empty() && cli.is_report() {
@@ -336,6 +363,57 @@ mod tests {
 
     fn split(args: &[&str]) -> Cli {
         parse(args.iter().map(OsString::from).collect()).expect("parses")
+    }
+
+    #[test]
+    fn every_management_flag_has_its_definition_listed() {
+        let mut names: Vec<&str> = management().iter().map(|(name, _)| *name).collect();
+        names.sort_unstable();
+        assert_eq!(names, MANAGEMENT);
+    }
+
+    #[test]
+    fn a_management_flags_help_ends_with_its_listing() {
+        let command = command();
+        let help = |long: &str| {
+            command
+                .get_arguments()
+                .find(|arg| arg.get_long() == Some(long))
+                .and_then(|arg| arg.get_help())
+                .map(ToString::to_string)
+                .unwrap()
+        };
+        assert!(
+            help("dashboard").ends_with(
+                "Takes the rest of the command line: [--listen ADDR] [--allow-remote] [--open]"
+            ),
+            "{}",
+            help("dashboard")
+        );
+        assert!(
+            help("usage").contains("--by day|model|account|run|backend|client"),
+            "{}",
+            help("usage")
+        );
+    }
+
+    #[test]
+    fn no_help_states_a_default_clap_adds() {
+        for (name, sub) in management() {
+            let mut commands = vec![sub];
+            while let Some(command) = commands.pop() {
+                for arg in command.get_arguments() {
+                    let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                    assert!(
+                        arg.get_default_values().is_empty() || !help.contains("[default:"),
+                        "--{name} {}: --{} says its default twice",
+                        command.get_name(),
+                        arg.get_id()
+                    );
+                }
+                commands.extend(command.get_subcommands().cloned());
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use clap::Parser;
 #[command(name = "agent --install-watchdog", no_binary_name = true)]
 pub struct InstallCli {
     /// How often to check: 30m, 2h, 1d
-    #[arg(long, default_value = "2h")]
+    #[arg(long, value_name = "INTERVAL", default_value = "2h")]
     pub every: String,
     /// Print what would be written and run; change nothing
     #[arg(long)]

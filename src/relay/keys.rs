@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use super::scrub::Needle;
-use crate::config::relay::Upstream;
+use crate::config::relay::{Kind, Upstream};
 
 /// A key and where it came from (`env:AGENT_RELAY_ANTHROPIC_KEY`): the source names the
 /// credential in health targets, never the key itself.
@@ -95,6 +95,22 @@ impl Keys {
     }
 }
 
+/// Why `upstream` has nowhere to read a key from — neither `AGENT_RELAY_<NAME>_KEY` nor a
+/// `secret_cmd` — naming both, or `None` when it has one or needs none (`claude-cli` runs
+/// this host's login). A `secret_cmd` is not run here: it runs on the first call.
+pub fn missing(upstream: &Upstream) -> Option<String> {
+    let var = upstream.env_var("KEY");
+    let none = upstream.kind != Kind::ClaudeCli
+        && upstream.secret_cmd.is_none()
+        && std::env::var(&var).map_or(true, |value| value.trim().is_empty());
+    none.then(|| {
+        format!(
+            "no key for upstream \"{}\": set {var} or relay.upstreams.{}.secret_cmd",
+            upstream.name, upstream.name
+        )
+    })
+}
+
 fn read(upstream: &Upstream) -> Result<Key, String> {
     let var = upstream.env_var("KEY");
     if let Ok(value) = std::env::var(&var) {
@@ -107,10 +123,7 @@ fn read(upstream: &Upstream) -> Result<Key, String> {
         }
     }
     let Some(command) = &upstream.secret_cmd else {
-        return Err(format!(
-            "no key for upstream \"{}\": set {var} or relay.upstreams.{}.secret_cmd",
-            upstream.name, upstream.name
-        ));
+        return Err(missing(upstream).unwrap_or_default());
     };
     match crate::secret::from_command(command) {
         Ok(value) if !value.trim().is_empty() => Ok(Key {
@@ -132,7 +145,6 @@ fn read(upstream: &Upstream) -> Result<Key, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::relay::Kind;
 
     fn upstream(name: &str, secret_cmd: Option<&str>) -> Upstream {
         Upstream {
@@ -174,5 +186,19 @@ mod tests {
             .get(&upstream("keys-test-none", None))
             .unwrap_err();
         assert!(err.contains("AGENT_RELAY_KEYS_TEST_NONE_KEY"), "{err}");
+    }
+
+    #[test]
+    fn an_upstream_is_missing_its_key_only_with_neither_variable_nor_command() {
+        let none = missing(&upstream("keys-test-missing", None)).unwrap();
+        assert!(
+            none.contains("AGENT_RELAY_KEYS_TEST_MISSING_KEY")
+                && none.contains("relay.upstreams.keys-test-missing.secret_cmd"),
+            "{none}"
+        );
+        assert_eq!(missing(&upstream("keys-test-missing", Some("false"))), None);
+        let mut cli = upstream("keys-test-missing", None);
+        cli.kind = Kind::ClaudeCli;
+        assert_eq!(missing(&cli), None, "claude-cli needs no key");
     }
 }

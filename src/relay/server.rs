@@ -209,6 +209,13 @@ pub fn serve(
             local,
             cutting: AtomicBool::new(false),
         });
+        // Before the line that says it listens: an upstream with nowhere to read a key from
+        // answers every call 503, which nothing else says until the first call.
+        for why in relay.config.upstreams.values().filter_map(super::keys::missing) {
+            crate::term::warn(&format!(
+                "{why}, then restart the relay; until then its calls answer 503 relay_credentials_missing"
+            ));
+        }
         announce(&relay, &state_dir);
         // The page, behind the relay's token, when `[relay] dashboard = true`.
         let pages = relay

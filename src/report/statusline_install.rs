@@ -7,7 +7,9 @@
 //! comment-free formatting included, stays as it was — and the write is atomic. A
 //! `statusLine` already there is kept: agent stores it (in `statusline.json` in its state
 //! directory, never in Claude Code's settings, whose schema is not agent's to extend), runs
-//! its command beside its own line, and puts it back exactly on uninstall.
+//! its command beside its own line, and puts it back exactly on uninstall. Whether the
+//! `statusLine` there is still agent's is read from its JSON (its `type` and `command`), not
+//! its text: Claude Code rewrites the file in its own order and spacing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,7 +81,11 @@ pub fn install(dry_run: bool) -> anyhow::Result<ExitCode> {
     let text = read_settings(&path)?;
     let current = member(&text, "statusLine").map(|span| text[span.value].to_string());
     let earlier = records.settings.get(&key).cloned();
-    if earlier.is_some() && current.as_deref() == Some(ours.as_str()) {
+    if earlier.is_some()
+        && current
+            .as_deref()
+            .is_some_and(|value| same_command(value, &ours))
+    {
         println!("agent's statusline is already in {}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
@@ -138,12 +144,25 @@ pub fn uninstall(dry_run: bool) -> anyhow::Result<ExitCode> {
     };
     let text = read_settings(&path)?;
     let current = member(&text, "statusLine").map(|span| text[span.value].to_string());
-    if current.as_deref() != Some(record.ours.as_str()) {
-        bail!(
-            "the statusLine in {} is no longer agent's: left as it is (the one agent replaced was {})",
+    // Claude Code rewrites its settings (keys reordered, `env` added, its own spacing): what
+    // makes the statusLine agent's is what it runs, not how it is spelled.
+    match current.as_deref() {
+        Some(value) if same_command(value, &record.ours) => {}
+        Some(value) => bail!(
+            "the statusLine in {} is no longer agent's: it runs {} where agent installed {}; \
+             left as it is (the one agent replaced was {}). Edit statusLine by hand if you \
+             want another",
+            path.display(),
+            command_of(value),
+            command_of(&record.ours),
+            crate::redact::redact(record.previous.as_deref().unwrap_or("none"))
+        ),
+        None => bail!(
+            "there is no statusLine in {} any more: nothing of agent's to remove, left as it is \
+             (the one agent replaced was {})",
             path.display(),
             crate::redact::redact(record.previous.as_deref().unwrap_or("none"))
-        );
+        ),
     }
     let restored = with_member(&text, "statusLine", record.previous.as_deref());
     if dry_run {
@@ -192,6 +211,30 @@ pub fn previous_output(state_dir: &Path, input: &str) -> Option<String> {
     .output()
     .ok()?;
     Some(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Whether two `statusLine` values (JSON text) are the same statusline: the same `type` and
+/// `command`, however their keys are ordered or spaced and whatever else sits beside them.
+fn same_command(value: &str, ours: &str) -> bool {
+    let parse = |text: &str| serde_json::from_str::<Value>(text).ok();
+    let (Some(value), Some(ours)) = (parse(value), parse(ours)) else {
+        return false;
+    };
+    let command = |v: &Value| v.get("command").and_then(Value::as_str).map(str::to_string);
+    value.get("type") == ours.get("type")
+        && command(&value).is_some()
+        && command(&value) == command(&ours)
+}
+
+/// A `statusLine` value's command for a message (quoted, redacted), else the value itself.
+fn command_of(value: &str) -> String {
+    let command = serde_json::from_str::<Value>(value)
+        .ok()
+        .and_then(|v| v.get("command")?.as_str().map(str::to_string));
+    match command {
+        Some(command) => format!("`{}`", crate::redact::redact(&command)),
+        None => crate::redact::redact(value),
+    }
 }
 
 /// Whether a `statusLine` value (JSON text) runs an agent statusline.
@@ -418,6 +461,29 @@ mod tests {
                 assert_eq!(serde_json::from_str::<Value>(&restored).unwrap(), expected);
             }
         }
+    }
+
+    #[test]
+    fn the_same_command_respelled_is_still_agents() {
+        let respelled = "{\n    \"padding\": 0,\n    \"command\": \"agent --statusline\",\n    \"type\": \"command\"\n  }";
+        assert!(same_command(respelled, OURS));
+        assert!(same_command(
+            r#"{"command":"agent --statusline","type":"command"}"#,
+            OURS
+        ));
+        assert!(!same_command(
+            r#"{"type":"command","command":"agent --statusline | cat"}"#,
+            OURS
+        ));
+        assert!(!same_command(
+            r#"{"type":"static","command":"agent --statusline"}"#,
+            OURS
+        ));
+        assert!(!same_command(
+            r#"{"type":"command"}"#,
+            r#"{"type":"command"}"#
+        ));
+        assert!(!same_command("null", OURS));
     }
 
     #[test]
