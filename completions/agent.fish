@@ -1,4 +1,5 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
+complete -c agent -l wait -d 'When every rung that could run is parked until a known reset, wait for the earliest (at most MAX: 90s, 45m, 6h, 2d; up to 7d), with a countdown, then run once — instead of exiting 75. AGENT_WAIT=MAX does the same for every launch' -r
 complete -c agent -l budget -d 'The daily call and token budget: `status [--json]`, `set --calls N --tokens N` (0 = unlimited), `recent [--tail N] [--json]`. Takes the rest of the command line' -r
 complete -c agent -l relay -d 'The credential relay: `serve [--listen ADDR] [--allow-remote]` (keys stay on this host; clients hold a relay token), `init [--force]` (make the token), `tokens add|list|revoke` (one token per person, with daily caps), `install [--dry-run]` (a systemd user service or launchd agent). Takes the rest of the command line' -r
 complete -c agent -l dashboard -d 'A local page of health, windows, budget and usage: `[--listen ADDR] [--allow-remote]`. Prints a one-time URL that sets the access cookie; the relay\'s token works too. Takes the rest of the command line' -r

@@ -328,8 +328,9 @@ impl<'a> Cascade<'a> {
         }
     }
 
-    /// Rung `index` parked by its login's windows (no call is made), unless no rung below
-    /// it could run: the last rung that could run is never parked.
+    /// Rung `index` parked by its login's windows (no call is made). Parked before the wall
+    /// (`park_at_percent`), the last rung that could run is not parked; a full window
+    /// parks it all the same ([`Decision::parks_the_last_rung`]).
     fn parked(&mut self, index: usize) -> Option<Status> {
         let now = jiff::Timestamp::now();
         let rung = self.rung(index).clone();
@@ -353,11 +354,15 @@ impl<'a> Cascade<'a> {
                 crate::launch::login_usage::ask(self.config, &rung, self.store.state_dir(), now);
             }
         }
-        let Decision::Park { reason, .. } = self.parking.check(self.config, &rung, now) else {
+        let decision = self.parking.check(self.config, &rung, now);
+        let Decision::Park { reason, .. } = &decision else {
             return None;
         };
+        let reason = reason.clone();
         let label = rung.label();
-        if !(index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now)) {
+        if !decision.parks_the_last_rung()
+            && !(index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now))
+        {
             crate::term::debug(&format!(
                 "rung {}: {label}: {reason}, but no rung below could run: not parked",
                 index + 1
