@@ -1,4 +1,5 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
+complete -c agent -l wait -d 'When every rung that could run is parked until a known reset, wait for the earliest (at most MAX: 90s, 45m, 6h, 2d; up to 7d), with a countdown, then run once — instead of exiting 75. AGENT_WAIT=MAX does the same for every launch' -r
 complete -c agent -l config -d 'Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''

@@ -14,6 +14,9 @@ pub enum ExitStatus {
     Unavailable,
     /// Refused by the budget where nothing could run without spending.
     Budget,
+    /// Every rung that could run is parked until a known reset (EX_TEMPFAIL, so a cron
+    /// wrapper tries again; `--wait` waits instead).
+    Parked,
 }
 
 impl ExitStatus {
@@ -23,7 +26,7 @@ impl ExitStatus {
             ExitStatus::Problem => 1,
             ExitStatus::Usage => 2,
             ExitStatus::Unavailable => 69,
-            ExitStatus::Budget => 75,
+            ExitStatus::Budget | ExitStatus::Parked => 75,
         }
     }
 

@@ -148,6 +148,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         args: &cli.cli_args,
         dry_run: cli.dry_run,
         json: cli.json,
+        wait: launch::waiting::max_from(cli.wait.as_deref())?,
     };
     match &cli.use_backend {
         Some(spec) => launch::force(&config, spec, &options),

@@ -108,3 +108,36 @@ pub fn die_by(signo: i32) -> ! {
     }
     std::process::exit(128 + signo);
 }
+
+/// Set by an INT or QUIT while agent waits with no child (`--wait`).
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_signo: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// While agent waits with no child (`--wait`): Ctrl-C and Ctrl-\ are only noted, so the
+/// waiter can finish its line and end as it says ([`interrupted`]); TERM and HUP end agent
+/// as they would without a handler (with no child, [`forward_to_children`]'s handler acts
+/// so too). A signal inherited as ignored stays ignored.
+pub fn note_interrupts() {
+    for sig in [Signal::SIGINT, Signal::SIGQUIT] {
+        if !inherited_ignored(sig) {
+            let _ = set(sig, SigHandler::Handler(on_interrupt));
+        }
+    }
+}
+
+/// The wait is over: INT and QUIT act on agent again as they would without a handler.
+pub fn stop_noting_interrupts() {
+    for sig in [Signal::SIGINT, Signal::SIGQUIT] {
+        if !inherited_ignored(sig) {
+            let _ = set(sig, SigHandler::SigDfl);
+        }
+    }
+}
+
+/// Whether Ctrl-C or Ctrl-\ reached agent since [`note_interrupts`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}

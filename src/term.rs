@@ -80,6 +80,32 @@ pub fn notice(message: &str) {
     }
 }
 
+/// Whether agent's notices reach a person at a terminal (so a line may be rewritten in
+/// place), rather than a file, a pipe or nothing (`--quiet`).
+pub fn notices_on_terminal() -> bool {
+    !settings().quiet && std::io::stderr().is_terminal()
+}
+
+/// `[agent] …` rewritten in place on the terminal's last line (a countdown); call
+/// [`end_in_place`] before any other output. Only where [`notices_on_terminal`].
+pub fn notice_in_place(message: &str) {
+    let message = shown(message);
+    let tag = if settings().color {
+        "[agent]".yellow().to_string()
+    } else {
+        "[agent]".to_string()
+    };
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(stderr, "\r{tag} {message}\x1b[K");
+    let _ = stderr.flush();
+}
+
+/// Ends the line [`notice_in_place`] kept rewriting.
+pub fn end_in_place() {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr);
+}
+
 /// `agent: warning: …` — printed even with `--quiet`.
 pub fn warn(message: &str) {
     let message = shown(message);

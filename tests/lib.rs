@@ -32,4 +32,5 @@ mod statusline;
 mod team_relay;
 mod team_state;
 mod usage;
+mod waiting;
 mod watchdog;

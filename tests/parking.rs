@@ -12,7 +12,7 @@ use crate::support::Sandbox;
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 /// The key `windows.json` keeps the sandbox's Claude Code login under.
-fn claude_login(sb: &Sandbox) -> String {
+pub(crate) fn claude_login(sb: &Sandbox) -> String {
     format!("claude:{}", sb.home().join(".claude").display())
 }
 
@@ -22,7 +22,11 @@ fn codex_login(sb: &Sandbox) -> String {
 
 /// Writes `windows.json` as the store keeps it: one login, these windows
 /// (`(scope, percent, resets_at)`).
-fn write_windows(sb: &Sandbox, login: &str, windows: &[(serde_json::Value, f64, Timestamp)]) {
+pub(crate) fn write_windows(
+    sb: &Sandbox,
+    login: &str,
+    windows: &[(serde_json::Value, f64, Timestamp)],
+) {
     let now = Timestamp::now();
     let rows: Vec<serde_json::Value> = windows
         .iter()
@@ -60,11 +64,11 @@ fn session_limit_text() -> String {
     format!("You've hit your session limit · resets {twelve}{half} (Europe/Berlin)")
 }
 
-fn five_hour() -> serde_json::Value {
+pub(crate) fn five_hour() -> serde_json::Value {
     json!({"kind": "five_hour"})
 }
 
-fn in_hours(hours: i64) -> Timestamp {
+pub(crate) fn in_hours(hours: i64) -> Timestamp {
     Timestamp::now() + SignedDuration::from_hours(hours)
 }
 
@@ -514,13 +518,15 @@ fn park_at_percent_parks_before_the_wall_and_releases_with_hysteresis() {
 }
 
 #[test]
-fn the_last_rung_that_could_run_is_never_parked() {
+fn the_last_rung_that_could_run_is_never_parked_before_the_wall() {
     let w = world();
     w.sb.write_config(CLAUDE_THEN_CODEX);
+    // Past `park_at_percent`, not full: it still has room (a full window is the wall, and
+    // parks it all the same: tests/waiting.rs).
     write_windows(
         &w.sb,
         &claude_login(&w.sb),
-        &[(five_hour(), 100.0, in_hours(2))],
+        &[(five_hour(), 96.0, in_hours(2))],
     );
     // Codex cannot run: its provider's key is gone.
     w.sb.env_remove("MOCK_OPENAI_KEY");

@@ -32,6 +32,7 @@ Examples:
   agent --use gemini             force a backend: no probes, no fallback
   agent --use claude:sonnet      force backend and model (aliases map to full ids)
   agent --dry-run -p hi          show what would run, and why; run nothing
+  agent --wait=2h -p \"nightly\"   every rung parked? wait up to 2h for the first reset, then run
   agent --list                   the backends and the rung table
   agent --status                 probe every rung (in parallel) and report
   agent --check-fallback         exit 1 if a provider-independent rung is dead or none is left
@@ -47,7 +48,8 @@ Examples:
   agent --install-statusline     show windows and fallbacks in Claude Code's status line
 
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
-configuration error; 69 no rung available; 75 refused by the budget.
+configuration error; 69 no rung available; 75 refused by the budget, or every rung that could
+run is parked until a known reset (`--wait` waits for it instead); 130 Ctrl-C during the wait.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
 
@@ -81,6 +83,18 @@ pub struct Cli {
     /// and the reason; run nothing
     #[arg(long)]
     pub dry_run: bool,
+
+    /// When every rung that could run is parked until a known reset, wait for the earliest
+    /// (at most MAX: 90s, 45m, 6h, 2d; up to 7d), with a countdown, then run once — instead
+    /// of exiting 75. AGENT_WAIT=MAX does the same for every launch
+    #[arg(
+        long,
+        value_name = "MAX",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "6h"
+    )]
+    pub wait: Option<String>,
 
     /// Print the backends and the rung table
     #[arg(long)]
@@ -333,7 +347,11 @@ fn own_option(command: &clap::Command, name: &str) -> Option<bool> {
     command
         .get_arguments()
         .find(|arg| arg.get_long() == Some(name))
-        .map(|arg| matches!(arg.get_action(), ArgAction::Set | ArgAction::Append))
+        // A value given only as `--flag=VALUE` (`--wait[=MAX]`): the next word is the CLI's.
+        .map(|arg| {
+            matches!(arg.get_action(), ArgAction::Set | ArgAction::Append)
+                && !arg.is_require_equals_set()
+        })
 }
 
 /// agent's visible long option closest to `name` (`stauts` → `status`), when it is a slip of

@@ -342,8 +342,9 @@ impl<'a> Cascade<'a> {
         }
     }
 
-    /// Rung `index` parked by its login's windows (no call is made), unless no rung below
-    /// it could run: the last rung that could run is never parked.
+    /// Rung `index` parked by its login's windows (no call is made). Parked before the wall
+    /// (`park_at_percent`), the last rung that could run is not parked; a full window
+    /// parks it all the same.
     fn parked(&mut self, index: usize) -> Option<Park> {
         let now = jiff::Timestamp::now();
         let rung = self.rung(index).clone();
@@ -368,7 +369,9 @@ impl<'a> Cascade<'a> {
             }
         }
         let park = known::park(self.config, &self.parking, &rung, now)?;
-        if !(index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now)) {
+        if !park.full
+            && !(index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now))
+        {
             crate::term::debug(&format!(
                 "rung {}: {}: {}, but no rung below could run: not parked",
                 index + 1,

@@ -82,6 +82,7 @@ pub fn park(config: &Config, parking: &Parking, rung: &Rung, now: jiff::Timestam
         Decision::Park { window, reason } => Some(Park {
             reason,
             until_ms: u64::try_from(window.resets_at.as_millisecond()).ok(),
+            full: window.is_full(),
         }),
         Decision::Go => None,
     }
@@ -110,10 +111,11 @@ pub fn rungs(config: &Config) -> Vec<Known<'_>> {
         .map(|rung| park(config, &parking, rung, now))
         .collect();
     let mut known: Vec<Known> = Vec::with_capacity(resolved.len());
-    // Bottom-up, as a launch parks: the last rung that could run is never parked.
+    // Bottom-up, as a launch parks: the last rung that could run is not parked before the
+    // wall; a full window parks it all the same.
     let mut below_could_run = false;
     for (rung, park) in resolved.into_iter().zip(parks).rev() {
-        let parked = park.as_ref().filter(|_| below_could_run);
+        let parked = park.as_ref().filter(|park| below_could_run || park.full);
         let state = judge.state(&rung, None, parked);
         below_could_run |= state.could_run();
         known.push(Known {

@@ -15,6 +15,7 @@ pub mod rung;
 pub mod rung_state;
 pub mod self_check;
 pub mod survey;
+pub mod waiting;
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -37,6 +38,9 @@ pub struct Options<'a> {
     pub args: &'a [OsString],
     pub dry_run: bool,
     pub json: bool,
+    /// `--wait[=MAX]` / `AGENT_WAIT`: with every rung parked, wait up to this long for the
+    /// earliest reset instead of exiting 75.
+    pub wait: Option<std::time::Duration>,
 }
 
 /// The cascade: choose, run, and descend on a fast failure.
@@ -51,15 +55,20 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    let mut cascade = Cascade::new(
-        config,
-        Store::new(&state_dir),
-        crate::state::meter::Meter::new(&state_dir, config.budget),
-    )
-    .for_args(options.args);
+    let new_cascade = || {
+        Cascade::new(
+            config,
+            Store::new(&state_dir),
+            crate::state::meter::Meter::new(&state_dir, config.budget),
+        )
+        .for_args(options.args)
+    };
+    let mut cascade = new_cascade();
     let mut start = 0;
     // Why each rung was passed over, for the final message if none is left.
     let mut why_not: Vec<(String, String)> = Vec::new();
+    // A launch waits for a parked rung at most once.
+    let mut wait = options.wait;
     loop {
         let choice = cascade.choose(start);
         if options.dry_run {
@@ -67,7 +76,17 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         }
         announce_passed(&mut cascade, &choice, &mut why_not);
         let Some(winner) = choice.winner else {
-            return Err(no_rung_left(&why_not));
+            match waiting::every_rung_parked(config, &mut cascade, wait.take()) {
+                None => return Err(no_rung_left(&why_not)),
+                Some(waiting::Parked::Exit(code)) => return Ok(code),
+                Some(waiting::Parked::Reopened) => {
+                    // Health, probes and windows as they are now, from the top.
+                    cascade = new_cascade();
+                    start = 0;
+                    why_not.clear();
+                    continue;
+                }
+            }
         };
         let rung = cascade.rung(winner).clone();
         if let Some(Status::Good {

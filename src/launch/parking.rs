@@ -101,6 +101,16 @@ pub enum Decision {
     },
 }
 
+impl Decision {
+    /// Whether it parks the rung even when no rung below could run: a full window is the
+    /// wall itself (the run would only be refused until the reset, so the launch says when
+    /// it reopens instead), while a login only past `park_at_percent` still has room and
+    /// runs when nothing else can.
+    pub fn parks_the_last_rung(&self) -> bool {
+        matches!(self, Decision::Park { window, .. } if window.is_full())
+    }
+}
+
 /// The rules a backend's rungs are parked by.
 #[derive(Debug, Clone, Copy)]
 pub struct Policy {

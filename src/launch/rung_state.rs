@@ -103,6 +103,8 @@ pub enum RungState {
 pub struct Park {
     pub reason: String,
     pub until_ms: Option<u64>,
+    /// The window is full: the wall itself, not only past the mark.
+    pub full: bool,
 }
 
 /// What is known of one rung, gathered by the caller.

@@ -71,6 +71,7 @@ fn every_state() -> Vec<(&'static str, RungState)> {
     let park = Park {
         reason: "5-hour limit 100%, resets 15:00".into(),
         until_ms: Some(NOW + 42 * MIN),
+        full: true,
     };
     let answered = outcome(ErrorClass::Ok, "codex answered: OK");
     let refused = outcome(ErrorClass::Auth, "401 Unauthorized — run `codex login`");

@@ -7,6 +7,7 @@ pub mod account_health;
 pub mod budget;
 pub mod events;
 pub mod file;
+pub mod forecast;
 pub mod health;
 pub mod json_file;
 pub mod ledger;

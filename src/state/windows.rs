@@ -8,6 +8,10 @@
 //! Each window read back is checked like one just parsed ([`Window::new`]): one an older
 //! agent believed (a reset in year 9999) is left out and the rest of the file kept, so the
 //! login runs again with no manual step, and the next record drops it from the file.
+//!
+//! Beside the latest reading of each window, `history` keeps its last [`HISTORY`] readings
+//! (a repeated figure moves the end of its plateau instead of adding one), so a forecast
+//! ([`super::forecast`]) has points to go by.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,13 +19,86 @@ use std::path::Path;
 use jiff::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::forecast::Observation;
 use super::json_file::JsonFile;
-use super::window::Window;
+use super::window::{Scope, Window};
+
+/// How many readings of one window `history` keeps.
+pub const HISTORY: usize = 12;
+/// How many readings of all its windows `history` keeps for one login (a feed naming
+/// windows of ever new families cannot grow the file).
+pub const HISTORY_PER_LOGIN: usize = 4 * HISTORY;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct WindowsFile {
     #[serde(default, deserialize_with = "believed_windows")]
     pub logins: BTreeMap<String, Vec<Window>>,
+    /// Each login's recent readings of its windows, oldest first.
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "believed_history"
+    )]
+    pub history: BTreeMap<String, Vec<Observation>>,
+}
+
+/// A stored reading, or one that does not parse (left out, the rest kept).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StoredReading {
+    Read(Observation),
+    Refused(serde::de::IgnoredAny),
+}
+
+/// Each login's readings that parse; [`Observation::holds`] is asked when they are used.
+fn believed_history<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, Vec<Observation>>, D::Error> {
+    let stored = BTreeMap::<String, Vec<StoredReading>>::deserialize(deserializer)?;
+    Ok(stored
+        .into_iter()
+        .map(|(login, readings)| {
+            let read = readings
+                .into_iter()
+                .filter_map(|reading| match reading {
+                    StoredReading::Read(reading) => Some(reading),
+                    StoredReading::Refused(_) => None,
+                })
+                .collect();
+            (login, read)
+        })
+        .collect())
+}
+
+/// The same percent as far as any CLI reports one (to a hundredth at most).
+fn same_figure(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+/// Adds `window`'s reading to a login's `readings`: newer news only; a figure the window's
+/// last two readings already hold moves the later one's instant (a plateau keeps its first
+/// and last point); at most [`HISTORY`] readings of the window.
+fn remember(readings: &mut Vec<Observation>, window: &Window) {
+    let fresh = Observation::of(window);
+    let same: Vec<usize> = (0..readings.len())
+        .filter(|&i| readings[i].same_window(&fresh))
+        .collect();
+    if let Some(&last) = same.last() {
+        if readings[last].observed_at >= fresh.observed_at {
+            return;
+        }
+        if let [.., before, last] = same[..]
+            && same_figure(readings[before].used_percent, fresh.used_percent)
+            && same_figure(readings[last].used_percent, fresh.used_percent)
+        {
+            readings[last].observed_at = fresh.observed_at;
+            return;
+        }
+    }
+    readings.push(fresh);
+    if same.len() >= HISTORY {
+        readings.remove(same[0]);
+    }
 }
 
 /// A stored window, or one that is refused now.
@@ -71,18 +148,39 @@ impl Windows {
     pub fn record(&self, login: &str, fresh: &[Window], now: Timestamp) -> anyhow::Result<()> {
         self.file.update(|file| {
             let known = file.logins.entry(login.to_string()).or_default();
+            let readings = file.history.entry(login.to_string()).or_default();
             for window in fresh {
                 match known.iter_mut().find(|k| k.scope == window.scope) {
-                    Some(existing) if existing.observed_at > window.observed_at => {}
+                    Some(existing) if existing.observed_at > window.observed_at => continue,
                     Some(existing) => *existing = window.clone(),
                     None => known.push(window.clone()),
                 }
+                remember(readings, window);
             }
             for windows in file.logins.values_mut() {
                 windows.retain(|w| !w.is_void(now));
             }
             file.logins.retain(|_, windows| !windows.is_empty());
+            for readings in file.history.values_mut() {
+                readings.retain(|r| r.holds(now));
+                let over = readings.len().saturating_sub(HISTORY_PER_LOGIN);
+                readings.drain(..over);
+            }
+            file.history.retain(|_, readings| !readings.is_empty());
         })
+    }
+
+    /// The readings of `login`'s window of `scope` still in force at `now`, oldest first:
+    /// what [`super::forecast::forecast`] goes by.
+    pub fn history(&self, login: &str, scope: &Scope, now: Timestamp) -> Vec<Observation> {
+        self.file
+            .load()
+            .history
+            .remove(login)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r.scope == *scope && r.holds(now))
+            .collect()
     }
 
     /// The windows of `login` still in force at `now`.
@@ -152,6 +250,56 @@ mod tests {
         let later = now + jiff::SignedDuration::from_secs(20);
         assert_eq!(other.known("claude:/home/me/.claude", later), vec![newer]);
         assert!(other.known("codex:/home/me/.codex", now).is_empty());
+    }
+
+    #[test]
+    fn each_window_keeps_its_last_readings_for_the_forecast_and_a_plateau_keeps_two() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Timestamp::now();
+        let store = Windows::new(dir.path());
+        let login = "claude:/h";
+        // Twenty readings a minute apart, rising a point a minute, ending now.
+        for minute in 0..20 {
+            let reading = window(
+                Scope::FiveHour,
+                f64::from(40 + minute),
+                3600,
+                60 * i64::from(minute - 19),
+                now,
+            );
+            store.record(login, &[reading], now).unwrap();
+        }
+        let history = store.history(login, &Scope::FiveHour, now);
+        assert_eq!(history.len(), HISTORY);
+        assert!(same_figure(history.last().unwrap().used_percent, 59.0));
+        assert!(same_figure(history[0].used_percent, 48.0));
+        let f = crate::state::forecast::forecast(&history, now).unwrap();
+        assert!((f.rate_per_hour - 60.0).abs() < 1e-6, "{f:?}");
+        // 41 points left at a point a minute.
+        assert_eq!(f.full_at, now + jiff::SignedDuration::from_mins(41));
+
+        // The same figure again and again: the plateau's end moves, nothing is added.
+        let plateau = window(Scope::FiveHour, 59.0, 3600, 0, now);
+        for later in 1..5 {
+            let at = now + jiff::SignedDuration::from_secs(later);
+            let again = Window {
+                observed_at: at,
+                ..plateau.clone()
+            };
+            store.record(login, &[again], at).unwrap();
+        }
+        let at = now + jiff::SignedDuration::from_secs(4);
+        let history = store.history(login, &Scope::FiveHour, at);
+        assert_eq!(history.len(), HISTORY);
+        assert!(same_figure(history[HISTORY - 2].used_percent, 59.0));
+        assert_eq!(history[HISTORY - 1].observed_at, at);
+        // An older report adds nothing; past the reset nothing is left.
+        let older = window(Scope::FiveHour, 10.0, 3600, -3000, now);
+        store.record(login, &[older], at).unwrap();
+        assert_eq!(store.history(login, &Scope::FiveHour, at).len(), HISTORY);
+        let after = now + jiff::SignedDuration::from_secs(3600);
+        assert!(store.history(login, &Scope::FiveHour, after).is_empty());
+        assert!(store.history(login, &Scope::Weekly, at).is_empty());
     }
 
     #[test]

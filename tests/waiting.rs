@@ -1,0 +1,253 @@
+//! Every rung parked until a known reset (DESIGN §18): a launch exits 75 naming the earliest
+//! reset and the rung it reopens; `--wait[=MAX]` (or `AGENT_WAIT`) waits for it and runs
+//! once, Ctrl-C ends the wait with 130, and a reset beyond MAX is not waited for.
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::json;
+
+use crate::parking::{claude_login, five_hour, in_hours, write_windows};
+use crate::support::Sandbox;
+use crate::support::sandbox::spawn;
+use crate::world::world;
+
+/// One rung: Claude Code on its own login.
+const ONE_CLAUDE: &str = "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n";
+
+/// The reset as the notices show it: `15:00` today, else `Thu 09:00`, on the local clock.
+fn clock_words(at: Timestamp) -> String {
+    let zone = jiff::tz::TimeZone::system();
+    let at = at.to_zoned_datetime(zone.clone());
+    let today = Timestamp::now().to_zoned_datetime(zone).date();
+    at.strftime(if at.date() == today {
+        "%H:%M"
+    } else {
+        "%a %H:%M"
+    })
+    .to_string()
+}
+
+/// A fake `claude` that writes when it ran (Unix milliseconds, on the test's clock) into
+/// `ran_at` in the sandbox's temp dir, then answers.
+fn claude_noting_when_it_ran(sb: &Sandbox) {
+    sb.fake_cli("claude")
+        .script("date -u +%s%3N >> \"$TMPDIR/ran_at\"\necho claude answered")
+        .install();
+}
+
+/// Starts `agent ARGS` in its own process group with stderr piped, and returns it once its
+/// stderr says it is waiting (with the lines read so far, and the rest to come).
+fn start_waiting(sb: &Sandbox, args: &[&str]) -> (Child, Vec<String>, mpsc::Receiver<String>) {
+    use std::os::unix::process::CommandExt as _;
+    let mut command = sb.command(args);
+    command
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = spawn(&mut command).expect("agent starts");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    loop {
+        let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("agent never said it was waiting: {seen:?}");
+        };
+        let waiting = line.contains("[agent] waiting for ");
+        seen.push(line);
+        if waiting {
+            return (child, seen, rx);
+        }
+    }
+}
+
+/// Waits for `child` (killed after 20 s) and returns its exit code with the rest of its
+/// stderr.
+fn finish(mut child: Child, rx: &mpsc::Receiver<String>) -> (Option<i32>, String) {
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let rest: Vec<String> = rx.try_iter().collect();
+    (status.code(), rest.join("\n"))
+}
+
+#[test]
+fn every_rung_parked_exits_75_naming_the_earliest_reset_and_runs_nothing() {
+    let w = world();
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\nrun_model = \"opus\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"sonnet\"\nrun_model = \"sonnet\"\n",
+    );
+    // Opus is out until its weekly reset, the whole login until its 5-hour one.
+    let five_hour_reset = in_hours(2);
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[
+            (five_hour(), 100.0, five_hour_reset),
+            (
+                json!({"kind": "model_weekly", "family": "opus"}),
+                100.0,
+                in_hours(30),
+            ),
+        ],
+    );
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(75), "{run:?}");
+    assert!(w.sb.calls("claude").is_empty(), "{}", run.stderr);
+    assert_eq!(w.api.posts_for_model("claude-opus-5"), 0);
+    assert_eq!(w.api.posts_for_model("claude-sonnet-5"), 0);
+    let expected = format!(
+        "[agent] every rung is parked: Claude Code (claude-sonnet-5) reopens at {} (in ",
+        clock_words(five_hour_reset)
+    );
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(") — agent --wait runs it then"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn wait_runs_the_cli_once_after_the_reset() {
+    let w = world();
+    w.sb.write_config(ONE_CLAUDE);
+    claude_noting_when_it_ran(&w.sb);
+    let reset = Timestamp::now() + SignedDuration::from_secs(3);
+    write_windows(&w.sb, &claude_login(&w.sb), &[(five_hour(), 100.0, reset)]);
+
+    let run = w.sb.run(&["--wait", "-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stderr
+            .contains("[agent] waiting for Claude Code (claude-opus-5) — reopens "),
+        "{}",
+        run.stderr
+    );
+    let calls = w.sb.calls("claude");
+    assert_eq!(calls.len(), 1, "{}", run.stderr);
+    assert_eq!(
+        calls[0].argv,
+        ["-p", "hi"],
+        "--wait took no word of the CLI's"
+    );
+    let ran_at: i64 = std::fs::read_to_string(w.sb.tmp_dir().join("ran_at"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        ran_at >= reset.as_millisecond(),
+        "ran {} ms before the reset",
+        reset.as_millisecond() - ran_at
+    );
+}
+
+#[test]
+fn ctrl_c_during_the_wait_exits_130_and_runs_nothing() {
+    let w = world();
+    w.sb.write_config(ONE_CLAUDE);
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, in_hours(2))],
+    );
+    let (child, _, rx) = start_waiting(&w.sb, &["--wait=3h", "-p", "hi"]);
+
+    // What the terminal does on Ctrl-C: INT to the whole foreground group.
+    nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let (code, stderr) = finish(child, &rx);
+
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("stopped waiting — nothing ran"), "{stderr}");
+    assert!(w.sb.calls("claude").is_empty());
+}
+
+#[test]
+fn a_reset_beyond_the_longest_wait_exits_75_at_once() {
+    let w = world();
+    w.sb.write_config(ONE_CLAUDE);
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, in_hours(2))],
+    );
+
+    let run = w.sb.run(&["--wait=1h", "-p", "hi"]);
+    assert_eq!(run.code, Some(75), "{run:?}");
+    assert!(
+        run.stderr
+            .contains("), beyond the 1 h --wait takes — not waiting"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("waiting for"), "{}", run.stderr);
+
+    // AGENT_WAIT asks the same of a script's every launch.
+    w.sb.env("AGENT_WAIT", "90s");
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(run.code, Some(75), "{run:?}");
+    assert!(
+        run.stderr.contains("beyond the 90 s --wait takes"),
+        "{}",
+        run.stderr
+    );
+    assert!(w.sb.calls("claude").is_empty());
+
+    w.sb.env("AGENT_WAIT", "8d");
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("AGENT_WAIT=8d: at most 7d"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_newer_report_that_the_window_reopened_ends_the_wait_early() {
+    let w = world();
+    w.sb.write_config(ONE_CLAUDE);
+    let reset = in_hours(2);
+    write_windows(&w.sb, &claude_login(&w.sb), &[(five_hour(), 100.0, reset)]);
+    let (child, _, rx) = start_waiting(&w.sb, &["--wait", "-p", "hi"]);
+
+    // A newer feed: the same window, no longer full (written as the store writes, by rename).
+    let windows = w.sb.state_dir().join("windows.json");
+    let fresh = json!({"logins": {claude_login(&w.sb): [{
+        "scope": five_hour(), "used_percent": 40.0, "resets_at": reset.to_string(),
+        "source": "statusline", "observed_at": Timestamp::now().to_string()}]}});
+    let tmp = w.sb.state_dir().join("windows.json.test-tmp");
+    std::fs::write(&tmp, fresh.to_string()).unwrap();
+    std::fs::rename(&tmp, &windows).unwrap();
+    let (code, stderr) = finish(child, &rx);
+
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("reopened a rung early"), "{stderr}");
+    assert_eq!(w.sb.calls("claude").len(), 1, "{stderr}");
+}
