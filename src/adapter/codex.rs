@@ -83,3 +83,8 @@ impl CodexConfig {
             .map(|p| (name, p))
     }
 }
+
+/// The command that logs Codex in in `dir` (which must exist).
+pub fn login_command(dir: &str) -> String {
+    format!("mkdir -p {dir} && {HOME_VAR}={dir} codex login")
+}

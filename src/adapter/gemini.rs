@@ -56,3 +56,8 @@ pub fn settings_model(env: &Env) -> Option<String> {
         value => super::non_empty(value.get("name")?.as_str()?),
     }
 }
+
+/// The command that logs Gemini CLI in with a Google login kept under `dir`.
+pub fn login_command(dir: &str) -> String {
+    format!("{HOME_VAR}={dir} gemini, then choose Login with Google")
+}

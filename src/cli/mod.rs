@@ -40,6 +40,7 @@ Examples:
   agent --dashboard              a local page: health, windows, budget, usage (prints its URL)
   agent --doctor                 check config, binaries, credentials, state; change nothing
   agent --accounts add work --backend claude --kind api_key < key.txt
+  agent --accounts add personal --backend claude --kind login --dir ~/.claude-personal
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
   agent --relay init             make the relay token; then `agent --relay serve`
   agent --relay tokens add alice --daily-calls 200   a token of her own, with a cap
@@ -131,7 +132,9 @@ pub struct Cli {
     pub usage: Option<Vec<String>>,
 
     /// Credential pools: `list [--json]`, `add NAME --backend B --kind oauth|api_key`
-    /// (the secret is read from stdin, checked, stored 0600), `remove NAME`,
+    /// (the secret is read from stdin, checked, stored 0600), `add NAME --backend B --kind
+    /// login --dir DIR` (the CLI's own login in DIR, its CLAUDE_CONFIG_DIR, CODEX_HOME or
+    /// GEMINI_CLI_HOME: checked there, its token never read), `remove NAME`,
     /// `test [NAME]`. Takes the rest of the command line
     #[arg(long, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub accounts: Option<Vec<String>>,
