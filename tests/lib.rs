@@ -19,6 +19,7 @@ mod launching;
 mod layers;
 mod login_usage;
 mod logins;
+mod logins_pool;
 mod mock_selftest;
 mod parking;
 mod relay;

@@ -24,6 +24,12 @@ pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
         Family::of_backend(&backend.name, &backend.command),
         account.kind,
     ) {
+        // A login carries no secret: nothing is passed in a variable. Named for
+        // completeness (its CLI's home variable is what moves).
+        (family, Kind::Login) => family
+            .home_vars()
+            .first()
+            .map_or_else(String::new, |var| (*var).to_string()),
         (Family::Claude, Kind::Oauth) => "CLAUDE_CODE_OAUTH_TOKEN".into(),
         (Family::Claude, Kind::ApiKey) => "ANTHROPIC_API_KEY".into(),
         (Family::Gemini, _) => "GEMINI_API_KEY".into(),
@@ -42,7 +48,10 @@ pub fn credential_vars(backend: &Backend, accounts: &[AccountDef]) -> Vec<String
         .iter()
         .map(|var| (*var).to_string())
         .collect();
-    for account in accounts.iter().filter(|a| a.backend == backend.name) {
+    for account in accounts
+        .iter()
+        .filter(|a| a.backend == backend.name && !a.is_login())
+    {
         for var in [
             account.secret_env.clone(),
             Some(secret_var(account, backend)),
@@ -56,6 +65,43 @@ pub fn credential_vars(backend: &Backend, accounts: &[AccountDef]) -> Vec<String
         }
     }
     vars
+}
+
+/// The rotation a backend's pool follows: as configured, else `soonest-reset` for a pool
+/// with logins in it and `priority` for keys and tokens.
+pub fn rotation_of(backend: &Backend, pool: &[&AccountDef]) -> Rotation {
+    backend
+        .rotation
+        .unwrap_or(if pool.iter().any(|a| a.is_login()) {
+            Rotation::SoonestReset
+        } else {
+            Rotation::Priority
+        })
+}
+
+/// What a `login` account changes in its CLI's environment: its home variable set to its
+/// directory (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, from the adapter), and
+/// every credential variable removed, so the CLI runs on the login in that directory and
+/// on nothing else. `None` for another kind, or a CLI whose home agent cannot move.
+pub fn login_home(backend: &Backend, account: &AccountDef) -> Option<(String, String)> {
+    if !account.is_login() {
+        return None;
+    }
+    let family = Family::of_backend(&backend.name, &backend.command);
+    let var = family.home_vars().first()?;
+    let dir = account.login_dir()?;
+    Some(((*var).to_string(), dir.to_string_lossy().into_owned()))
+}
+
+/// The key a `login` account's windows are filed under: its CLI's adapter's
+/// `login_key` in the environment a launch gives it ([`login_home`]), the key its
+/// statusline, transcripts and rollouts file under too.
+pub fn login_key(backend: &Backend, account: &AccountDef) -> Option<String> {
+    let (var, dir) = login_home(backend, account)?;
+    let family = Family::of_backend(&backend.name, &backend.command);
+    let set = [(var, dir)];
+    let removed = credential_vars(backend, &[]);
+    family.login_key(&crate::adapter::Env::child(&set, &removed), None)
 }
 
 /// Adds the accounts stored in `credentials.toml` to the configured ones.
@@ -82,7 +128,7 @@ pub fn expand(config: &mut Config, state_dir: &Path, advance: bool) {
     if config.accounts.is_empty() {
         return;
     }
-    let mut orders: std::collections::BTreeMap<String, Vec<String>> =
+    let mut orders: std::collections::BTreeMap<String, (Vec<String>, Vec<String>)> =
         std::collections::BTreeMap::new();
     for backend in config.backends.values() {
         let accounts: Vec<&AccountDef> = config
@@ -101,15 +147,30 @@ pub fn expand(config: &mut Config, state_dir: &Path, advance: bool) {
             state_dir,
             advance && in_rungs,
         );
-        orders.insert(backend.name.clone(), order);
+        let logins: Vec<String> = order
+            .iter()
+            .filter(|name| accounts.iter().any(|a| &a.name == *name && a.is_login()))
+            .cloned()
+            .collect();
+        orders.insert(backend.name.clone(), (order, logins));
     }
     let mut rows = Vec::with_capacity(config.rungs.len());
     for def in config.rungs.drain(..) {
         match orders.get(&def.backend) {
-            Some(order) => {
+            Some((order, logins)) => {
+                // The logins of a pool share one row, where the first of them stands in
+                // the order: which of them runs is the rung's own choice (account before
+                // model before vendor). Keys and tokens keep a row each.
+                let mut logins_placed = false;
                 for name in order {
+                    let is_login = logins.contains(name);
+                    if is_login && logins_placed {
+                        continue;
+                    }
+                    logins_placed |= is_login;
                     rows.push(RungDef {
                         account: Some(name.clone()),
+                        logins: if is_login { logins.clone() } else { Vec::new() },
                         ..def.clone()
                     });
                 }

@@ -23,6 +23,9 @@ use super::{Account, Env};
 /// The variable that moves Claude Code's configuration directory.
 pub const CONFIG_DIR_VAR: &str = "CLAUDE_CONFIG_DIR";
 pub const HOME_VARS: &[&str] = &[CONFIG_DIR_VAR];
+/// Moves only the credentials store (new in 2.1.x): with it set, Claude Code reads its
+/// login from there and not from its home.
+pub const STORE_VARS: &[&str] = &["CLAUDE_SECURESTORAGE_CONFIG_DIR"];
 
 /// A subscription token Claude Code is given in the environment.
 pub const OAUTH_TOKEN_VAR: &str = "CLAUDE_CODE_OAUTH_TOKEN";
@@ -178,4 +181,9 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
         cache_write: super::count(usage.get("cache_creation_input_tokens")),
     });
     said
+}
+
+/// The command that logs Claude Code in in `dir`: it keeps that login there.
+pub fn login_command(dir: &str) -> String {
+    format!("{CONFIG_DIR_VAR}={dir} claude, then /login")
 }

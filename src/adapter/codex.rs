@@ -161,3 +161,8 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
     }
     said
 }
+
+/// The command that logs Codex in in `dir` (which must exist).
+pub fn login_command(dir: &str) -> String {
+    format!("mkdir -p {dir} && {HOME_VAR}={dir} codex login")
+}

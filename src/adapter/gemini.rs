@@ -138,3 +138,8 @@ fn read_self_check(stdout: &str, stderr: &str) -> super::Said {
     }
     said
 }
+
+/// The command that logs Gemini CLI in with a Google login kept under `dir`.
+pub fn login_command(dir: &str) -> String {
+    format!("{HOME_VAR}={dir} gemini, then choose Login with Google")
+}

@@ -179,6 +179,28 @@ impl Family {
         }
     }
 
+    /// Variables that move only where the CLI keeps its login (not its home): removed for a
+    /// `login` account, whose login is the one in its home.
+    pub fn store_vars(self) -> &'static [&'static str] {
+        match self {
+            Family::Claude => claude::STORE_VARS,
+            _ => &[],
+        }
+    }
+
+    /// The command a person runs to log the CLI in with its home at `dir` (a `login`
+    /// account's directory), `dir` quoted for a shell; `None` for a CLI whose home agent
+    /// cannot move.
+    pub fn login_command(self, dir: &Path) -> Option<String> {
+        let dir = shell_word(&dir.to_string_lossy());
+        match self {
+            Family::Claude => Some(claude::login_command(&dir)),
+            Family::Codex => Some(codex::login_command(&dir)),
+            Family::Gemini => Some(gemini::login_command(&dir)),
+            Family::Agy | Family::Opencode | Family::Other => None,
+        }
+    }
+
     /// The variables that carry a credential for the CLI: removed from a launched CLI's
     /// environment so it uses the chosen account and no other.
     pub fn credential_vars(self) -> &'static [&'static str] {
@@ -393,6 +415,20 @@ fn text_of(value: Option<&serde_json::Value>) -> Option<String> {
 /// program's file).
 fn read_json(path: &Path) -> Option<serde_json::Value> {
     crate::bounded_read::json(path, crate::bounded_read::SETTINGS)
+}
+
+/// `text` as one word of a POSIX shell: as it is when it holds nothing the shell reads,
+/// else in single quotes.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+@%:,".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// A non-empty string, trimmed.

@@ -16,18 +16,24 @@ pub struct AccountsCli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Every account: backend, kind, where its secret comes from, health, last check
+    /// Every account: backend, kind, where its secret comes from, health, last check; a
+    /// login's plan, expiry and windows
     List {
         #[arg(long)]
         json: bool,
     },
-    /// Store a new account; the secret is read from stdin and checked first
+    /// Store a new account; the secret is read from stdin and checked first. A login
+    /// (`--kind login --dir DIR`) has no secret: DIR must hold the CLI's own login
     Add {
         name: String,
         #[arg(long, value_name = "BACKEND")]
         backend: String,
         #[arg(long, value_enum)]
         kind: KindArg,
+        /// With --kind login: the CLI's home directory it is logged in in (its
+        /// CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME)
+        #[arg(long, value_name = "DIR", required_if_eq("kind", "login"))]
+        dir: Option<std::path::PathBuf>,
         #[arg(long, value_name = "N", default_value_t = 100)]
         priority: i64,
         /// YYYY-MM-DD: warnings 30 and 7 days ahead
@@ -54,4 +60,6 @@ pub enum KindArg {
     Oauth,
     #[value(name = "api_key")]
     ApiKey,
+    /// A CLI's own login in its own home directory (--dir)
+    Login,
 }

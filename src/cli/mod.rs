@@ -42,6 +42,7 @@ Examples:
   agent --dashboard              a local page: health, windows, budget, usage (prints its URL)
   agent --doctor                 check config, binaries, credentials, state; change nothing
   agent --accounts add work --backend claude --kind api_key < key.txt
+  agent --accounts add personal --backend claude --kind login --dir ~/.claude-personal
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
   agent --relay init             make the relay token; then `agent --relay serve`
   agent --relay tokens add alice --daily-calls 200   a token of her own, with a cap

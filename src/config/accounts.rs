@@ -12,6 +12,22 @@ pub enum Rotation {
     LeastCost,
     RoundRobin,
     Failover,
+    /// Logins: spend first the window that resets soonest (what is left in it is lost at
+    /// the reset), a login ahead of its weekly pace after one behind it. The default for a
+    /// pool of logins.
+    SoonestReset,
+}
+
+impl Rotation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rotation::Priority => "priority",
+            Rotation::LeastCost => "least-cost",
+            Rotation::RoundRobin => "round-robin",
+            Rotation::Failover => "failover",
+            Rotation::SoonestReset => "soonest-reset",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +37,9 @@ pub enum Kind {
     Oauth,
     /// A pay-per-token key.
     ApiKey,
+    /// A CLI's own login in its own home directory (`dir`): agent never reads its token
+    /// for a call; the launch points the CLI's home variable at `dir`.
+    Login,
 }
 
 impl Kind {
@@ -28,6 +47,7 @@ impl Kind {
         match self {
             Kind::Oauth => "oauth",
             Kind::ApiKey => "api_key",
+            Kind::Login => "login",
         }
     }
 }
@@ -58,6 +78,10 @@ pub struct AccountDef {
     /// `YYYY-MM-DD`: drives the token-expiring warnings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<String>,
+    /// A `login` account's home directory: the value of the CLI's home variable
+    /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`). Absolute or `~/…`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
     /// Saved while offline: never checked against the API.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unverified: bool,
@@ -94,6 +118,36 @@ pub fn name_problem(name: &str) -> Option<String> {
     None
 }
 
+/// Why `dir` cannot be a login's directory, if it cannot.
+fn dir_problem(dir: &str) -> Option<String> {
+    if dir.trim().is_empty() || dir.chars().any(char::is_control) {
+        return Some("must be a directory path, one line".into());
+    }
+    if normalize_dir(dir).is_none() {
+        return Some("must be absolute or start with ~/".into());
+    }
+    None
+}
+
+/// `~/x` under the home, trailing `/` dropped; `None` for a relative path.
+pub fn normalize_dir(dir: &str) -> Option<std::path::PathBuf> {
+    let path = match dir.strip_prefix("~/") {
+        Some(rest) => crate::paths::home()?.join(rest),
+        None if dir == "~" => crate::paths::home()?,
+        None => std::path::PathBuf::from(dir),
+    };
+    if !path.is_absolute() {
+        return None;
+    }
+    let text = path.to_string_lossy();
+    let trimmed = text.trim_end_matches('/');
+    Some(std::path::PathBuf::from(if trimmed.is_empty() {
+        "/"
+    } else {
+        trimmed
+    }))
+}
+
 impl AccountDef {
     /// The checks every account passes wherever it comes from (the configuration file,
     /// `credentials.toml`, `agent --accounts add`): a usable name, a finite cap, a real date.
@@ -110,6 +164,37 @@ impl AccountDef {
                 message: format!("{why} (USD; 0: no cap)"),
             }
         })?;
+        match (self.kind, &self.dir) {
+            (Kind::Login, None) => {
+                return Err(Invalid {
+                    key: "dir",
+                    message:
+                        "a login account needs `dir`, the CLI's home directory it is logged in in"
+                            .into(),
+                });
+            }
+            (Kind::Login, Some(dir)) => {
+                if self.secret_env.is_some() || self.secret_cmd.is_some() || self.secret.is_some() {
+                    return Err(Invalid {
+                        key: "kind",
+                        message: "a login account has no secret: agent never reads its token (drop secret_env / secret_cmd)".into(),
+                    });
+                }
+                if let Some(message) = dir_problem(dir) {
+                    return Err(Invalid {
+                        key: "dir",
+                        message,
+                    });
+                }
+            }
+            (_, Some(_)) => {
+                return Err(Invalid {
+                    key: "dir",
+                    message: "only a `kind = \"login\"` account has a directory".into(),
+                });
+            }
+            (_, None) => {}
+        }
         if let Some(expires) = &self.expires
             && expires.parse::<jiff::civil::Date>().is_err()
         {
@@ -121,10 +206,25 @@ impl AccountDef {
         Ok(())
     }
 
+    pub fn is_login(&self) -> bool {
+        self.kind == Kind::Login
+    }
+
+    /// A login account's directory as the CLI is given it: `~/` expanded, no trailing
+    /// `/` — one spelling, so the key its windows are filed under is the one its CLI's
+    /// statusline finds.
+    pub fn login_dir(&self) -> Option<std::path::PathBuf> {
+        let dir = self.dir.as_deref()?;
+        normalize_dir(dir)
+    }
+
     /// Reads the secret: the configured variable, command or stored value. An unreadable or
     /// empty secret makes the account broken.
     pub fn read_secret(&self) -> anyhow::Result<String> {
         let what = format!("account {}", self.name);
+        if self.is_login() {
+            anyhow::bail!("{what} is a login: agent never reads its token");
+        }
         if let Some(secret) = &self.secret {
             if secret.trim().is_empty() {
                 anyhow::bail!("{what}: the stored secret is empty");

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use super::accounts::Rotation;
 use crate::config::{Auth, Backend, OpenAiApi, ProbeDef, ProbeKind, RungDef};
 
 /// The built-in backends, by name.
@@ -84,6 +83,7 @@ pub fn rungs() -> Vec<RungDef> {
         probe_model: probe_model.into(),
         run_model: run_model.into(),
         account: None,
+        logins: Vec::new(),
     })
     .collect()
 }
@@ -100,7 +100,7 @@ fn backend(name: &str, label: &str, command: &str, vendor: &str) -> Backend {
         env: BTreeMap::new(),
         env_remove: Vec::new(),
         probe: ProbeDef::default(),
-        rotation: Rotation::default(),
+        rotation: None,
         park_at_percent: None,
         extra_usage: false,
         login_usage: false,

@@ -84,8 +84,9 @@ pub struct Backend {
     /// Variables removed from the launched CLI's environment.
     pub env_remove: Vec<String>,
     pub probe: ProbeDef,
-    /// How its accounts take turns, when it has any.
-    pub rotation: accounts::Rotation,
+    /// How its accounts take turns, as configured; `None`: the pool's default
+    /// (`soonest-reset` for logins, else `priority`; see `accounts::rotation_of`).
+    pub rotation: Option<accounts::Rotation>,
     /// `park_at_percent` for this backend's logins; `None`: the top-level one.
     pub park_at_percent: Option<f64>,
     /// Paid overage ("extra usage", credits) counts as available: a full subscription
@@ -166,6 +167,10 @@ pub struct RungDef {
     /// The account this row uses, when its backend draws from a pool: the table has one
     /// row per account, in rotation order (see `accounts::expand`).
     pub account: Option<String>,
+    /// A row of a pool of logins: every login of the pool, in rotation order. The rung runs
+    /// on the first whose windows leave it open (`rung::resolve`), so a parked login hands
+    /// its rung to the next before any descent; `account` is then the first of them.
+    pub logins: Vec<String>,
 }
 
 // ---- the file's shape -------------------------------------------------------------------
@@ -566,7 +571,7 @@ fn merge(
                     env: BTreeMap::new(),
                     env_remove: Vec::new(),
                     probe: ProbeDef::default(),
-                    rotation: accounts::Rotation::default(),
+                    rotation: None,
                     park_at_percent: None,
                     extra_usage: false,
                     login_usage: false,
@@ -642,6 +647,7 @@ fn merge(
                 probe_model: rung.probe_model,
                 run_model: rung.run_model,
                 account: None,
+                logins: Vec::new(),
             });
         }
         if defs.is_empty() {
@@ -699,7 +705,7 @@ fn overlay(
         backend.env_remove = remove;
     }
     if let Some(rotation) = over.rotation {
-        backend.rotation = rotation;
+        backend.rotation = Some(rotation);
     }
     if let Some(percent) = percent(
         over.park_at_percent.as_ref(),

@@ -110,6 +110,14 @@ pub fn print(
             "env_removed": ready.env_remove,
             "reason": status.reason(),
             "passed": passed,
+            "login": rung.pool.as_ref().map(|pool| json!({
+                "name": rung.account,
+                "rotation": pool.rotation.as_str(),
+                "rule": rung.login_rule(),
+                "figures": pool.figures,
+                "passed": pool.passed.iter().map(|(name, reason)| json!({"name": name, "reason": reason})).collect::<Vec<_>>(),
+                "all_parked": pool.all_parked,
+            })),
         }))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -129,6 +137,12 @@ pub fn print(
         let _ = writeln!(out, "unset:     {}", ready.env_remove.join(", "));
     }
     let _ = writeln!(out, "why:       {}", describe(status));
+    if let (Some(rule), Some(pool)) = (rung.login_rule(), &rung.pool) {
+        let _ = writeln!(out, "login:     {rule}");
+        for (name, reason) in &pool.passed {
+            let _ = writeln!(out, "passed:    login {name}: {reason}");
+        }
+    }
     for (i, name, status) in &passed {
         let _ = writeln!(
             out,

@@ -103,6 +103,10 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         if let Some(account) = &rung.account {
             crate::accounts::rotation::ran_on(rung.backend, account, &state_dir);
         }
+        // Account before model before vendor: the rung's login was passed on within it.
+        for notice in rung.login_notices() {
+            term::notice(&notice);
+        }
         if winner > 0 {
             term::notice(&format!("using {}", rung.label()));
             if start == 0 {

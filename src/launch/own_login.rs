@@ -17,16 +17,33 @@ pub fn read(own: OwnLogin, child: &ChildEnv) -> Store {
     read_login(own, &child.adapter()).unwrap_or(Store::Empty)
 }
 
+/// The subscription login a CLI of `family` finds in `env` (a `login` account's directory
+/// in its home variable): presence, plan and expiry, keyed by its adapter — never a token.
+/// `None` when there is none there, or agent knows no login store of that CLI.
+pub fn login_in(family: Family, env: &Env) -> Option<LoginRung> {
+    let own = match family {
+        Family::Claude => OwnLogin::ClaudeCode,
+        Family::Codex => OwnLogin::Codex,
+        Family::Gemini => OwnLogin::GeminiCli,
+        Family::Agy | Family::Opencode | Family::Other => return None,
+    };
+    match read_login(own, env)? {
+        Store::Login(login) => Some(login),
+        Store::Key(_) | Store::Empty => None,
+    }
+}
+
 fn read_login(own: OwnLogin, env: &Env) -> Option<Store> {
     match own {
         OwnLogin::ClaudeCode => {
             let dir = Family::Claude.home(env)?;
             // agent's own store is read as Claude Code reads it (the Keychain first on
-            // macOS); a directory moved by the backend's `env` by its file.
+            // macOS); a directory moved by the backend's `env` or a `login` account as
+            // Claude Code reads it there (its own Keychain item on macOS, else its file).
             let login = if Some(&dir) == Family::Claude.home(&Env::process()).as_ref() {
                 login::claude::read_login()?
             } else {
-                login::claude::read_login_file(&dir.join(".credentials.json"))?
+                login::claude::read_login_in(&dir)?
             };
             found(Family::Claude, env, login)
         }

@@ -68,10 +68,14 @@ pub fn login_of(rung: &Rung) -> Option<RungLogin> {
 /// `account` (if any): the adapter names it, and for Codex its `auth.json` must hold a
 /// ChatGPT login. Gemini CLI and Antigravity report no windows agent parks by here.
 pub fn login_in(family: Family, env: &Env, account: Option<&AccountDef>) -> Option<RungLogin> {
-    let account = account.map(|account| adapter::Account {
-        name: &account.name,
-        is_login: account.kind == Kind::Oauth,
-    });
+    // A `login` account is its CLI's own login in its directory: named by that directory,
+    // as its statusline, transcripts and rollouts name it.
+    let account = account
+        .filter(|a| !a.is_login())
+        .map(|account| adapter::Account {
+            name: &account.name,
+            is_login: account.kind == Kind::Oauth,
+        });
     let key = family.login_key(env, account)?;
     let home = family.home(env)?;
     match family {

@@ -2,6 +2,7 @@
 //! launch environment expanded and the probe planned — or the local reason it cannot run.
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -24,7 +25,26 @@ pub struct Rung<'a> {
     pub run_model: Option<String>,
     /// The account this row uses, when its backend has a pool.
     pub account: Option<String>,
+    /// A row of a pool of logins: how its login was chosen among them.
+    pub pool: Option<LoginPool>,
     pub state: Result<Ready, Unusable>,
+}
+
+/// How a rung on a pool of logins chose the one it runs on (DESIGN.md §18: account before
+/// model before vendor): the first, in rotation order, whose windows leave this rung open.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoginPool {
+    /// The pool's rotation: `soonest-reset`, `priority`…
+    pub rotation: crate::accounts::Rotation,
+    /// The figures behind the order (`5h resets 14:10 (work 15:00); weekly 40% used at
+    /// 55% of the week`), for `soonest-reset`.
+    pub figures: Option<String>,
+    /// The logins passed over, in order, with why: the window that parks each for this
+    /// rung's model, or why it cannot run.
+    pub passed: Vec<(String, String)>,
+    /// Every login is parked: the rung stands on the one whose park ends soonest, and the
+    /// cascade parks the rung (or runs it, when no rung below could run).
+    pub all_parked: bool,
 }
 
 /// Everything needed to probe and launch.
@@ -63,15 +83,61 @@ impl From<PlanError> for Unusable {
 impl Rung<'_> {
     /// "Claude Code (claude-opus-5)", as the notices name it.
     pub fn label(&self) -> String {
+        self.label_on(self.account.as_deref())
+    }
+
+    /// The label this rung would have on `account`: "Claude Code (claude-opus-5, login
+    /// work)" for a login of a pool.
+    pub fn label_on(&self, account: Option<&str>) -> String {
         let model = self.probe_model.as_deref().or(self.run_model.as_deref());
-        match (model, &self.account) {
+        let word = if self.pool.is_some() {
+            "login"
+        } else {
+            "account"
+        };
+        match (model, account) {
             (Some(model), Some(account)) => {
-                format!("{} ({model}, account {account})", self.backend.label)
+                format!("{} ({model}, {word} {account})", self.backend.label)
             }
             (Some(model), None) => format!("{} ({model})", self.backend.label),
-            (None, Some(account)) => format!("{} (account {account})", self.backend.label),
+            (None, Some(account)) => format!("{} ({word} {account})", self.backend.label),
             (None, None) => self.backend.label.clone(),
         }
+    }
+
+    /// `login personal: soonest-reset — 5h resets 14:10 (work 15:00); weekly 40% used at
+    /// 55% of the week`: the login this rung runs on, the rule and the figures behind it.
+    pub fn login_rule(&self) -> Option<String> {
+        let (pool, chosen) = (self.pool.as_ref()?, self.account.as_ref()?);
+        let mut line = format!("login {chosen}: {}", pool.rotation.as_str());
+        if let Some(figures) = &pool.figures {
+            let _ = write!(line, " — {figures}");
+        }
+        if pool.all_parked {
+            line.push_str(" (every login of the pool is parked: this one is back soonest)");
+        }
+        Some(line)
+    }
+
+    /// The notices a launch prints when this rung runs on another login than its pool's
+    /// first: `Claude Code (claude-opus-5, login work) — 5-hour limit, resets 15:00 —
+    /// using login personal`.
+    pub fn login_notices(&self) -> Vec<String> {
+        let (Some(pool), Some(chosen)) = (&self.pool, &self.account) else {
+            return Vec::new();
+        };
+        if pool.all_parked {
+            return Vec::new();
+        }
+        pool.passed
+            .iter()
+            .map(|(name, reason)| {
+                format!(
+                    "{} — {reason} — using login {chosen}",
+                    self.label_on(Some(name))
+                )
+            })
+            .collect()
     }
 
     /// "claude / claude-opus-5", as tables name it.
@@ -136,23 +202,122 @@ pub struct Context<'a> {
     pub state_dir: Option<&'a Path>,
 }
 
-/// Makes rung `def` (1-based `index`) concrete.
+/// Makes rung `def` (1-based `index`) concrete. A row of a pool of logins runs on the
+/// first of them, in rotation order, whose windows leave it open.
 pub fn resolve<'a>(config: &'a Config, index: usize, def: &RungDef) -> Rung<'a> {
-    let backend = &config.backends[&def.backend];
-    let account = def
-        .account
-        .as_ref()
-        .and_then(|name| config.accounts.iter().find(|a| &a.name == name));
     let state_dir = crate::paths::state_dir();
+    if def.logins.is_empty() {
+        return resolve_on(config, index, def, def.account.as_deref(), &state_dir);
+    }
+    resolve_pool(config, index, def, &state_dir)
+}
+
+/// The pool's rung: each login in turn, passed over while its windows park this rung (the
+/// parking rule, `parking::Parking::check`, for this rung's model) or it cannot run; with
+/// every login parked, the one back soonest.
+fn resolve_pool<'a>(config: &'a Config, index: usize, def: &RungDef, state_dir: &Path) -> Rung<'a> {
+    let parking = super::parking::Parking::read_only(state_dir);
+    let now = jiff::Timestamp::now();
+    let mut passed: Vec<(String, String)> = Vec::new();
+    let mut candidates: Vec<(Rung<'a>, Option<jiff::Timestamp>)> = Vec::new();
+    let mut chosen = None;
+    for name in &def.logins {
+        let rung = resolve_on(config, index, def, Some(name), state_dir);
+        let held = match &rung.state {
+            Err(unusable) => Some((unusable.reason.clone(), None)),
+            Ok(_) => match parking.check(config, &rung, now) {
+                super::parking::Decision::Go => None,
+                super::parking::Decision::Park { window, reason } => {
+                    Some((reason, Some(window.resets_at)))
+                }
+            },
+        };
+        match held {
+            None => {
+                chosen = Some(rung);
+                break;
+            }
+            Some((reason, back_at)) => {
+                passed.push((name.clone(), reason));
+                candidates.push((rung, back_at));
+            }
+        }
+    }
+    let all_parked = chosen.is_none();
+    let mut rung = chosen.unwrap_or_else(|| {
+        // Every login is held: stand on the parked one back soonest (the cascade's notice
+        // then names the earliest reset), else the first.
+        let at = candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (_, back))| back.map(|back| (i, back)))
+            .min_by_key(|(_, back)| *back)
+            .map_or(0, |(i, _)| i);
+        candidates.swap_remove(at).0
+    });
+    if all_parked {
+        passed.retain(|(name, _)| Some(name) != rung.account.as_ref());
+    }
+    let backend = rung.backend;
+    let pool: Vec<&AccountDef> = config
+        .accounts
+        .iter()
+        .filter(|a| a.backend == backend.name)
+        .collect();
+    let rotation = crate::accounts::rotation_of(backend, &pool);
+    let figures = (rotation == crate::accounts::Rotation::SoonestReset).then(|| {
+        let windows = crate::state::windows::Windows::new(state_dir);
+        let figures: Vec<crate::accounts::rotation::Figures> = def
+            .logins
+            .iter()
+            .filter_map(|name| pool.iter().find(|a| &a.name == name))
+            .map(|account| {
+                let known = crate::accounts::login_key(backend, account)
+                    .map(|key| windows.known(&key, now))
+                    .unwrap_or_default();
+                crate::accounts::rotation::Figures::of(&account.name, &known, now)
+            })
+            .collect();
+        crate::accounts::rotation::explain(&figures, rung.account.as_deref().unwrap_or(""))
+    });
+    rung.pool = Some(LoginPool {
+        rotation,
+        figures,
+        passed,
+        all_parked,
+    });
+    rung
+}
+
+/// Rung `def` on `account` (one of its pool's, or its own).
+fn resolve_on<'a>(
+    config: &'a Config,
+    index: usize,
+    def: &RungDef,
+    account: Option<&str>,
+    state_dir: &Path,
+) -> Rung<'a> {
+    let backend = &config.backends[&def.backend];
+    let account = account.and_then(|name| config.accounts.iter().find(|a| a.name == name));
     let context = Context {
         from_builtin_table: config.rungs_are_builtin,
         timeout: config.probe_timeout,
         account,
         accounts: &config.accounts,
         pricing: Some(&config.pricing),
-        state_dir: Some(&state_dir),
+        state_dir: Some(state_dir),
     };
-    resolve_with(backend, index, &def.probe_model, &def.run_model, &context)
+    let mut rung = resolve_with(backend, index, &def.probe_model, &def.run_model, &context);
+    if !def.logins.is_empty() {
+        // Marked as a pool's row at once: its label says "login".
+        rung.pool = Some(LoginPool {
+            rotation: crate::accounts::Rotation::SoonestReset,
+            figures: None,
+            passed: Vec::new(),
+            all_parked: false,
+        });
+    }
+    rung
 }
 
 pub fn resolve_with<'a>(
@@ -169,6 +334,7 @@ pub fn resolve_with<'a>(
         probe_model: None,
         run_model: None,
         account: context.account.map(|a| a.name.clone()),
+        pool: None,
         state: Err(placeholder()),
     };
     // The CLI's settings as the launched CLI finds them: the backend's `env` may move its home.
@@ -254,7 +420,10 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     let mut env = launch_env(backend)?;
     let mut env_remove = backend.env_remove.clone();
     let mut account_var = None;
-    if let Some(account) = context.account {
+    let login_account = context.account.filter(|a| a.is_login());
+    if let Some(account) = login_account {
+        login_environment(backend, account, context, &mut env, &mut env_remove)?;
+    } else if let Some(account) = context.account {
         if let Some(reason) = context.state_dir.and_then(|dir| {
             crate::state::account_health::skip_reason(
                 dir,
@@ -304,7 +473,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             name: &account.name,
             var,
         });
-    let mut plan = probe::plan(
+    let planned = probe::plan(
         backend,
         rung.probe_model.as_deref(),
         rung.run_model.as_deref(),
@@ -316,7 +485,21 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         account,
         context.timeout,
         &super::own_login::read,
-    )?;
+    );
+    let mut plan = match (planned, login_account) {
+        // A login account runs on the login in its directory, or not at all; never probed.
+        (Ok(mut plan), Some(account)) if plan.login.is_none() => {
+            let family = Family::of_backend(&backend.name, &backend.command);
+            let env = crate::adapter::Env::child(&env, &env_remove);
+            let found = super::own_login::login_in(family, &env)
+                .ok_or_else(|| no_login(backend, account))?;
+            plan.call = probe::Call::None;
+            plan.login = Some(found);
+            plan
+        }
+        (Err(_), Some(account)) => return Err(no_login(backend, account)),
+        (planned, _) => planned?,
+    };
     plan.info.rung = Some(rung.index);
     // Antigravity is judged by what it says of its own quota, never by a prompt.
     if let (probe::Call::None, Some(login)) = (&plan.call, &plan.login)
@@ -341,6 +524,68 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         plan,
         login,
     })
+}
+
+/// A `login` account's environment: its CLI's home variable at its directory, and every
+/// variable that carries a credential — or moves only the login store — removed, so the
+/// CLI runs on that login and sends no other. No secret is read: agent never touches the
+/// login's token.
+fn login_environment(
+    backend: &Backend,
+    account: &AccountDef,
+    context: &Context,
+    env: &mut Vec<(String, String)>,
+    env_remove: &mut Vec<String>,
+) -> Result<(), Unusable> {
+    if let Some(reason) = context.state_dir.and_then(|dir| {
+        crate::state::account_health::skip_reason(
+            dir,
+            &account.name,
+            crate::state::health::now_ms(),
+        )
+    }) {
+        return Err(Unusable {
+            class: ErrorClass::Auth,
+            reason,
+            skip: false,
+        });
+    }
+    let Some((var, dir)) = crate::accounts::login_home(backend, account) else {
+        return Err(Unusable {
+            class: ErrorClass::Misconfigured,
+            reason: format!(
+                "login {}: agent cannot move {}'s home (a login account is for Claude Code, Codex or Gemini CLI)",
+                account.name, backend.label
+            ),
+            skip: false,
+        });
+    };
+    let family = Family::of_backend(&backend.name, &backend.command);
+    let mut removed = crate::accounts::credential_vars(backend, context.accounts);
+    removed.extend(family.store_vars().iter().map(|v| (*v).to_string()));
+    for other in removed {
+        env.retain(|(name, _)| name != &other);
+        if !env_remove.contains(&other) {
+            env_remove.push(other);
+        }
+    }
+    env.retain(|(name, _)| name != &var);
+    env.push((var, dir));
+    Ok(())
+}
+
+/// A `login` account whose directory holds no login: the command that logs in there.
+fn no_login(backend: &Backend, account: &AccountDef) -> Unusable {
+    let dir = account.login_dir().unwrap_or_default();
+    let how = Family::of_backend(&backend.name, &backend.command)
+        .login_command(&dir)
+        .map(|how| format!(" — log in there: {how}"))
+        .unwrap_or_default();
+    Unusable {
+        class: ErrorClass::CredentialsMissing,
+        reason: format!("login {}: no login in {}{how}", account.name, dir.display()),
+        skip: false,
+    }
 }
 
 /// The variable naming the user's proxy: a backend that goes through it is no option

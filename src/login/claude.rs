@@ -82,13 +82,25 @@ pub fn read_login() -> Option<Login> {
     read_keychain().or_else(|| read_login_file(&credentials_path()?))
 }
 
-#[cfg(target_os = "macos")]
+/// The login Claude Code keeps for the configuration directory `dir` given it in
+/// `CLAUDE_CONFIG_DIR` (a backend's `env`, a `login` account): on macOS the Keychain item
+/// named by that directory's hash first, then `dir/.credentials.json`.
+pub fn read_login_in(dir: &Path) -> Option<Login> {
+    let service = keychain_service(None, Some(&dir.to_string_lossy()));
+    read_keychain_item(&service).or_else(|| read_login_file(&dir.join(".credentials.json")))
+}
+
 fn read_keychain() -> Option<Login> {
-    parse_store(&super::keychain::read(&keychain_service_from_env(), None)?)
+    read_keychain_item(&keychain_service_from_env())
+}
+
+#[cfg(target_os = "macos")]
+fn read_keychain_item(service: &str) -> Option<Login> {
+    parse_store(&super::keychain::read(service, None)?)
 }
 
 #[cfg(not(target_os = "macos"))]
-fn read_keychain() -> Option<Login> {
+fn read_keychain_item(_service: &str) -> Option<Login> {
     None
 }
 

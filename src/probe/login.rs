@@ -102,8 +102,9 @@ impl LoginRung {
         crate::state::windows::Windows::new(state_dir).known(&self.key, now)
     }
 
-    /// What `--status` says of it: `login (max); window unknown`, or its windows.
-    pub fn describe(&self, windows: &[Window], now: Timestamp) -> String {
+    /// `login (max), token expires 2026-09-14; 5-hour 42% (resets …)`: what it is and its
+    /// windows, for `--accounts list`.
+    pub fn describe_brief(&self, windows: &[Window], now: Timestamp) -> String {
         let mut text = self.name();
         if let Some(at) = self.expires_at {
             let _ = write!(text, ", token expires {}", date(at));
@@ -114,6 +115,12 @@ impl LoginRung {
             let shown: Vec<String> = windows.iter().map(|w| describe_window(w, now)).collect();
             let _ = write!(text, "; {}", shown.join(", "));
         }
+        text
+    }
+
+    /// What `--status` says of it: `login (max); window unknown`, or its windows.
+    pub fn describe(&self, windows: &[Window], now: Timestamp) -> String {
+        let mut text = self.describe_brief(windows, now);
         text.push_str(": not probed (a subscription login takes no prompt from agent); the fast-fail net guards the launch");
         text
     }

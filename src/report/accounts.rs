@@ -27,6 +27,7 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
             name,
             backend,
             kind,
+            dir,
             priority,
             expires,
             secret_var,
@@ -35,7 +36,17 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
             let kind = match kind {
                 KindArg::Oauth => Kind::Oauth,
                 KindArg::ApiKey => Kind::ApiKey,
+                KindArg::Login => Kind::Login,
             };
+            if kind != Kind::Login && dir.is_some() {
+                return Err(usage(
+                    "--accounts add: --dir is for --kind login (a CLI's own login in its own directory); nothing stored",
+                ));
+            }
+            // One spelling of the directory, absolute: the key its windows are filed under.
+            let dir = dir
+                .map(|dir| std::path::absolute(&dir).unwrap_or(dir))
+                .map(|dir| dir.to_string_lossy().into_owned());
             let def = AccountDef {
                 name,
                 backend,
@@ -47,8 +58,12 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
                 priority,
                 monthly_budget_usd,
                 expires,
+                dir,
                 unverified: false,
             };
+            if def.is_login() {
+                return add_login(config, def);
+            }
             add(config, def)
         }
         Command::Remove { name } => remove(config, &name),
@@ -57,6 +72,14 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
 }
 
 fn source_of(account: &AccountDef) -> String {
+    if account.is_login() {
+        return format!(
+            "its own login in {}",
+            account
+                .login_dir()
+                .map_or_else(|| "?".to_string(), |d| d.display().to_string())
+        );
+    }
     match (&account.secret_env, &account.secret_cmd, &account.secret) {
         (Some(var), _, _) => format!("env {var}"),
         (None, Some(_), _) => "secret command".to_string(),
@@ -69,7 +92,15 @@ fn source_of(account: &AccountDef) -> String {
 fn health_of(account: &AccountDef) -> (String, Option<String>) {
     let state_dir = crate::paths::state_dir();
     let health = crate::state::account_health::get(&state_dir, &account.name);
-    let state = if let Err(err) = account.read_secret() {
+    let state = if account.is_login() {
+        // A login is judged by its windows and the fast-fail net, never by its token.
+        crate::state::account_health::skip_reason(
+            &state_dir,
+            &account.name,
+            crate::state::health::now_ms(),
+        )
+        .unwrap_or_else(|| "healthy".to_string())
+    } else if let Err(err) = account.read_secret() {
         format!("broken: {err:#}")
     } else if let Some(reason) = crate::state::account_health::skip_reason(
         &state_dir,
@@ -95,11 +126,16 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|a| {
                 let (health, last) = health_of(a);
-                json!({
+                let mut row = json!({
                     "name": a.name, "backend": a.backend, "kind": a.kind.as_str(), "secret_from": source_of(a),
                     "priority": a.priority, "health": health, "last_check": last,
                     "expires": a.expires, "warning": a.expiry_warning(),
-                })
+                });
+                if let Some(login) = login_report(config, a) {
+                    row["dir"] = json!(a.login_dir());
+                    row["login"] = login.json();
+                }
+                row
             })
             .collect();
         emit_json(&serde_json::Value::Array(rows))?;
@@ -114,10 +150,14 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let mut out = String::new();
     for account in &config.accounts {
         let (health, last) = health_of(account);
-        let rotation = config
-            .backends
-            .get(&account.backend)
-            .map_or("?", |b| rotation_word(b.rotation));
+        let rotation = config.backends.get(&account.backend).map_or("?", |b| {
+            let pool: Vec<&AccountDef> = config
+                .accounts
+                .iter()
+                .filter(|a| a.backend == b.name)
+                .collect();
+            accounts::rotation_of(b, &pool).as_str()
+        });
         let _ = writeln!(
             out,
             "{}  {} ({rotation})  {}  secret from {}  priority {}  {health}{}",
@@ -129,6 +169,9 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             last.map(|l| format!("  last check {l}"))
                 .unwrap_or_default()
         );
+        if let Some(login) = login_report(config, account) {
+            let _ = writeln!(out, "  {}", login.text());
+        }
         if let Some(warning) = account.expiry_warning() {
             let _ = writeln!(out, "  warning: {warning}");
         }
@@ -137,13 +180,149 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn rotation_word(rotation: accounts::Rotation) -> &'static str {
-    match rotation {
-        accounts::Rotation::Priority => "priority",
-        accounts::Rotation::LeastCost => "least-cost",
-        accounts::Rotation::RoundRobin => "round-robin",
-        accounts::Rotation::Failover => "failover",
+/// What a `login` account's directory holds now, and its windows: read from the CLI's
+/// own store (presence, plan, expiry — never the token) and `windows.json`.
+struct LoginReport {
+    dir: String,
+    found: Option<crate::probe::login::LoginRung>,
+    windows: Vec<crate::state::window::Window>,
+    login_command: Option<String>,
+    now: jiff::Timestamp,
+}
+
+impl LoginReport {
+    fn text(&self) -> String {
+        match &self.found {
+            Some(login) => login.describe_brief(&self.windows, self.now),
+            None => format!(
+                "no login in {}{}",
+                self.dir,
+                self.login_command
+                    .as_ref()
+                    .map(|c| format!(" — log in there: {c}"))
+                    .unwrap_or_default()
+            ),
+        }
     }
+
+    fn json(&self) -> serde_json::Value {
+        let windows: Vec<_> = self
+            .windows
+            .iter()
+            .map(|w| {
+                json!({"scope": w.scope.describe(), "used_percent": w.used_percent,
+                       "resets_at": w.resets_at.to_string(), "source": w.source,
+                       "observed_at": w.observed_at.to_string()})
+            })
+            .collect();
+        match &self.found {
+            Some(login) => json!({
+                "present": true, "plan": login.plan, "key": login.key,
+                "expires_at": login.expires_at.map(|t| t.to_string()),
+                "windows": windows,
+            }),
+            None => {
+                json!({"present": false, "login_command": self.login_command, "windows": windows})
+            }
+        }
+    }
+}
+
+fn login_report(config: &Config, account: &AccountDef) -> Option<LoginReport> {
+    let backend = config.backends.get(&account.backend)?;
+    let (var, dir) = accounts::login_home(backend, account)?;
+    let family = crate::adapter::Family::of_backend(&backend.name, &backend.command);
+    let set = [(var, dir.clone())];
+    let removed = accounts::credential_vars(backend, &config.accounts);
+    let env = crate::adapter::Env::child(&set, &removed);
+    let now = jiff::Timestamp::now();
+    let found = crate::launch::own_login::login_in(family, &env);
+    let key = found
+        .as_ref()
+        .map(|l| l.key.clone())
+        .or_else(|| accounts::login_key(backend, account));
+    let windows = key
+        .map(|key| crate::state::windows::Windows::new(&crate::paths::state_dir()).known(&key, now))
+        .unwrap_or_default();
+    Some(LoginReport {
+        login_command: family.login_command(std::path::Path::new(&dir)),
+        dir,
+        found,
+        windows,
+        now,
+    })
+}
+
+/// `--accounts add NAME --backend B --kind login --dir DIR`: stored only when DIR holds the
+/// CLI's own login (read for presence, plan and expiry, never its token); when it holds
+/// none, the command that logs in there is printed and nothing is stored — a login pool
+/// with an empty directory in it would only hand its rungs on at every launch.
+fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
+    let Some(backend) = config.backends.get(&def.backend) else {
+        let known: Vec<&str> = config.backends.keys().map(String::as_str).collect();
+        return Err(usage(format!(
+            "--accounts add: unknown backend \"{}\" (known: {})",
+            def.backend,
+            known.join(", ")
+        )));
+    };
+    if let Err(bad) = def.check() {
+        let what = match bad.key {
+            "name" => "NAME",
+            "dir" => "--dir",
+            "expires" => "--expires",
+            other => other,
+        };
+        return Err(usage(format!(
+            "--accounts add: {what}: {}; nothing stored",
+            bad.message
+        )));
+    }
+    if def.secret_var.is_some() {
+        return Err(usage(
+            "--accounts add: a login has no secret, so no --secret-var; nothing stored",
+        ));
+    }
+    if config.accounts.iter().any(|a| a.name == def.name) {
+        return Err(usage(format!(
+            "--accounts add: an account named {} exists already",
+            def.name
+        )));
+    }
+    let family = crate::adapter::Family::of_backend(&backend.name, &backend.command);
+    let Some(report) = login_report(config, &def) else {
+        return Err(usage(format!(
+            "--accounts add: agent cannot move {}'s home, so it cannot run one of its logins from a directory; nothing stored",
+            backend.label
+        )));
+    };
+    let Some(found) = &report.found else {
+        let how = family
+            .login_command(std::path::Path::new(&report.dir))
+            .unwrap_or_default();
+        anyhow::bail!(
+            "--accounts add: no {} login in {}. Log in there first: {how}; then run this again. Nothing stored",
+            backend.label,
+            report.dir
+        );
+    };
+    let summary = found.describe_brief(&report.windows, report.now);
+    let name = def.name.clone();
+    store::update(|accounts| {
+        if accounts.iter().any(|a| a.name == def.name) {
+            anyhow::bail!("an account named {} is stored already", def.name);
+        }
+        accounts.push(def);
+        Ok(())
+    })?;
+    let path = store::path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    emit(&format!(
+        "stored login {name} in {path}: {summary}\n  agent never reads its token: it runs {} with its home at {}\n",
+        backend.label, report.dir
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Reads one line from stdin without echoing it on a terminal.
@@ -290,6 +469,27 @@ fn test(config: &Config, only: Option<&str>, json: bool) -> anyhow::Result<ExitC
     let mut bad = 0;
     for account in chosen {
         let backend = &config.backends[&account.backend];
+        if account.is_login() {
+            // No call with a login's token: whether its directory still holds it.
+            let (word, detail) = match login_report(config, account) {
+                Some(LoginReport {
+                    found: Some(login), ..
+                }) => ("login".to_string(), login.name()),
+                Some(report) => {
+                    bad += 1;
+                    ("no_login".to_string(), report.text())
+                }
+                None => {
+                    bad += 1;
+                    (
+                        "no_login".to_string(),
+                        "agent cannot move this CLI's home".to_string(),
+                    )
+                }
+            };
+            rows.push((account.name.clone(), word, detail));
+            continue;
+        }
         let (word, detail) = match account.read_secret() {
             Err(err) => {
                 bad += 1;
