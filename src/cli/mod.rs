@@ -142,9 +142,10 @@ pub struct Cli {
     #[arg(long)]
     pub doctor: bool,
 
-    /// Schedule --check-fallback (launchd, systemd user timer, or cron):
-    /// `[--every 2h] [--dry-run] [--scheduler launchd|systemd|cron]`. Takes the rest of the
-    /// command line
+    /// Schedule --check-fallback (launchd, systemd user timer, or cron): `[--every 2h]
+    /// [--dir DIR] [--dry-run] [--scheduler launchd|systemd|cron]`. The check runs in DIR
+    /// (default: the current directory), where each CLI must trust the folder. Takes the rest
+    /// of the command line
     #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
     pub install_watchdog: Option<Vec<String>>,
 
