@@ -333,7 +333,8 @@ fn install_watchdog_with_cron_adds_one_line_and_uninstall_removes_it() {
         1,
         "installing twice leaves one line: {installed}"
     );
-    assert!(installed.contains("0 */2 * * * PATH="), "{installed}");
+    assert!(installed.contains("0 */2 * * * cd '"), "{installed}");
+    assert!(installed.contains("' && PATH="), "{installed}");
     assert!(installed.contains("--check-fallback"), "{installed}");
     assert_eq!(uninstall.code, Some(0), "{uninstall:?}");
     assert_eq!(after, "MAILTO=me@example.com\n");
@@ -392,4 +393,247 @@ fn doctor_in_a_clean_setup_exits_0_and_never_shows_a_secret() {
     let json = w.sb.run(&["--doctor", "--json"]);
     let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(report["problems"], 0);
+}
+
+/// The watchdog's property list as written by `--install-watchdog --scheduler launchd`,
+/// parsed by Python's `plistlib`.
+fn launchd_plist(w: &World) -> serde_json::Value {
+    let file =
+        w.sb.home()
+            .join("Library/LaunchAgents/dev.agent.watchdog.plist");
+    let parsed = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], 'rb'))))",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        parsed.status.success(),
+        "not a property list: {}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    serde_json::from_slice(&parsed.stdout).unwrap()
+}
+
+/// A stand-in crontab(1) over a file in the sandbox; returns that file.
+fn fake_crontab(w: &World) -> std::path::PathBuf {
+    let crontab = w.sb.root().join("crontab.txt");
+    std::fs::write(&crontab, "").unwrap();
+    w.sb.fake_cli("crontab")
+        .script(&format!(
+            "if [ \"$1\" = -l ]; then cat '{0}'; else cat > '{0}'; fi",
+            crontab.display()
+        ))
+        .install();
+    crontab
+}
+
+/// Installs the watchdog with each scheduler (over stand-ins for their tools) with `extra`
+/// arguments, and checks that each file makes the job run in `dir`.
+fn assert_every_scheduler_runs_in(w: &World, extra: &[&str], dir: &std::path::Path) {
+    for tool in ["systemctl", "launchctl"] {
+        w.sb.fake_cli(tool).install();
+    }
+    let crontab = fake_crontab(w);
+    let shown = format!("the check runs in {}", dir.display());
+
+    let mut args = vec!["--install-watchdog", "--scheduler", "systemd"];
+    args.extend_from_slice(extra);
+    let run = w.sb.run(&args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains(&shown), "{}", run.stdout);
+    let service = std::fs::read_to_string(
+        w.sb.home()
+            .join(".config/systemd/user/agent-watchdog.service"),
+    )
+    .unwrap();
+    assert!(
+        service
+            .lines()
+            .any(|l| l == format!("WorkingDirectory={}", dir.display())),
+        "{service}"
+    );
+
+    args[2] = "launchd";
+    let run = w.sb.run(&args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains(&shown), "{}", run.stdout);
+    assert_eq!(
+        launchd_plist(w)["WorkingDirectory"],
+        dir.display().to_string()
+    );
+
+    args[2] = "cron";
+    let run = w.sb.run(&args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains(&shown), "{}", run.stdout);
+    let line = std::fs::read_to_string(&crontab).unwrap();
+    assert!(
+        line.contains(&format!("0 */2 * * * cd '{}' && PATH=", dir.display())),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_watchdog_runs_in_the_directory_it_was_installed_from() {
+    let w = world();
+    let dir = std::fs::canonicalize(w.sb.set_cwd("code/app")).unwrap();
+
+    assert_every_scheduler_runs_in(&w, &[], &dir);
+}
+
+#[test]
+fn install_watchdog_dir_makes_the_job_run_there_stored_absolute() {
+    let w = world();
+    let dir = std::fs::canonicalize(w.sb.set_cwd("my projects")).unwrap();
+    w.sb.set_cwd("elsewhere");
+
+    // Relative to where it is run, and with a space: every format must quote it.
+    assert_every_scheduler_runs_in(&w, &["--dir", "../my projects"], &dir);
+
+    let dry = w.sb.run(&[
+        "--install-watchdog",
+        "--scheduler",
+        "cron",
+        "--dry-run",
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(dry.code, Some(0), "{dry:?}");
+    assert!(
+        dry.stdout
+            .contains(&format!("the check would run in {}", dir.display())),
+        "{}",
+        dry.stdout
+    );
+}
+
+#[test]
+fn install_watchdog_refuses_a_dir_that_does_not_exist() {
+    let w = world();
+    w.sb.fake_cli("systemctl").install();
+
+    let run = w.sb.run(&[
+        "--install-watchdog",
+        "--scheduler",
+        "systemd",
+        "--dir",
+        "no-such-dir",
+    ]);
+
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("--dir no-such-dir"), "{}", run.stderr);
+    assert!(
+        !w.sb.home().join(".config/systemd").exists(),
+        "nothing is written"
+    );
+    assert!(w.sb.calls("systemctl").is_empty());
+}
+
+#[test]
+fn install_watchdog_warns_when_no_alert_channel_would_tell_anyone() {
+    let w = world();
+    w.sb.fake_cli("systemctl").install();
+
+    let bare = w.sb.run(&["--install-watchdog", "--scheduler", "systemd"]);
+
+    assert_eq!(bare.code, Some(0), "installed all the same: {bare:?}");
+    assert!(
+        w.sb.home()
+            .join(".config/systemd/user/agent-watchdog.timer")
+            .exists()
+    );
+    let warning = &bare.stderr;
+    assert!(
+        warning.contains("warning: no alert channel is configured"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("will check every 2h but tell no one"),
+        "{warning}"
+    );
+    for keys in [
+        "[alerts.telegram] bot_token + chat_id",
+        "[alerts.webhook] url",
+        "[alerts.command] argv",
+        &w.sb.config_path().display().to_string(),
+        "bot_token = \"${AGENT_TELEGRAM_TOKEN}\"",
+        "chat_id = ",
+        "url = \"https://",
+        "argv = [",
+    ] {
+        assert!(warning.contains(keys), "names {keys}: {warning}");
+    }
+
+    for channel in [
+        "[alerts.webhook]\nurl = \"http://127.0.0.1:9/hook\"\n",
+        "[alerts.command]\nargv = [\"notify\"]\n",
+    ] {
+        w.sb.write_config(channel);
+        let told =
+            w.sb.run(&["--install-watchdog", "--scheduler", "systemd", "--dry-run"]);
+        assert_eq!(told.code, Some(0), "{told:?}");
+        assert!(
+            !told.stderr.contains("no alert channel"),
+            "{channel}: {}",
+            told.stderr
+        );
+    }
+}
+
+#[test]
+fn doctor_warns_of_an_installed_watchdog_that_tells_no_one() {
+    let w = world();
+    std::fs::set_permissions(w.sb.state_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    w.sb.fake_cli("systemctl").install();
+    assert_eq!(
+        w.sb.run(&["--install-watchdog", "--scheduler", "systemd"])
+            .code,
+        Some(0)
+    );
+
+    let text = w.sb.run(&["--doctor"]);
+
+    assert_eq!(text.code, Some(0), "a warning, not a problem: {text:?}");
+    let out = &text.stdout;
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("warn watchdog"))
+        .unwrap_or_else(|| panic!("no watchdog warning: {out}"));
+    assert!(line.contains("systemd user timer"), "{line}");
+    assert!(line.contains("no alert channel is configured"), "{line}");
+    assert!(
+        out.contains("fix: set one of [alerts.telegram] bot_token + chat_id, [alerts.webhook] url, [alerts.command] argv"),
+        "{out}"
+    );
+    assert!(out.contains("no problems found; 1 warning"), "{out}");
+
+    let json = w.sb.run(&["--doctor", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(report["problems"], 0, "{report}");
+    assert_eq!(report["warnings"], 1, "{report}");
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["area"] == "watchdog")
+        .unwrap();
+    assert_eq!(check["warning"], true, "{check}");
+    assert!(
+        check["fix"]
+            .as_str()
+            .unwrap()
+            .contains("[alerts.webhook] url"),
+        "{check}"
+    );
+
+    w.sb.write_config("[alerts.webhook]\nurl = \"http://127.0.0.1:9/hook\"\n");
+    let told = w.sb.run(&["--doctor"]);
+    assert!(
+        told.stdout.contains("ok   watchdog") && !told.stdout.contains("warn"),
+        "{}",
+        told.stdout
+    );
 }

@@ -150,7 +150,8 @@ pub struct Cli {
     #[arg(long)]
     pub doctor: bool,
 
-    /// Schedule --check-fallback (launchd, systemd user timer, or cron)
+    /// Schedule --check-fallback (launchd, systemd user timer, or cron). The check runs in
+    /// DIR (default: the current directory), where each CLI must trust the folder
     #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
     pub install_watchdog: Option<Vec<String>>,
 

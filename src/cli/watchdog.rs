@@ -1,5 +1,7 @@
 //! `agent --install-watchdog` and `agent --uninstall-watchdog`.
 
+use std::path::PathBuf;
+
 use clap::Parser;
 
 #[derive(Debug, Parser)]
@@ -8,6 +10,11 @@ pub struct InstallCli {
     /// How often to check: 30m, 2h, 1d
     #[arg(long, value_name = "INTERVAL", default_value = "2h")]
     pub every: String,
+    /// The directory the check runs in: each CLI is run there, and a CLI may refuse a folder
+    /// it does not trust (Gemini CLI, Codex outside a git repository). Must exist
+    /// [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
     /// Print what would be written and run; change nothing
     #[arg(long)]
     pub dry_run: bool,

@@ -20,6 +20,8 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 struct Check {
     area: String,
     ok: bool,
+    /// Not a problem (the exit code stays 0), but something the user should act on.
+    warning: bool,
     /// What was found.
     detail: String,
     /// How to fix it, when it is a problem.
@@ -31,8 +33,21 @@ impl Check {
         Check {
             area: area.into(),
             ok: true,
+            warning: false,
             detail: detail.into(),
             fix: None,
+        }
+    }
+
+    fn warning(
+        area: impl Into<String>,
+        detail: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Check {
+        Check {
+            warning: true,
+            fix: Some(fix.into()),
+            ..Check::ok(area, detail)
         }
     }
 
@@ -44,6 +59,7 @@ impl Check {
         Check {
             area: area.into(),
             ok: false,
+            warning: false,
             detail: detail.into(),
             fix: Some(fix.into()),
         }
@@ -75,12 +91,20 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
     check_relay_token(&mut checks);
 
     let problems = checks.iter().filter(|c| !c.ok).count();
+    let warnings = checks.iter().filter(|c| c.warning).count();
     if json {
         let rows: Vec<_> = checks
             .iter()
-            .map(|c| json!({"area": c.area, "ok": c.ok, "detail": c.detail, "fix": c.fix}))
+            .map(|c| {
+                json!({
+                    "area": c.area, "ok": c.ok, "warning": c.warning,
+                    "detail": c.detail, "fix": c.fix,
+                })
+            })
             .collect();
-        crate::report::emit_json(&json!({"problems": problems, "checks": rows}))?;
+        crate::report::emit_json(
+            &json!({"problems": problems, "warnings": warnings, "checks": rows}),
+        )?;
     } else {
         let width = checks
             .iter()
@@ -89,19 +113,42 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
             .unwrap_or(0);
         let mut out = String::new();
         for check in &checks {
-            let mark = if check.ok { "ok  " } else { "FAIL" };
+            let mark = match (check.ok, check.warning) {
+                (false, _) => "FAIL",
+                (true, true) => "warn",
+                (true, false) => "ok  ",
+            };
             let _ = writeln!(out, "{mark} {:width$}  {}", check.area, check.detail);
             if let Some(fix) = &check.fix {
-                let _ = writeln!(out, "     {:width$}  fix: {fix}", "");
+                let mut lines = fix.lines();
+                let _ = writeln!(
+                    out,
+                    "     {:width$}  fix: {}",
+                    "",
+                    lines.next().unwrap_or("")
+                );
+                // A fix of several lines (an example) stays under its first.
+                for line in lines {
+                    if line.is_empty() {
+                        out.push('\n');
+                    } else {
+                        let _ = writeln!(out, "     {:width$}  {line}", "");
+                    }
+                }
             }
         }
         let _ = writeln!(
             out,
-            "\n{}",
+            "\n{}{}",
             match problems {
                 0 => "no problems found".to_string(),
                 1 => "1 problem found".to_string(),
                 n => format!("{n} problems found"),
+            },
+            match warnings {
+                0 => String::new(),
+                1 => "; 1 warning".to_string(),
+                n => format!("; {n} warnings"),
             }
         );
         crate::report::emit(&out)?;
@@ -548,6 +595,15 @@ fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Ch
         "; no alerts configured"
     };
     match crate::watch::schedule::installed() {
+        Some(where_) if let Some(config) = config.filter(|c| !c.alerts.is_configured()) => {
+            checks.push(Check::warning(
+                "watchdog",
+                format!(
+                    "{where_}{verdict}; no alert channel is configured: it checks but tells no one"
+                ),
+                crate::watch::alerts::no_channel_fix(config),
+            ));
+        }
         Some(where_) => checks.push(Check::ok("watchdog", format!("{where_}{verdict}{alerts}"))),
         None => checks.push(Check::ok(
             "watchdog",

@@ -1,4 +1,4 @@
-//! `agent --install-watchdog [--every 2h] [--dry-run] [--scheduler …]` and
+//! `agent --install-watchdog [--every 2h] [--dir DIR] [--dry-run] [--scheduler …]` and
 //! `agent --uninstall-watchdog [--dry-run] [--scheduler …]`.
 
 use std::path::Path;
@@ -18,9 +18,19 @@ pub fn install(
         Err(code) => return Ok(code),
     };
     let every = schedule::parse_every(&cli.every)?;
+    let dir = schedule::job_dir(cli.dir.as_deref())?;
     let scheduler = cli.scheduler.unwrap_or_else(Scheduler::detect);
-    let plan = schedule::plan(config, scheduler, every, config_flag)?;
+    let plan = schedule::plan(config, scheduler, every, &dir, config_flag)?;
     crate::report::emit(&schedule::install(&plan, cli.dry_run)?)?;
+    if !config.alerts.is_configured() {
+        // Installed all the same: the verdicts still reach --doctor, the statusline and the
+        // dashboard; but nobody is told of a change until a channel is set.
+        crate::term::warn(&format!(
+            "no alert channel is configured — the watchdog will check every {} but tell no one; {}",
+            schedule::humane(every),
+            crate::watch::alerts::no_channel_fix(config)
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -34,10 +44,13 @@ pub fn uninstall(
         Err(code) => return Ok(code),
     };
     let scheduler = cli.scheduler.unwrap_or_else(Scheduler::detect);
+    // Removing needs only the files' paths, which depend on neither the interval nor the
+    // job's directory.
     let plan = schedule::plan(
         config,
         scheduler,
         std::time::Duration::from_secs(7200),
+        Path::new("/"),
         config_flag,
     )?;
     crate::report::emit(&schedule::uninstall(&plan, cli.dry_run)?)?;

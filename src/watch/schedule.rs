@@ -3,7 +3,9 @@
 //! crontab line where neither applies. The job pins agent's absolute path and a `PATH`
 //! holding every directory where a CLI was found (launchd, systemd and cron start with a
 //! minimal `PATH`); credentials come from `~/.config/agent/watchdog.env` (0600), which the
-//! job reads, so no secret is ever written into a unit file.
+//! job reads, so no secret is ever written into a unit file. The job runs in a directory
+//! the user chose (`--dir`, else where `--install-watchdog` ran): the check runs each CLI
+//! there, and a CLI may refuse a folder it does not trust.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -49,6 +51,8 @@ pub struct Plan {
     /// For cron: the line to add to the crontab.
     pub cron_line: Option<String>,
     pub env_file: PathBuf,
+    /// The directory the job runs the check in.
+    pub dir: PathBuf,
 }
 
 /// How often the watchdog may run: at least every 5 minutes (each check makes real
@@ -82,10 +86,28 @@ pub fn parse_every(text: &str) -> anyhow::Result<Duration> {
 pub use crate::backend::discover::pinned_path;
 pub use crate::paths::pinned_env;
 
+/// The directory the job runs in: `flag`, else the current directory; it must exist, and is
+/// kept absolute (the job starts wherever its scheduler likes).
+pub fn job_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let dir = match flag {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()
+            .context("finding the current directory (name the job's with --dir DIR)")?,
+    };
+    let absolute =
+        fs::canonicalize(&dir).map_err(|err| usage(format!("--dir {}: {err}", dir.display())))?;
+    if !absolute.is_dir() {
+        return Err(usage(format!("--dir {}: not a directory", dir.display())));
+    }
+    Ok(absolute)
+}
+
+/// `dir` is where the job runs the check (see [`job_dir`]).
 pub fn plan(
     config: &Config,
     scheduler: Scheduler,
     every: Duration,
+    dir: &Path,
     config_flag: Option<&Path>,
 ) -> anyhow::Result<Plan> {
     let agent = std::env::current_exe().context("finding agent's own path")?;
@@ -105,6 +127,7 @@ pub fn plan(
     }
     let log = crate::paths::state_dir().join("watchdog.log");
     let agent_text = agent.to_string_lossy().into_owned();
+    let dir_text = dir.to_string_lossy().into_owned();
     // Loads the credentials file (if any) and runs the check: for launchd and cron, which
     // have no EnvironmentFile of their own.
     let script = format!(
@@ -119,6 +142,7 @@ pub fn plan(
         enable: Vec::new(),
         cron_line: None,
         env_file: env_file.clone(),
+        dir: dir.to_path_buf(),
     };
     match scheduler {
         Scheduler::Systemd => {
@@ -130,6 +154,11 @@ pub fn plan(
                 "Description=agent watchdog: prove the provider-independent fallbacks still answer"
             );
             let _ = writeln!(service, "\n[Service]\nType=oneshot");
+            let _ = writeln!(
+                service,
+                "WorkingDirectory={}",
+                systemd_path("the watchdog's directory", &dir_text)?
+            );
             let _ = writeln!(service, "Environment={}", systemd_assignment("PATH", &path));
             for (name, value) in &env {
                 let _ = writeln!(service, "Environment={}", systemd_assignment(name, value));
@@ -194,6 +223,8 @@ pub fn plan(
 		<string>-c</string>
 		<string>{script}</string>
 	</array>
+	<key>WorkingDirectory</key>
+	<string>{dir}</string>
 	<key>EnvironmentVariables</key>
 	<dict>
 {vars}	</dict>
@@ -209,6 +240,7 @@ pub fn plan(
 </plist>
 "#,
                 script = plist_text("agent's path or the credentials file", &script)?,
+                dir = plist_text("the watchdog's directory", &dir_text)?,
                 log = plist_text("the log file", &log.to_string_lossy())?,
             );
             let uid = nix::unistd::getuid();
@@ -229,7 +261,8 @@ pub fn plan(
             let command = cron_command(
                 "--scheduler cron",
                 &format!(
-                    "{vars} /bin/sh -c {} >> {} 2>&1",
+                    "cd {} && {vars} /bin/sh -c {} >> {} 2>&1",
+                    sh_word(&dir_text),
                     sh_word(&script),
                     sh_word(&log.to_string_lossy())
                 ),
@@ -247,7 +280,8 @@ fn config_home(home: &Path) -> PathBuf {
     }
 }
 
-fn humane(every: Duration) -> String {
+/// `30m`, `2h`, `1d`: the interval as `--every` takes it.
+pub fn humane(every: Duration) -> String {
     let s = every.as_secs();
     if s.is_multiple_of(86_400) {
         format!("{}d", s / 86_400)
@@ -273,6 +307,12 @@ fn cron_schedule(every: Duration) -> String {
 /// Writes the files (0600) and enables the job, or says exactly what to run.
 pub fn install(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
     let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "the check {} in {} (choose another with --dir DIR)",
+        if dry_run { "would run" } else { "runs" },
+        plan.dir.display()
+    );
     if !dry_run {
         // The job's log goes to the state directory: it must exist before the first run.
         crate::state::file::ensure_state_dir(&crate::paths::state_dir())?;

@@ -18,6 +18,33 @@ use claim::Claim;
 
 pub use crate::config::alerts::{AlertsConfig, CommandConfig, TelegramConfig, WebhookConfig};
 
+/// What to set when no alert channel is configured: each channel's keys, in the file
+/// `config` was read from (or would be: a file named explicitly must exist), with a short
+/// example of each. `--install-watchdog` warns with it; `--doctor` gives it as the fix.
+pub fn no_channel_fix(config: &crate::config::Config) -> String {
+    let file = config
+        .source
+        .clone()
+        .or_else(|| crate::paths::config_file(None).map(|(path, _)| path))
+        .map_or_else(
+            || "~/.config/agent/config.toml".to_string(),
+            |path| path.display().to_string(),
+        );
+    format!(
+        "set one of [alerts.telegram] bot_token + chat_id, [alerts.webhook] url, [alerts.command] argv in {file}:\n{CHANNEL_EXAMPLES}"
+    )
+}
+
+const CHANNEL_EXAMPLES: &str = r#"    [alerts.telegram]
+    bot_token = "${AGENT_TELEGRAM_TOKEN}"    # or bot_token_cmd = "gopass show -o tg/bot"
+    chat_id = "123456"
+
+    [alerts.webhook]
+    url = "https://hooks.example/agent"      # a JSON POST {state, previous, message, rungs}
+
+    [alerts.command]
+    argv = ["notify-send", "agent"]          # the message is appended as the last argument"#;
+
 /// One alert, as queued and delivered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Alert {
