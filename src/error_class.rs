@@ -32,6 +32,9 @@ pub enum ErrorClass {
     BadArguments,
     /// Not sent: the daily budget refused the call. Says nothing about the rung's health.
     Budget,
+    /// Nothing could prove it either way (an agy too old to report its quota without a
+    /// prompt): it runs unprobed, and is never reported as OK. No news for health.
+    Unproved,
 }
 
 impl ErrorClass {
@@ -52,6 +55,7 @@ impl ErrorClass {
             ErrorClass::Misconfigured => "misconfigured",
             ErrorClass::BadArguments => "bad_arguments",
             ErrorClass::Budget => "budget_exhausted",
+            ErrorClass::Unproved => "unproved",
         }
     }
 

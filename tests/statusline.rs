@@ -628,7 +628,12 @@ fn a_full_window_fed_under_a_backends_claude_config_dir_parks_that_rung_and_list
     );
     assert_eq!(w.sb.calls("codex").len(), 1, "{}", run.stderr);
     let status = w.sb.run(&["--status"]);
-    assert!(status.stdout.contains("5-hour 100%"), "{status:?}");
+    assert!(
+        status
+            .stdout
+            .starts_with("PARKED   claude / claude-opus-5   parked: 5-hour limit, resets "),
+        "{status:?}"
+    );
     assert_token_nowhere(
         &w.sb,
         access,

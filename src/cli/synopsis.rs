@@ -130,7 +130,7 @@ mod tests {
         let accounts = synopsis(&crate::cli::accounts::AccountsCli::command());
         assert!(accounts.contains("test [NAME] [--json]"), "{accounts}");
         assert!(
-            accounts.contains("--kind oauth|api_key [--priority"),
+            accounts.contains("--kind oauth|api_key|login [--dir DIR] [--priority"),
             "required options have no brackets: {accounts}"
         );
     }

@@ -44,3 +44,8 @@ pub fn run(config: &Config, args: &[String]) -> anyhow::Result<ExitCode> {
     let addr = crate::access::listen_address("--listen", &cli.listen, cli.allow_remote)?;
     server::serve(config, addr, cli.open)
 }
+
+/// The one rule's states, fed to every face — the dashboard draws on the reports (tests
+/// only).
+#[cfg(test)]
+mod rung_faces;

@@ -27,10 +27,8 @@ pub fn run(binary: &Path, login_key: &str, timeout: Duration) -> Outcome {
     };
     let unprobed = |why: &str| {
         outcome(
-            ErrorClass::Ok,
-            format!(
-                "login (agy); window unknown ({why}): not probed (agy takes no prompt as a probe); the fast-fail net guards the launch"
-            ),
+            ErrorClass::Unproved,
+            format!("login (agy); window unknown: {why}"),
             None,
         )
     };

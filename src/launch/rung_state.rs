@@ -155,6 +155,9 @@ pub fn state(facts: &Facts) -> RungState {
             ErrorClass::Budget => RungState::Budget {
                 reason: outcome.reason.clone(),
             },
+            ErrorClass::Unproved => RungState::NotProved {
+                why: outcome.reason.clone(),
+            },
             ErrorClass::Ok => RungState::Ok {
                 proof: check.proof(),
                 reason: outcome.reason.clone(),
@@ -366,9 +369,8 @@ impl RungState {
                     format!(" {} ago", ago(*at_ms))
                 };
                 match proof {
-                    Proof::SelfCheck => {
-                        format!("answered the CLI's own check{when}{took}: {reason}")
-                    }
+                    // Its answer is one word we asked for: how long it took says more.
+                    Proof::SelfCheck => format!("answered the CLI's own check{when}{took}"),
                     Proof::Command => format!("answered its command probe{when}{took}: {reason}"),
                     Proof::Probe if *fresh => format!("{reason}{}", paren_took(*latency_ms)),
                     Proof::Probe => format!("{reason} (probed OK{when})"),

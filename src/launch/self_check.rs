@@ -261,7 +261,17 @@ impl Judged {
 /// none of these.
 fn judge(check: &SelfCheck, printed: &Printed, learned: &[Window], dir: &Path) -> Judged {
     let name = printed.name;
-    let said = (check.read)(printed.stdout, printed.stderr);
+    let mut said = (check.read)(printed.stdout, printed.stderr);
+    // A CLI (or a wrapper in front of it) that answers in plain text rather than the
+    // machine-readable form still answered; only its tokens are unknown (estimated).
+    let plain = printed.stdout.trim();
+    if said.answer.is_none()
+        && said.error.is_none()
+        && !plain.is_empty()
+        && !plain.starts_with(['{', '['])
+    {
+        said.answer = Some(plain.to_string());
+    }
     let all = format!("{}\n{}", printed.stdout, printed.stderr);
     let full = learned
         .iter()

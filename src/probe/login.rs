@@ -118,11 +118,10 @@ impl LoginRung {
         text
     }
 
-    /// What `--status` says of it: `login (max); window unknown`, or its windows.
+    /// What a launch says of it running unprobed: what it is and its windows (why it is
+    /// not probed is its state's to say, once).
     pub fn describe(&self, windows: &[Window], now: Timestamp) -> String {
-        let mut text = self.describe_brief(windows, now);
-        text.push_str(": not probed (a subscription login takes no prompt from agent); the fast-fail net guards the launch");
-        text
+        self.describe_brief(windows, now)
     }
 
     /// The login as `--list --json` and `--doctor --json` show it: never a token.

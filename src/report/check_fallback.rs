@@ -92,6 +92,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|known| (known.rung.short_name(), &known.state))
             .collect();
+        let checked: Vec<(&Rung, &RungState)> = findings
+            .iter()
+            .map(|(index, state)| (by_rung(*index), state))
+            .collect();
         let width = named
             .iter()
             .chain(&primary_names)
@@ -99,27 +103,27 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             .max()
             .unwrap_or(0);
         let mut text = format!("{}\n", crate::text::printable(&message));
-        for (name, state) in named.iter().filter(|(_, s)| !is_absent(s)) {
+        for (rung, state) in checked.iter().filter(|(_, s)| !is_absent(s)) {
             let _ = writeln!(
                 text,
                 "  {}",
-                crate::report::status::row(name, width, state, now_ms)
+                crate::report::status::rung_row(rung, width, state, now_ms)
             );
         }
-        let shown: Vec<_> = primary_names
+        let shown: Vec<_> = primary
             .iter()
-            .filter(|(_, s)| !is_absent(s))
+            .filter(|known| !is_absent(&known.state))
             .collect();
         if !shown.is_empty() {
             let _ = writeln!(
                 text,
                 "primary vendor ({first_vendor}), as known — not checked here:"
             );
-            for (name, state) in shown {
+            for known in shown {
                 let _ = writeln!(
                     text,
                     "  {}",
-                    crate::report::status::row(name, width, state, now_ms)
+                    crate::report::status::rung_row(&known.rung, width, &known.state, now_ms)
                 );
             }
         }

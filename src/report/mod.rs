@@ -22,7 +22,3 @@ pub fn warn_expiring(config: &crate::config::Config) {
         }
     }
 }
-
-/// The one rule's states, fed to every face (tests only).
-#[cfg(test)]
-mod rung_faces;

@@ -47,7 +47,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             }
             let now_ms = crate::state::health::now_ms();
             while let Some(Some(state)) = states.get(printed) {
-                let _ = writeln!(chunk, "{}", row(&names[printed], width, state, now_ms));
+                let _ = writeln!(chunk, "{}", rung_row(&rungs[printed], width, state, now_ms));
                 printed += 1;
             }
             if live && printed < rungs.len() {
@@ -135,6 +135,21 @@ pub fn row(name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
     let name = crate::text::printable(name);
     let text = crate::text::printable(&state.describe(now_ms));
     format!("{label} {name:width$}   {text}")
+}
+
+/// A rung's row with its own facts beside its state: the login it runs on, its plan and
+/// windows (`· login (max); 5-hour 42% (resets Tue 15:00, statusline, 3 min ago)`).
+pub fn rung_row(rung: &Rung, width: usize, state: &RungState, now_ms: u64) -> String {
+    let mut line = row(&rung.short_name(), width, state, now_ms);
+    if let Some(login) = rung.state.as_ref().ok().and_then(|r| r.plan.login.as_ref()) {
+        let now = jiff::Timestamp::now();
+        let windows = login.windows(&crate::paths::state_dir(), now);
+        line.push_str(" · ");
+        line.push_str(&crate::text::printable(
+            &login.describe_brief(&windows, now),
+        ));
+    }
+    line
 }
 
 fn paint(state: &str) -> String {

@@ -228,7 +228,7 @@ impl Store {
         now: SystemTime,
         proof: Proof,
     ) {
-        if outcome.class == ErrorClass::Budget {
+        if matches!(outcome.class, ErrorClass::Budget | ErrorClass::Unproved) {
             return;
         }
         let key = key(target);
