@@ -30,16 +30,16 @@ backend = "gemini"
 "#;
 
 /// A running dashboard; dropping it kills it.
-struct Dashboard {
+pub(crate) struct Dashboard {
     child: Option<Child>,
     /// The one-time URL it printed.
     url: String,
     /// `127.0.0.1:PORT`.
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl Dashboard {
-    fn start(sb: &Sandbox) -> Dashboard {
+    pub(crate) fn start(sb: &Sandbox) -> Dashboard {
         Dashboard::start_with(sb, &[])
     }
 
@@ -79,7 +79,7 @@ impl Dashboard {
 
     /// Opens the printed URL (which works once) and returns its session as a request
     /// header line, `cookie: agent_dashboard=…`.
-    fn log_in(&self) -> String {
+    pub(crate) fn log_in(&self) -> String {
         let login = get(&self.addr, &format!("/?token={}", self.token()), "");
         assert_eq!(login.status, 303, "{login:?}");
         format!("cookie: {}\n", session_pair(&login))
@@ -114,7 +114,7 @@ impl Drop for Dashboard {
     }
 }
 
-fn get(addr: &str, path: &str, headers: &str) -> crate::support::relay::Answer {
+pub(crate) fn get(addr: &str, path: &str, headers: &str) -> crate::support::relay::Answer {
     get_as(addr, addr, path, headers)
 }
 

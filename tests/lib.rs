@@ -27,6 +27,7 @@ mod relay_clients;
 mod relay_hostile;
 mod relay_shared_health;
 mod secrets;
+mod self_checks;
 mod service_files;
 mod state;
 mod statusline;

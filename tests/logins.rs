@@ -74,7 +74,7 @@ fn codex_access_token() -> String {
 }
 
 /// Every token of every fixture login: none may appear anywhere agent writes or sends.
-fn login_tokens() -> Vec<String> {
+pub(crate) fn login_tokens() -> Vec<String> {
     vec![
         ENV_TOKEN.into(),
         ACCOUNT_TOKEN.into(),
@@ -91,7 +91,7 @@ fn login_tokens() -> Vec<String> {
 /// A sandbox HOME where Claude Code, Codex and Gemini CLI are logged in by subscription,
 /// with no API key and no proxy; every base URL a CLI reads points at the mock, so a leak
 /// would be heard there.
-fn logged_in() -> (Sandbox, MockApi) {
+pub(crate) fn logged_in() -> (Sandbox, MockApi) {
     use std::os::unix::fs::PermissionsExt as _;
     let api = MockApi::start();
     let sb = Sandbox::new();
@@ -136,7 +136,7 @@ fn logged_in() -> (Sandbox, MockApi) {
 }
 
 /// No request the mock heard carries any login's token, in a header, its query or its body.
-fn assert_no_token_sent(api: &MockApi) {
+pub(crate) fn assert_no_token_sent(api: &MockApi) {
     for request in api.requests() {
         let seen = format!("{:?} {} {}", request.headers, request.query, request.body);
         for token in login_tokens() {
@@ -151,7 +151,7 @@ fn assert_no_token_sent(api: &MockApi) {
 }
 
 /// No login token in any text agent printed or any file it wrote.
-fn assert_no_token_shown(sb: &Sandbox, outputs: &[&str]) {
+pub(crate) fn assert_no_token_shown(sb: &Sandbox, outputs: &[&str]) {
     let mut texts: Vec<(String, String)> = outputs
         .iter()
         .map(|text| ("output".to_string(), (*text).to_string()))

@@ -32,7 +32,7 @@ fn feed(five: i64, week: i64) -> String {
 }
 
 /// Runs `agent --statusline` with `input` on stdin, in UTC.
-fn statusline(sb: &Sandbox, input: &str) -> (Option<i32>, String, String) {
+pub(crate) fn statusline(sb: &Sandbox, input: &str) -> (Option<i32>, String, String) {
     let mut cmd = sb.command(&["--statusline"]);
     cmd.env("TZ", "UTC")
         .stdin(Stdio::piped())
