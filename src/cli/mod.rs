@@ -34,8 +34,8 @@ Examples:
   agent --dry-run -p hi          show what would run, and why; run nothing
   agent --wait=2h -p \"nightly\"   every rung parked? wait up to 2h for the first reset, then run
   agent --list                   the backends and the rung table
-  agent --status                 probe every rung (in parallel) and report
-  agent --check-fallback         exit 1 if a provider-independent rung is dead or none is left
+  agent --status                 check every rung for real (in parallel) and report
+  agent --check-fallback         exit 1 unless every provider-independent rung is proved
   agent --budget status          today's calls and tokens against the daily caps
   agent --budget set --calls 500 --tokens 500000
   agent --usage --by day         calls, tokens, cost and cache efficiency per day
@@ -101,12 +101,15 @@ pub struct Cli {
     #[arg(long)]
     pub list: bool,
 
-    /// Probe every rung for real, in parallel (ignoring cached health), and report each
+    /// Check every rung for real, in parallel (ignoring cached health): an API probe, or
+    /// for a subscription login the CLI's own headless check (reused for
+    /// self_check_cache_seconds). One row per rung, its state said once
     #[arg(long)]
     pub status: bool,
 
-    /// Probe every provider-independent rung; exit 1 if one is dead (DEGRADED) or none
-    /// answers (DOWN). For the watchdog
+    /// Check every provider-independent rung as --status does; exit 1 unless every one is
+    /// proved: one failed, parked or not proved is DEGRADED, none answering is DOWN. For
+    /// the watchdog
     #[arg(long)]
     pub check_fallback: bool,
 
