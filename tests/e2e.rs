@@ -22,7 +22,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use support::{MockApi, Reply, Request, Rule, Run, Sandbox};
+use support::{MockApi, Reply, Request, Rule, Run, Sandbox, Usage};
 
 const ANTHROPIC_KEY: &str = "sk-ant-e2e-0123456789abcdef";
 const PROXY_KEY: &str = "sk-proxy-e2e-0123456789abcdef";
@@ -1842,4 +1842,373 @@ fn the_real_clis_in_their_self_check_form() {
     );
     keep("opencode-401", &run);
     assert!(run.stdout.contains("\"statusCode\":401"), "{}", run.stdout);
+}
+
+/// What `AGENT_SONNET_MODEL` maps the `sonnet` alias to, for the self-check test's second rung.
+const CLAUDE_SONNET_MODEL: &str = "claude-sonnet-e2e";
+
+/// The prompt of agent's self-check (`self_check::PROMPT`).
+const SELF_CHECK_PROMPT: &str = "Reply with the single word ok.";
+
+/// A subscription token for the self-check test: it must never show anywhere agent writes.
+const SELF_CHECK_TOKEN: &str = "sk-ant-oat01-e2e-self-check-0123456789abcdef";
+
+/// The tokens the mock reports for each answer of the self-check test: distinct numbers, so
+/// the ledger's figures can only have come from Claude Code's own account of the call.
+const SELF_CHECK_USAGE: Usage = Usage {
+    input: 1234,
+    output: 56,
+    cache_read: 789,
+    cache_write: 321,
+    reasoning: 0,
+};
+
+/// A subscription login proved by the CLI's own check, for real (DESIGN §17): with two
+/// Claude Code rungs on `CLAUDE_CODE_OAUTH_TOKEN` above a codex rung, `agent --status` runs
+/// the real `claude -p … --output-format json` once per rung; the mock sees Claude Code's
+/// calls with the token, and never one of agent's with it. The rows read OK, the check's
+/// tokens are on the ledger (role `self_check`, backend `claude`) as Claude Code counted
+/// them, and `--usage` counts each call once beside Claude Code's transcript of it. Within
+/// the cache a second `--status` runs Claude Code no more. Then the mock answers the unified
+/// 429 of a spent 5-hour window: the next check parks both rungs until the reset, and a
+/// launch would pass over them to codex. The token is in no output, state file or argv.
+///
+/// `claude` is the sandbox's recording shim that execs the real one: agent's own words
+/// to it are what the argv check reads; everything else is the real CLI's.
+#[test]
+fn the_real_claude_codes_own_check_proves_parks_and_counts_a_subscription_login() {
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", SELF_CHECK_TOKEN);
+    w.sb.env("AGENT_SONNET_MODEL", CLAUDE_SONNET_MODEL);
+    w.sb.env("TZ", "UTC");
+    let real_claude = fs::read_link(w.sb.bin_dir().join("claude")).expect("the claude symlink");
+    fs::remove_file(w.sb.bin_dir().join("claude")).expect("replace the symlink");
+    w.sb.fake_cli("claude")
+        .script(&format!("exec '{}' \"$@\"", real_claude.display()))
+        .install();
+    let config = |extra: &str| {
+        format!(
+            r#"fastfail_seconds = {FASTFAIL_SECONDS}
+{extra}
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+run_model = "opus"
+
+[[rungs]]
+backend = "claude"
+probe_model = "sonnet"
+run_model = "sonnet"
+
+[[rungs]]
+backend = "codex"
+"#
+        )
+    };
+    w.sb.write_config(&config(""));
+    w.api.on(Rule::path_contains("/v1/messages")
+        .reply(Reply::ok_text("ok").usage(SELF_CHECK_USAGE)));
+    let from_claude_code = |r: &Request| {
+        r.header("user-agent")
+            .is_some_and(|agent| agent.starts_with("claude-cli/"))
+    };
+    let claude_code_requests = || {
+        w.api
+            .requests()
+            .into_iter()
+            .filter(from_claude_code)
+            .count()
+    };
+    let mut runs = Vec::new();
+
+    // 1. The mock answers: both rows OK, proved by Claude Code itself.
+    let status = w.run(&["--status"]);
+    assert_eq!(status.code, Some(0), "{status:?}");
+    let claude_rows: Vec<&str> = status
+        .stdout
+        .lines()
+        .filter(|line| line.contains("claude /"))
+        .collect();
+    assert_eq!(claude_rows.len(), 2, "{}", status.stdout);
+    for row in &claude_rows {
+        assert!(
+            row.starts_with("OK ") && row.contains("answered the CLI's own check"),
+            "{row}"
+        );
+    }
+    let calls = w.claude_code_calls();
+    let mut called: Vec<String> = models(&calls);
+    called.sort();
+    assert_eq!(
+        called,
+        [CLAUDE_MODEL, CLAUDE_SONNET_MODEL],
+        "one real Claude Code call per rung"
+    );
+    for call in &calls {
+        assert!(from_claude_code(call), "{:?}", call.headers);
+        assert_eq!(call.credential.as_deref(), Some(SELF_CHECK_TOKEN));
+        assert!(
+            call.body.contains(SELF_CHECK_PROMPT),
+            "the self-check's prompt"
+        );
+    }
+    // agent itself never called Anthropic: no probe, nothing with its user agent there, and
+    // the token went out only in Claude Code's requests (agent's codex probe is its own).
+    assert!(w.anthropic_probes().is_empty(), "agent probed the login");
+    for r in w.api.requests() {
+        let agents = r
+            .header("user-agent")
+            .is_some_and(|a| a.starts_with("agent/"));
+        assert!(
+            !(agents && (r.path.starts_with("/v1/messages") || r.path.starts_with("/api/"))),
+            "agent called {} itself: {:?}",
+            r.path,
+            r.headers
+        );
+        if format!("{:?}{}", r.headers, r.body).contains(SELF_CHECK_TOKEN) {
+            assert!(
+                from_claude_code(&r),
+                "the token left in {} from {:?}",
+                r.path,
+                r.headers
+            );
+        }
+    }
+    let checks: Vec<Vec<String>> =
+        w.sb.calls("claude")
+            .into_iter()
+            .map(|run| run.argv)
+            .filter(|argv| argv.iter().any(|a| a == SELF_CHECK_PROMPT))
+            .collect();
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    for argv in &checks {
+        let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+        assert!(
+            words.windows(2).any(|w| w == ["-p", SELF_CHECK_PROMPT])
+                && words.windows(2).any(|w| w == ["--output-format", "json"])
+                && words.contains(&"--model"),
+            "{argv:?}"
+        );
+    }
+    runs.push(status);
+
+    // The ledger holds both checks with Claude Code's own counts; `--usage` counts each once.
+    let ledger = fs::read_to_string(w.sb.state_dir().join("usage.jsonl")).expect("ledger");
+    let lines: Vec<Value> = ledger
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|l: &Value| l["role"] == "self_check")
+        .collect();
+    assert_eq!(lines.len(), 2, "{ledger}");
+    for line in &lines {
+        assert_eq!(line["backend"], "claude", "{line}");
+        assert_eq!(line["estimated"], false, "{line}");
+        assert_eq!(line["tokens"]["input"], SELF_CHECK_USAGE.input, "{line}");
+        assert_eq!(line["tokens"]["output"], SELF_CHECK_USAGE.output, "{line}");
+        assert_eq!(
+            line["tokens"]["cache_read"], SELF_CHECK_USAGE.cache_read,
+            "{line}"
+        );
+        assert_eq!(
+            line["tokens"]["cache_write"], SELF_CHECK_USAGE.cache_write,
+            "{line}"
+        );
+        assert!(line["session"].is_string(), "{line}");
+    }
+    let mut usage = |args: &[&str]| {
+        let mut all = vec!["--usage", "--json", "--by", "backend"];
+        all.extend_from_slice(args);
+        let run = w.run(&all);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let doc: Value = serde_json::from_str(&run.stdout).expect("--usage --json");
+        runs.push(run);
+        doc
+    };
+    let claude_group = |doc: &Value| {
+        doc["groups"]
+            .as_array()
+            .and_then(|g| g.iter().find(|g| g["key"] == "claude"))
+            .cloned()
+            .unwrap_or_else(|| panic!("no claude group: {doc:#}"))
+    };
+    let both = usage(&[]);
+    let ours = usage(&["--source", "agent"]);
+    let theirs = usage(&["--source", "claude"]);
+    for (what, doc) in [("all", &both), ("agent", &ours), ("claude", &theirs)] {
+        let group = claude_group(doc);
+        assert_eq!(group["calls"], 2, "{what}: counted once: {doc:#}");
+        for (field, each) in [
+            ("input", SELF_CHECK_USAGE.input),
+            ("output", SELF_CHECK_USAGE.output),
+            ("cache_read", SELF_CHECK_USAGE.cache_read),
+            ("cache_write", SELF_CHECK_USAGE.cache_write),
+        ] {
+            assert_eq!(group["tokens"][field], 2 * each, "{what}: {field}: {doc:#}");
+        }
+    }
+    assert_eq!(both["sources"]["claude"]["calls"], 2, "{both:#}");
+
+    // Within the cache, a second look runs Claude Code no more.
+    let before = claude_code_requests();
+    let again = w.run(&["--status"]);
+    assert_eq!(again.code, Some(0), "{again:?}");
+    assert_eq!(
+        claude_code_requests(),
+        before,
+        "Claude Code ran again within the cache"
+    );
+    assert_eq!(
+        again
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("OK ") && l.contains("answered the CLI's own check"))
+            .count(),
+        2,
+        "{}",
+        again.stdout
+    );
+    runs.push(again);
+
+    // 2. The 5-hour window is spent: the next check (cache off) parks both rungs.
+    w.sb.write_config(&config("self_check_cache_seconds = 0\n"));
+    let reset = (jiff::Timestamp::now().as_second() + 90 * 60) / 60 * 60;
+    w.api.clear_rules();
+    w.api
+        .on(Rule::path_contains("/v1/messages").reply(unified_limit(reset)));
+    let before = claude_code_requests();
+    let parked = w.run(&["--status"]);
+    assert_eq!(parked.code, Some(0), "codex still covers: {parked:?}");
+    assert!(
+        claude_code_requests() > before,
+        "the check did not run Claude Code: {parked:?}"
+    );
+    let reset_words = jiff::Timestamp::from_second(reset)
+        .unwrap()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .strftime("%a %H:%M")
+        .to_string();
+    let claude_rows: Vec<&str> = parked
+        .stdout
+        .lines()
+        .filter(|line| line.contains("claude /"))
+        .collect();
+    assert_eq!(claude_rows.len(), 2, "{}", parked.stdout);
+    for row in &claude_rows {
+        assert!(
+            row.starts_with("PARKED ")
+                && row.contains("5-hour limit")
+                && row.contains(&reset_words),
+            "{reset_words}: {row}"
+        );
+    }
+    assert!(
+        !parked
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("OK ") && l.contains("claude /"))
+    );
+    runs.push(parked);
+
+    let before = claude_code_requests();
+    let json = w.run(&["--status", "--json"]);
+    let rows: Value = serde_json::from_str(&json.stdout).expect("--status --json");
+    let states: Vec<&str> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["backend"] == "claude")
+        .map(|r| r["state"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(states, ["parked", "parked"], "{rows:#}");
+    let until = jiff::Timestamp::from_second(reset).unwrap().to_string();
+    for row in rows.as_array().expect("rows").iter().take(2) {
+        assert_eq!(row["until"], until.as_str(), "{row:#}");
+        assert_eq!(
+            row["login"]["windows"][0]["source"], "transcript",
+            "{row:#}"
+        );
+    }
+    runs.push(json);
+
+    let dry = w.run(&["--dry-run", "-p", "hi"]);
+    assert_eq!(dry.code, Some(0), "{dry:?}");
+    assert!(
+        dry.stdout
+            .contains("would run: Codex (gpt-e2e-codex) — rung 3 of 3"),
+        "{dry:?}"
+    );
+    for rung in [
+        format!("rung 1 claude / {CLAUDE_MODEL}"),
+        format!("rung 2 claude / {CLAUDE_SONNET_MODEL}"),
+    ] {
+        assert!(
+            dry.stdout.lines().any(|l| l.starts_with("passed:")
+                && l.contains(&rung)
+                && l.contains(&format!("5-hour limit, resets {reset_words}"))),
+            "{rung}: {dry:?}"
+        );
+    }
+    runs.push(dry);
+    assert_eq!(
+        claude_code_requests(),
+        before,
+        "a parked login was run into its wall"
+    );
+
+    // 3. The token is nowhere agent wrote or said, nor in what it gave claude to run.
+    for run in &runs {
+        assert!(!run.stdout.contains(SELF_CHECK_TOKEN) && !run.stderr.contains(SELF_CHECK_TOKEN));
+    }
+    for (path, text) in w.sb.state_files() {
+        assert!(!text.contains(SELF_CHECK_TOKEN), "{}", path.display());
+    }
+    for run in w.sb.calls("claude") {
+        assert!(
+            !run.argv.iter().any(|a| a.contains(SELF_CHECK_TOKEN)),
+            "{:?}",
+            run.argv
+        );
+    }
+    for r in w.api.requests() {
+        if format!("{:?}{}", r.headers, r.body).contains(SELF_CHECK_TOKEN) {
+            assert!(
+                from_claude_code(&r),
+                "the token left in {} from {:?}",
+                r.path,
+                r.headers
+            );
+        }
+    }
+}
+
+/// The 429 of a spent 5-hour window on a subscription login, with the unified headers.
+fn unified_limit(reset: i64) -> Reply {
+    Reply::anthropic_error(
+        429,
+        "rate_limit_error",
+        "This request would exceed your account's rate limit. Please try again later.",
+    )
+    .header("retry-after", "3600")
+    .header("anthropic-ratelimit-unified-status", "rejected")
+    .header("anthropic-ratelimit-unified-reset", &reset.to_string())
+    .header(
+        "anthropic-ratelimit-unified-representative-claim",
+        "five_hour",
+    )
+    .header("anthropic-ratelimit-unified-5h-status", "rejected")
+    .header("anthropic-ratelimit-unified-5h-utilization", "1.0")
+    .header("anthropic-ratelimit-unified-5h-reset", &reset.to_string())
+    .header("anthropic-ratelimit-unified-7d-utilization", "0.5")
+    .header(
+        "anthropic-ratelimit-unified-7d-reset",
+        &(reset + 3 * 86_400).to_string(),
+    )
+    .header("anthropic-ratelimit-unified-overage-status", "rejected")
+    .header(
+        "anthropic-ratelimit-unified-overage-disabled-reason",
+        "org_level_disabled",
+    )
 }
