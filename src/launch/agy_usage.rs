@@ -25,13 +25,7 @@ pub fn run(binary: &Path, login_key: &str, timeout: Duration) -> Outcome {
         latency: started.elapsed(),
         clears_at,
     };
-    let unprobed = |why: &str| {
-        outcome(
-            ErrorClass::Unproved,
-            format!("login (agy); window unknown: {why}"),
-            None,
-        )
-    };
+    let unprobed = |why: &str| outcome(ErrorClass::Unproved, why.to_string(), None);
     let version = capture(Command::new(binary).arg("--version"), timeout);
     if !version.is_some_and(|v| agy::usage_command_supported(&v)) {
         return unprobed(&format!(

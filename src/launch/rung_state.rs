@@ -416,6 +416,29 @@ impl RungState {
         }
     }
 
+    /// The gist of the state in a few words, for a verdict that names many rungs (`auth`,
+    /// `failed at launch 5 min ago`, `self_check = false`); none for a proved rung.
+    pub fn gist(&self, now_ms: u64) -> Option<String> {
+        Some(match self {
+            RungState::Ok { .. } => return None,
+            RungState::Parked { reason, .. } => reason.clone(),
+            RungState::Failed {
+                during: During::Launch,
+                at_ms,
+                ..
+            } => format!(
+                "failed at launch {} ago",
+                age(now_ms.saturating_sub(*at_ms))
+            ),
+            RungState::Cooling { class, .. }
+            | RungState::Failed { class, .. }
+            | RungState::Skipped { class, .. } => class.to_string(),
+            RungState::NotProved { why } => why.clone(),
+            RungState::Unchecked => "not checked yet".to_string(),
+            RungState::Budget { .. } => "budget".to_string(),
+        })
+    }
+
     /// The row as JSON: the state, its class and facts (`--status --json`, the dashboard).
     pub fn json(&self, now_ms: u64) -> serde_json::Value {
         let until = self.until_ms().and_then(rfc3339);

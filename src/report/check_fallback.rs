@@ -131,11 +131,25 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     }
     // A budget stop is no news about the fallbacks: the last verdict stands, nothing is sent.
     if verdict != Verdict::Budget {
+        // An alert says what died, what still covers and why: the verdict and every row.
+        let width = named
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut alert = message.clone();
+        for (index, state) in findings.iter().filter(|(_, s)| !is_absent(s)) {
+            let _ = write!(
+                alert,
+                "\n{}",
+                crate::report::status::plain_rung_row(by_rung(*index), width, state, now_ms)
+            );
+        }
         crate::watch::alerts::after_check(
             &config.alerts,
             &state_dir,
             verdict.as_str(),
-            &message,
+            &alert,
             &rows,
         );
     }
@@ -160,11 +174,14 @@ fn is_absent(state: &RungState) -> bool {
     )
 }
 
-/// The verdict on the independent rungs, and its line: OK only when every one that could be
-/// an option is proved now; a rung not proved, parked or failed is never counted as cover.
+/// The verdict on the independent rungs, and its one line: OK only when every one that could
+/// be an option is proved now; a rung not proved, parked or failed is never counted as cover.
 pub fn judge(rungs: &[(String, &RungState)], first_vendor: &str, now_ms: u64) -> (Verdict, String) {
-    let mention =
-        |(name, state): &&(String, &RungState)| format!("{name} — {}", state.describe(now_ms));
+    // The verdict names each rung with the gist of its state; its row below says the rest.
+    let mention = |(name, state): &&(String, &RungState)| match state.gist(now_ms) {
+        Some(gist) => format!("{name} ({gist})"),
+        None => name.clone(),
+    };
     let of = |keep: fn(&RungState) -> bool| -> Vec<&(String, &RungState)> {
         rungs.iter().filter(|(_, state)| keep(state)).collect()
     };
@@ -183,7 +200,7 @@ pub fn judge(rungs: &[(String, &RungState)], first_vendor: &str, now_ms: u64) ->
     let unproved = of(|s| matches!(s, RungState::NotProved { .. } | RungState::Unchecked));
     let unchecked = of(|s| matches!(s, RungState::Budget { .. }));
     let join =
-        |list: &[&(String, &RungState)]| list.iter().map(mention).collect::<Vec<_>>().join("; ");
+        |list: &[&(String, &RungState)]| list.iter().map(mention).collect::<Vec<_>>().join(", ");
     let names = |list: &[&(String, &RungState)]| {
         list.iter()
             .map(|(n, _)| n.as_str())

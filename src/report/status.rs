@@ -47,8 +47,26 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             }
             let now_ms = crate::state::health::now_ms();
             while let Some(Some(state)) = states.get(printed) {
-                let _ = writeln!(chunk, "{}", rung_row(&rungs[printed], width, state, now_ms));
-                printed += 1;
+                // A backend skipped for one reason (no proxy configured) is one line, not
+                // one per rung.
+                let same = |next: usize| {
+                    rungs
+                        .get(next)
+                        .is_some_and(|r| r.backend.name == rungs[printed].backend.name)
+                        && states.get(next).and_then(Option::as_ref) == Some(state)
+                };
+                let mut fold = 1;
+                while matches!(state, RungState::Skipped { .. }) && same(printed + fold) {
+                    fold += 1;
+                }
+                let line = if fold > 1 {
+                    let name = format!("{} ({fold} rungs)", rungs[printed].backend.name);
+                    row(&name, width, state, now_ms)
+                } else {
+                    rung_row(&rungs[printed], width, state, now_ms)
+                };
+                let _ = writeln!(chunk, "{line}");
+                printed += fold;
             }
             if live && printed < rungs.len() {
                 let pending: Vec<&str> = (printed..rungs.len())
@@ -130,7 +148,10 @@ pub fn known_document(config: &Config) -> serde_json::Value {
 
 /// `OK       claude / claude-opus-5   api.anthropic.com reachable, claude-opus-5 answered (312 ms)`
 pub fn row(name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
-    let label = paint(state.label());
+    line(paint(state.label()), name, width, state, now_ms)
+}
+
+fn line(label: String, name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
     // Reasons quote others (an upstream's body, a CLI's words, a window's name).
     let name = crate::text::printable(name);
     let text = crate::text::printable(&state.describe(now_ms));
@@ -140,7 +161,16 @@ pub fn row(name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
 /// A rung's row with its own facts beside its state: the login it runs on, its plan and
 /// windows (`· login (max); 5-hour 42% (resets Tue 15:00, statusline, 3 min ago)`).
 pub fn rung_row(rung: &Rung, width: usize, state: &RungState, now_ms: u64) -> String {
-    let mut line = row(&rung.short_name(), width, state, now_ms);
+    with_facts(row(&rung.short_name(), width, state, now_ms), rung)
+}
+
+/// [`rung_row`] with no colour, for a message sent elsewhere (an alert).
+pub fn plain_rung_row(rung: &Rung, width: usize, state: &RungState, now_ms: u64) -> String {
+    let label = format!("{:8}", state.label());
+    with_facts(line(label, &rung.short_name(), width, state, now_ms), rung)
+}
+
+fn with_facts(mut line: String, rung: &Rung) -> String {
     if let Some(login) = rung.state.as_ref().ok().and_then(|r| r.plan.login.as_ref()) {
         let now = jiff::Timestamp::now();
         let windows = login.windows(&crate::paths::state_dir(), now);
