@@ -640,3 +640,37 @@ fn a_full_window_fed_under_a_backends_claude_config_dir_parks_that_rung_and_list
         &[&line, &stderr, &run.stdout, &run.stderr, &status.stdout],
     );
 }
+
+fn five_hour_feed(percent: f64, five: i64, week: i64) -> String {
+    format!(
+        r#"{{"model":{{"id":"claude-opus-4-8","display_name":"Opus 4.8"}},
+           "rate_limits":{{"five_hour":{{"used_percentage":{percent},"resets_at":{five}}},
+           "seven_day":{{"used_percentage":40.0,"resets_at":{week}}}}}}}"#
+    )
+}
+
+#[test]
+fn the_forecast_appears_after_two_readings_of_a_rising_window_and_not_after_one() {
+    let (sb, _api) = crate::logins::logged_in();
+    sb.write_config("[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n");
+    let (five, week) = resets();
+
+    let (_, once, _) = statusline(&sb, &five_hour_feed(40.0, five, week));
+    let status_once = sb.run(&["--status"]);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (_, twice, _) = statusline(&sb, &five_hour_feed(60.0, five, week));
+    let status_twice = sb.run(&["--status"]);
+
+    assert!(once.contains("5h 40% ↺"), "{once}");
+    assert!(!once.contains("full ≈"), "one reading is no pace: {once}");
+    assert!(!status_once.stdout.contains("full ≈"), "{status_once:?}");
+    // 20 points in a second: it fills long before the reset, and says so as an estimate.
+    assert!(twice.contains("5h 60% · full ≈"), "{twice}");
+    assert!(twice.contains(" at this pace ↺"), "{twice}");
+    // The weekly window did not move: no pace, no forecast.
+    assert!(twice.contains("7d 40% ↺"), "{twice}");
+    assert!(
+        status_twice.stdout.contains("5-hour 60% · full ≈"),
+        "{status_twice:?}"
+    );
+}

@@ -45,7 +45,7 @@ pub fn run(binary: &Path, login_key: &str, timeout: Duration) -> Outcome {
         .record(login_key, &windows, now);
     let shown: Vec<String> = windows
         .iter()
-        .map(|w| crate::probe::login::describe_window(w, now))
+        .map(|w| crate::probe::login::describe_window(w, None, now))
         .collect();
     if let Some(full) = spent(&windows) {
         return outcome(

@@ -112,7 +112,15 @@ impl LoginRung {
         if windows.is_empty() {
             text.push_str("; window unknown");
         } else {
-            let shown: Vec<String> = windows.iter().map(|w| describe_window(w, now)).collect();
+            let history = crate::state::windows::Windows::new(&crate::paths::state_dir());
+            let shown: Vec<String> = windows
+                .iter()
+                .map(|w| {
+                    let readings = history.history(&self.key, &w.scope, now);
+                    let full = crate::state::forecast::forecast(&readings, now);
+                    describe_window(w, full.map(|f| f.full_at), now)
+                })
+                .collect();
             let _ = write!(text, "; {}", shown.join(", "));
         }
         text
@@ -143,14 +151,18 @@ impl LoginRung {
     }
 }
 
-/// `5-hour 42% (resets Thu 15:00, statusline, 3 min ago)`.
-pub fn describe_window(window: &Window, now: Timestamp) -> String {
+/// `5-hour 42% (resets Thu 15:00, statusline, 3 min ago)`; with a forecast before the
+/// reset, `5-hour 62% · full ≈14:20 at this pace (resets …)` — an estimate from its readings.
+pub fn describe_window(window: &Window, full_at: Option<Timestamp>, now: Timestamp) -> String {
     let source = serde_json::to_value(window.source)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
+    let pace = full_at.map_or_else(String::new, |at| {
+        format!(" · full ≈{} at this pace", local(at, "%H:%M"))
+    });
     format!(
-        "{} {:.0}% (resets {}, {source}, {} ago)",
+        "{} {:.0}%{pace} (resets {}, {source}, {} ago)",
         window.scope.describe(),
         window.used_percent,
         local(window.resets_at, "%a %H:%M"),

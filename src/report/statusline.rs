@@ -42,8 +42,25 @@ pub fn run() -> ExitCode {
             let _ = windows.record(&key, &feed.windows, now);
         }
     }
+    // A window's fill at its pace, from its readings (two at least, of this same window).
+    let full_at: Vec<(Scope, Timestamp)> = feed
+        .as_ref()
+        .map(|feed| {
+            let windows = Windows::new(&state_dir);
+            let key = login_key();
+            feed.windows
+                .iter()
+                .filter_map(|w| {
+                    let history = windows.history(&key, &w.scope, now);
+                    crate::state::forecast::forecast(&history, now)
+                        .map(|f| (w.scope.clone(), f.full_at))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let facts = Facts {
         feed: feed.as_ref(),
+        full_at,
         fallbacks: fallback_word(&state_dir),
         rung: std::env::var(crate::launch::child::RUNG_VAR).ok(),
         zone: TimeZone::system(),
@@ -134,6 +151,8 @@ fn already_known(fresh: &[Window], known: &[Window], now: Timestamp) -> bool {
 /// What the line is made of.
 pub struct Facts<'a> {
     pub feed: Option<&'a Feed>,
+    /// When a window fills at the pace of its readings, where that falls before its reset.
+    pub full_at: Vec<(Scope, Timestamp)>,
     /// The last `--check-fallback` verdict (`OK`, `DEGRADED`, `DOWN`), if one ran.
     pub fallbacks: Option<String>,
     /// The rung agent launched this session on (`AGENT_RUNG`), if it did.
@@ -151,7 +170,12 @@ pub fn render(facts: &Facts) -> String {
     parts.push(printable(model.unwrap_or("Claude")));
     if let Some(feed) = facts.feed {
         for window in &feed.windows {
-            parts.push(window_text(window, &facts.zone, facts.now));
+            let full = facts
+                .full_at
+                .iter()
+                .find(|(scope, _)| *scope == window.scope)
+                .map(|(_, at)| *at);
+            parts.push(window_text(window, full, &facts.zone, facts.now));
         }
     }
     if let Some(verdict) = &facts.fallbacks {
@@ -163,21 +187,36 @@ pub fn render(facts: &Facts) -> String {
     parts.join(" · ")
 }
 
-/// `5h 42% ↺15:00`: the reset in local time, with the day when it is not today.
-fn window_text(window: &Window, zone: &TimeZone, now: Timestamp) -> String {
+/// `5h 42% ↺15:00`: the reset in local time, with the day when it is not today; with a
+/// forecast that falls before it, `5h 62% · full ≈14:20 at this pace ↺15:00` (an estimate).
+fn window_text(
+    window: &Window,
+    full: Option<Timestamp>,
+    zone: &TimeZone,
+    now: Timestamp,
+) -> String {
     let name = match &window.scope {
         Scope::FiveHour => "5h".to_string(),
         Scope::Weekly => "7d".to_string(),
         other => other.describe(),
     };
-    let reset = zone.to_datetime(window.resets_at);
     let today = zone.to_datetime(now).date();
-    let at = if reset.date() == today {
-        reset.strftime("%H:%M").to_string()
-    } else {
-        reset.strftime("%a %H:%M").to_string()
+    let at = |when: Timestamp| {
+        let local = zone.to_datetime(when);
+        if local.date() == today {
+            local.strftime("%H:%M").to_string()
+        } else {
+            local.strftime("%a %H:%M").to_string()
+        }
     };
-    format!("{name} {:.0}% ↺{at}", window.used_percent)
+    let pace = full.map_or_else(String::new, |full| {
+        format!(" · full ≈{} at this pace", at(full))
+    });
+    format!(
+        "{name} {:.0}%{pace} ↺{}",
+        window.used_percent,
+        at(window.resets_at)
+    )
 }
 
 /// agent's line with the previous statusLine command's output beside it (its first line;
@@ -197,6 +236,7 @@ mod tests {
     fn facts(feed: Option<&Feed>) -> Facts<'_> {
         Facts {
             feed,
+            full_at: Vec::new(),
             fallbacks: Some("OK".into()),
             rung: Some("Claude Code (claude-opus-5)".into()),
             zone: TimeZone::UTC,
@@ -279,5 +319,27 @@ mod tests {
     fn the_previous_output_stands_beside() {
         assert_eq!(beside("a", "b\n"), "a │ b");
         assert_eq!(beside("a", "  \n"), "a");
+    }
+
+    #[test]
+    fn a_forecast_before_the_reset_is_shown_as_an_estimate_beside_the_window() {
+        let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
+        let window = Window::new(
+            Scope::FiveHour,
+            62.0,
+            "2026-09-14T15:00:00Z".parse().unwrap(),
+            crate::state::window::Source::Statusline,
+            now,
+        )
+        .unwrap();
+        let full: Timestamp = "2026-09-14T14:20:00Z".parse().unwrap();
+        assert_eq!(
+            window_text(&window, Some(full), &TimeZone::UTC, now),
+            "5h 62% · full ≈14:20 at this pace ↺15:00"
+        );
+        assert_eq!(
+            window_text(&window, None, &TimeZone::UTC, now),
+            "5h 62% ↺15:00"
+        );
     }
 }
