@@ -1166,6 +1166,307 @@ fn a_full_window_the_real_claude_code_fed_by_hand_parks_the_next_launch_on_that_
     }
 }
 
+/// Two Claude Code logins in two directories, `[[accounts]]` `work` and `personal` of
+/// `claude` (`kind = "login"`), each logged in with a fixture `.credentials.json` and with
+/// agent's statusline installed in its own `settings.json`; `work`'s 5-hour window is full
+/// (its statusline said so). `agent`, interactive under `tmux`, says it passes `work` over
+/// and starts the real Claude Code on `personal`: Claude Code runs with `CLAUDE_CONFIG_DIR`
+/// at `personal`'s directory and sends `personal`'s token (no stray key or token from
+/// agent's own environment), writes its transcript there, and feeds agent's statusline
+/// the windows the mock's `anthropic-ratelimit-unified-*` headers give — which land under
+/// `claude:<personal's dir>`, and not under `work`'s. No token in any argv or state file.
+#[test]
+fn the_real_claude_code_agent_starts_on_the_second_login_feeds_its_windows_under_that_login() {
+    const WORK_ACCESS: &str = "sk-ant-oat01-e2e-WORKloginACCESS-1111111111aaaa";
+    const WORK_REFRESH: &str = "sk-ant-ort01-e2e-WORKloginREFRESH-2222222222bbbb";
+    const PERSONAL_ACCESS: &str = "sk-ant-oat01-e2e-PERSONALloginACCESS-3333333333cccc";
+    const PERSONAL_REFRESH: &str = "sk-ant-ort01-e2e-PERSONALloginREFRESH-4444444444dddd";
+    // Credentials in agent's own environment that must never reach a login's run.
+    const STRAY_TOKEN: &str = "sk-ant-oat01-e2e-STRAYenvTOKEN-5555555555eeee";
+    let tokens = [
+        WORK_ACCESS,
+        WORK_REFRESH,
+        PERSONAL_ACCESS,
+        PERSONAL_REFRESH,
+        STRAY_TOKEN,
+        ANTHROPIC_KEY,
+    ];
+    let w = e2e();
+    // The e2e world's ANTHROPIC_API_KEY stays set, beside a stray subscription token.
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", STRAY_TOKEN);
+    w.sb.env("TZ", "UTC");
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    let now = jiff::Timestamp::now().as_second();
+    // Whole minutes, so every `HH:MM` is exact.
+    let work_reset = (now / 60 + 90) * 60;
+    let five_reset = (now / 60 + 150) * 60;
+    let week_reset = (now / 60 + 4 * 24 * 60) * 60;
+    let work = w.sb.home().join("claude-work");
+    let personal = w.sb.home().join("claude-personal");
+    for (dir, access, refresh) in [
+        (&work, WORK_ACCESS, WORK_REFRESH),
+        (&personal, PERSONAL_ACCESS, PERSONAL_REFRESH),
+    ] {
+        fs::create_dir_all(dir).expect("the login's directory");
+        // A logged-in Claude Code's own file; an access token good for a year, so
+        // Claude Code asks for no refresh.
+        fs::write(
+            dir.join(".credentials.json"),
+            serde_json::json!({"claudeAiOauth": {
+                "accessToken": access, "refreshToken": refresh,
+                "expiresAt": (now + 365 * 86_400) * 1000,
+                "scopes": ["user:inference", "user:profile", "user:sessions:claude_code"],
+                "subscriptionType": "max", "rateLimitTier": "default_claude_max_20x"}})
+            .to_string(),
+        )
+        .expect("write .credentials.json");
+        fs::write(
+            dir.join(".claude.json"),
+            serde_json::json!({
+                "hasCompletedOnboarding": true,
+                "theme": "dark",
+                "projects": { project.display().to_string(): {
+                    "hasTrustDialogAccepted": true,
+                    "hasCompletedProjectOnboarding": true,
+                }},
+            })
+            .to_string(),
+        )
+        .expect("write .claude.json");
+        // The statusline in this login's own settings, as a person installs it there.
+        w.sb.env("CLAUDE_CONFIG_DIR", dir.display().to_string());
+        let install = w.run(&["--install-statusline"]);
+        assert_eq!(install.code, Some(0), "{install:?}");
+        w.sb.env_remove("CLAUDE_CONFIG_DIR");
+        let settings = fs::read_to_string(dir.join("settings.json")).unwrap_or_default();
+        assert!(settings.contains("--statusline"), "{settings}");
+    }
+    // work's window is full: its statusline was fed so (as its Claude Code would).
+    {
+        use std::io::Write as _;
+        let feed = serde_json::json!({
+            "session_id": "s", "cwd": project,
+            "model": {"id": "claude-sonnet-5", "display_name": "Sonnet"},
+            "rate_limits": {"five_hour": {"used_percentage": 100, "resets_at": work_reset}},
+        });
+        let mut cmd = w.sb.command(&["--statusline"]);
+        cmd.env("CLAUDE_CONFIG_DIR", &work)
+            .env_remove("CLAUDE_CODE_OAUTH_TOKEN")
+            .env_remove("ANTHROPIC_API_KEY")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("agent --statusline");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(feed.to_string().as_bytes())
+            .unwrap();
+        assert!(child.wait_with_output().unwrap().status.success());
+    }
+    let work_key = format!("claude:{}", work.display());
+    let personal_key = format!("claude:{}", personal.display());
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+
+[[rungs]]
+backend = "claude"
+probe_model = "sonnet"
+run_model = "sonnet"
+
+[[rungs]]
+backend = "codex"
+
+[[accounts]]
+name = "work"
+backend = "claude"
+kind = "login"
+dir = "~/claude-work"
+priority = 1
+
+[[accounts]]
+name = "personal"
+backend = "claude"
+kind = "login"
+dir = "{}"
+priority = 2
+"#,
+        personal.display()
+    ));
+
+    let mut reply = Reply::ok_text("Hello from the mock, on login personal");
+    for (name, value) in [
+        ("anthropic-ratelimit-unified-status", "allowed".to_string()),
+        ("anthropic-ratelimit-unified-5h-status", "allowed".into()),
+        ("anthropic-ratelimit-unified-5h-utilization", "0.37".into()),
+        (
+            "anthropic-ratelimit-unified-5h-reset",
+            five_reset.to_string(),
+        ),
+        ("anthropic-ratelimit-unified-7d-status", "allowed".into()),
+        ("anthropic-ratelimit-unified-7d-utilization", "0.64".into()),
+        (
+            "anthropic-ratelimit-unified-7d-reset",
+            week_reset.to_string(),
+        ),
+        (
+            "anthropic-ratelimit-unified-representative-claim",
+            "five_hour".into(),
+        ),
+        ("anthropic-ratelimit-unified-reset", five_reset.to_string()),
+        (
+            "anthropic-ratelimit-unified-overage-status",
+            "rejected".into(),
+        ),
+    ] {
+        reply = reply.header(name, &value);
+    }
+    w.api.on(Rule::path_contains("/v1/messages").reply(reply));
+
+    // agent's notices go to the terminal before Claude Code draws its screen over them:
+    // the pane's whole output is kept.
+    let log = w.sb.tmp_dir().join("pane.log");
+    let agent = env!("CARGO_BIN_EXE_agent");
+    let session = Tmux::start_recorded(&w.sb, &project, &[agent], &log);
+    session.wait_for(|screen| screen.contains('❯'), 60);
+    session.send_line("say hi");
+    let line = format!("5h 37% ↺{}", hh_mm_utc(five_reset));
+    let screen = session.wait_for(|screen| screen.contains(&line), 90);
+    eprintln!("--- Claude Code's screen\n{screen}---");
+    assert!(screen.contains("7d 64% ↺"), "{screen}");
+    assert!(
+        screen.contains("via Claude Code (claude-sonnet-5, login personal)"),
+        "{screen}"
+    );
+    let processes = session.processes();
+    drop(session);
+    let pane = String::from_utf8_lossy(&fs::read(&log).unwrap_or_default()).into_owned();
+
+    // The notice names both logins: the one passed over, why, and the one used.
+    let work_reset_words = jiff::Timestamp::from_second(work_reset)
+        .unwrap()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .strftime("%a %H:%M")
+        .to_string();
+    let notice = format!(
+        "[agent] Claude Code (claude-sonnet-5, login work) — 5-hour limit, resets {work_reset_words} — using login personal"
+    );
+    assert!(pane.contains(&notice), "{notice:?} not in:\n{pane}");
+
+    // Claude Code ran with its home at personal's directory, on personal's login alone.
+    let claude_env = processes
+        .iter()
+        .find(|p| {
+            p.argv
+                .first()
+                .is_some_and(|a| a.ends_with("claude.exe") || a.ends_with("/claude"))
+        })
+        .map(|p| &p.env)
+        .unwrap_or_else(|| panic!("no Claude Code among {processes:?}"));
+    assert_eq!(
+        claude_env.get("CLAUDE_CONFIG_DIR").map(String::as_str),
+        Some(personal.to_str().unwrap()),
+        "{claude_env:?}"
+    );
+    for var in [
+        "ANTHROPIC_API_KEY",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "ANTHROPIC_AUTH_TOKEN",
+    ] {
+        assert!(!claude_env.contains_key(var), "{var} reached Claude Code");
+    }
+    let calls = w.claude_code_calls();
+    assert!(!calls.is_empty(), "Claude Code never called the API");
+    for call in &calls {
+        assert_eq!(
+            call.credential.as_deref(),
+            Some(PERSONAL_ACCESS),
+            "a call not on login personal: {:?}",
+            call.headers
+        );
+    }
+    let headers = format!(
+        "{:?}",
+        w.api
+            .requests()
+            .iter()
+            .map(|r| &r.headers)
+            .collect::<Vec<_>>()
+    );
+    for token in [WORK_ACCESS, STRAY_TOKEN, ANTHROPIC_KEY] {
+        assert!(!headers.contains(token), "a call carried {token}");
+    }
+    let transcripts = |dir: &Path| {
+        support::sandbox::files_under(&dir.join("projects"))
+            .into_iter()
+            .filter(|(path, _)| path.extension().is_some_and(|e| e == "jsonl"))
+            .count()
+    };
+    assert!(
+        transcripts(&personal) > 0,
+        "no transcript under {}",
+        personal.display()
+    );
+    assert_eq!(
+        transcripts(&work),
+        0,
+        "a transcript under {}",
+        work.display()
+    );
+
+    // The statusline filed what Claude Code piped it under personal's key; work keeps the
+    // full window it had, and nothing of personal's.
+    let text = fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap_or_default();
+    let windows: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let rows = |key: &str| {
+        windows["logins"][key]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let find = |key: &str, kind: &str| {
+        rows(key)
+            .into_iter()
+            .find(|row| row["scope"]["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} under {key}: {text}"))
+    };
+    let five = find(&personal_key, "five_hour");
+    assert_eq!(five["source"], "statusline", "{text}");
+    assert!(
+        (five["used_percent"].as_f64().unwrap() - 37.0).abs() < 0.01,
+        "{text}"
+    );
+    let at: jiff::Timestamp = five["resets_at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(at.as_second(), five_reset, "{text}");
+    let week = find(&personal_key, "weekly");
+    assert!(
+        (week["used_percent"].as_f64().unwrap() - 64.0).abs() < 0.01,
+        "{text}"
+    );
+    let at: jiff::Timestamp = week["resets_at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(at.as_second(), week_reset, "{text}");
+    let work_rows = rows(&work_key);
+    assert_eq!(work_rows.len(), 1, "{text}");
+    assert_eq!(work_rows[0]["used_percent"].as_f64(), Some(100.0), "{text}");
+
+    // No token in any argv under the pane, nor in any state file.
+    for process in &processes {
+        for token in tokens {
+            assert!(
+                process.argv.iter().all(|arg| !arg.contains(token)),
+                "a token in {:?}",
+                process.argv
+            );
+        }
+    }
+    for (path, text) in support::sandbox::files_under(w.sb.state_dir()) {
+        for token in tokens {
+            assert!(!text.contains(token), "a token in {}", path.display());
+        }
+    }
+}
+
 /// A tmux server of the test's own (its own socket), running one program in a 160×40
 /// window with the sandbox's environment; killed on drop.
 struct Tmux {
@@ -1204,6 +1505,70 @@ impl Tmux {
         Tmux { socket }
     }
 
+    /// As [`Tmux::start`], with everything the pane shows kept in `log` from its first
+    /// byte (a program's first lines may be drawn over): the program waits for a key
+    /// until the pane's output is piped there.
+    fn start_recorded(sb: &Sandbox, cwd: &Path, argv: &[&str], log: &Path) -> Tmux {
+        let mut gated = vec!["/bin/sh", "-c", "read -r _ && exec \"$@\"", "sh"];
+        gated.extend(argv);
+        let session = Tmux::start(sb, cwd, &gated);
+        let log = log.to_str().expect("a UTF-8 path");
+        session.tmux(&["pipe-pane", "-o", "-t", "0", &format!("cat >> '{log}'")]);
+        session.tmux(&["send-keys", "-t", "0", "Enter"]);
+        session
+    }
+
+    /// The pane's program and every process under it, each with its argv and
+    /// environment, read from `/proc`.
+    fn processes(&self) -> Vec<Process> {
+        let pane = self.tmux(&["list-panes", "-t", "0", "-F", "#{pane_pid}"]);
+        let pane: u32 = pane.trim().parse().expect("the pane's pid");
+        let parent_of = |pid: u32| -> Option<u32> {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid …`: comm may hold spaces and parentheses.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            rest.split(' ').nth(1)?.parse().ok()
+        };
+        let nul_split = |bytes: Vec<u8>| -> Vec<String> {
+            bytes
+                .split(|b| *b == 0)
+                .filter(|part| !part.is_empty())
+                .map(|part| String::from_utf8_lossy(part).into_owned())
+                .collect()
+        };
+        let mut found = Vec::new();
+        for entry in fs::read_dir("/proc").expect("/proc").flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let mut at = Some(pid);
+            let under_pane = loop {
+                match at {
+                    Some(p) if p == pane => break true,
+                    Some(p) if p > 1 => at = parent_of(p),
+                    _ => break false,
+                }
+            };
+            if !under_pane {
+                continue;
+            }
+            let argv = nul_split(fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default());
+            let env = nul_split(fs::read(format!("/proc/{pid}/environ")).unwrap_or_default())
+                .into_iter()
+                .filter_map(|pair| {
+                    pair.split_once('=')
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                })
+                .collect();
+            found.push(Process { argv, env });
+        }
+        found
+    }
+
     fn tmux(&self, args: &[&str]) -> String {
         let output = std::process::Command::new("tmux")
             .arg("-S")
@@ -1239,6 +1604,13 @@ impl Tmux {
             std::thread::sleep(std::time::Duration::from_millis(250));
         }
     }
+}
+
+/// A process as `/proc` shows it.
+#[derive(Debug)]
+struct Process {
+    argv: Vec<String>,
+    env: std::collections::BTreeMap<String, String>,
 }
 
 impl Drop for Tmux {
