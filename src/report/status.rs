@@ -148,10 +148,10 @@ pub fn known_document(config: &Config) -> serde_json::Value {
 
 /// `OK       claude / claude-opus-5   api.anthropic.com reachable, claude-opus-5 answered (312 ms)`
 pub fn row(name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
-    line(paint(state.label()), name, width, state, now_ms)
+    line(&paint(state.label()), name, width, state, now_ms)
 }
 
-fn line(label: String, name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
+fn line(label: &str, name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
     // Reasons quote others (an upstream's body, a CLI's words, a window's name).
     let name = crate::text::printable(name);
     let text = crate::text::printable(&state.describe(now_ms));
@@ -167,7 +167,7 @@ pub fn rung_row(rung: &Rung, width: usize, state: &RungState, now_ms: u64) -> St
 /// [`rung_row`] with no colour, for a message sent elsewhere (an alert).
 pub fn plain_rung_row(rung: &Rung, width: usize, state: &RungState, now_ms: u64) -> String {
     let label = format!("{:8}", state.label());
-    with_facts(line(label, &rung.short_name(), width, state, now_ms), rung)
+    with_facts(line(&label, &rung.short_name(), width, state, now_ms), rung)
 }
 
 fn with_facts(mut line: String, rung: &Rung) -> String {
