@@ -1362,8 +1362,7 @@ priority = 2
                 .first()
                 .is_some_and(|a| a.ends_with("claude.exe") || a.ends_with("/claude"))
         })
-        .map(|p| &p.env)
-        .unwrap_or_else(|| panic!("no Claude Code among {processes:?}"));
+        .map_or_else(|| panic!("no Claude Code among {processes:?}"), |p| &p.env);
     assert_eq!(
         claude_env.get("CLAUDE_CONFIG_DIR").map(String::as_str),
         Some(personal.to_str().unwrap()),
