@@ -21,6 +21,7 @@ mod login_usage;
 mod logins;
 mod logins_pool;
 mod mock_selftest;
+mod newcomer;
 mod parking;
 mod relay;
 mod relay_clients;

@@ -1,0 +1,117 @@
+//! A newcomer's first ten minutes (issue 6/6): a HOME logged in to Claude Code, Codex and
+//! Gemini CLI by subscription (fixture files), no API key, no proxy — `--doctor`,
+//! `--status`, `--check-fallback`, `--install-statusline` — each report saying each thing
+//! once, in rows a terminal can hold.
+
+use std::collections::HashMap;
+
+use crate::logins::logged_in;
+
+/// Rows longer than this wrap on a laptop's terminal beside an editor.
+const ROW_MAX: usize = 170;
+
+fn rows(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect()
+}
+
+/// Every run of `words` consecutive words that appears on two rows or more.
+fn repeated_phrases(lines: &[&str], words: usize) -> Vec<String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for line in lines {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let mut on_this_line = std::collections::HashSet::new();
+        for window in tokens.windows(words) {
+            on_this_line.insert(window.join(" "));
+        }
+        for phrase in on_this_line {
+            *seen.entry(phrase).or_default() += 1;
+        }
+    }
+    let mut repeated: Vec<String> = seen
+        .into_iter()
+        .filter(|(_, count)| *count > 1)
+        .map(|(phrase, _)| phrase)
+        .collect();
+    repeated.sort();
+    repeated
+}
+
+#[test]
+fn a_subscription_users_first_reports_say_each_thing_once_in_rows_that_fit() {
+    let (sb, _api) = logged_in();
+
+    let doctor = sb.run(&["--doctor"]);
+    let status = sb.run(&["--status"]);
+    let check = sb.run(&["--check-fallback"]);
+    let install = sb.run(&["--install-statusline"]);
+
+    assert_eq!(doctor.code, Some(0), "{doctor:?}");
+    assert_eq!(install.code, Some(0), "{install:?}");
+
+    let status_rows = rows(&status.stdout);
+    for row in &status_rows {
+        assert!(
+            row.chars().count() <= ROW_MAX,
+            "{} chars: {row}",
+            row.chars().count()
+        );
+    }
+    // The 120-character sentence every login row used to end with is gone, and no longer
+    // phrase is said on two rows (a login's facts are its own: its plan, expiry, windows).
+    assert!(
+        !status
+            .stdout
+            .contains("the fast-fail net guards the launch"),
+        "{}",
+        status.stdout
+    );
+    let repeated: Vec<String> = repeated_phrases(&status_rows, 8)
+        .into_iter()
+        .filter(|phrase| !phrase.contains("login (max), token expires"))
+        .collect();
+    assert!(
+        repeated.is_empty(),
+        "said on several rows: {repeated:?}\n{}",
+        status.stdout
+    );
+    // The proxy backend nobody configured is one line, not one per rung.
+    let proxy: Vec<&&str> = status_rows
+        .iter()
+        .filter(|row| row.contains("claude-proxy"))
+        .collect();
+    assert_eq!(proxy.len(), 1, "{}", status.stdout);
+    assert!(proxy[0].starts_with("SKIP"), "{}", proxy[0]);
+    assert!(proxy[0].contains("claude-proxy (2 rungs)"), "{}", proxy[0]);
+    // A login row says how it was proved, never only that its file exists.
+    let codex = status_rows
+        .iter()
+        .find(|row| row.contains(" codex "))
+        .unwrap();
+    assert!(codex.starts_with("OK"), "{codex}");
+    assert!(codex.contains("answered the CLI's own check"), "{codex}");
+
+    // --check-fallback: a verdict line, then one line per rung.
+    let check_rows = rows(&check.stdout);
+    let verdict = check_rows[0];
+    assert!(
+        verdict.chars().count() <= ROW_MAX,
+        "{} chars: {verdict}",
+        verdict.chars().count()
+    );
+    for row in &check_rows[1..] {
+        assert!(
+            row.starts_with("  ") || row.starts_with("primary vendor"),
+            "one line per rung: {row}"
+        );
+        assert!(row.chars().count() <= ROW_MAX + 2, "{row}");
+    }
+    for rung in ["codex", "gemini", "agy"] {
+        let lines = check_rows[1..]
+            .iter()
+            .filter(|row| row.contains(&format!(" {rung} ")))
+            .count();
+        assert_eq!(lines, 1, "{rung}: {}", check.stdout);
+    }
+}
