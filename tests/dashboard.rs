@@ -926,3 +926,375 @@ fn a_request_naming_another_host_is_refused_before_anything() {
         assert_eq!(get(&relay.addr, path, &bearer).status, 200, "{path}");
     }
 }
+
+/// The page of `w`'s sandbox, open in headless Chromium (its one-time URL spent on it).
+fn browse(w: &World, dashboard: &Dashboard) -> crate::support::cdp::Browser {
+    crate::support::cdp::Browser::open(
+        &w.sb.tmp_dir().join("chromium-cdp"),
+        &dashboard.url,
+        1280,
+        1000,
+    )
+}
+
+fn text_of(value: &serde_json::Value) -> String {
+    value.as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_summary_at_the_top_names_the_rung_a_launch_would_run_the_fallback_and_the_tightest_window() {
+    let w = seeded();
+    let dashboard = Dashboard::start(&w.sb);
+    let mut page = browse(&w, &dashboard);
+    // First thing after the title.
+    assert_eq!(
+        page.eval("document.querySelector('h1').nextElementSibling.id"),
+        "summary"
+    );
+    let summary = text_of(&page.eval("document.getElementById('summary').innerText"));
+    assert!(
+        summary.contains(&format!("A launch runs gemini / {GEMINI_MODEL} (rung 3")),
+        "{summary}"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('summary').dataset.pick"),
+        "3"
+    );
+    assert!(summary.contains("Fallback: DOWN"), "{summary}");
+    // Codex, a fallback to Claude, cools after its rate limit: said beside the verdict.
+    assert!(
+        summary.contains(&format!("now codex / {CODEX_MODEL} is cooling")),
+        "{summary}"
+    );
+    // Claude's full 5-hour window (reset in 3 h), named by its login, not its directory.
+    assert!(
+        summary.contains("Tightest window: Claude login 5-hour at 100 %, resets in 2 h 59 min")
+            || summary.contains("Tightest window: Claude login 5-hour at 100 %, resets in 3 h"),
+        "{summary}"
+    );
+    assert!(!summary.contains(".claude"), "{summary}");
+}
+
+#[test]
+fn the_page_text_says_times_relatively_and_never_a_question_mark_or_a_raw_timestamp() {
+    let w = seeded();
+    let dashboard = Dashboard::start(&w.sb);
+    let mut page = browse(&w, &dashboard);
+    let text = text_of(&page.eval("document.body.innerText"));
+    assert!(!text.contains('?'), "a ? in the page: {text}");
+    let stamp = page.eval(r"/\d{4}-\d\d-\d\dT\d\d:\d\d/.test(document.body.innerText)");
+    assert_eq!(stamp, false, "an RFC 3339 stamp in the page: {text}");
+    // Each time is relative, with its absolute local time on hover.
+    assert!(
+        text.contains("resets in 2 h 59 min") || text.contains("resets in 3 h"),
+        "{text}"
+    );
+    assert!(text.contains("just now"), "{text}");
+    let untitled = page
+        .eval("[...document.querySelectorAll('time')].filter(t => !t.title || !t.dateTime).length");
+    assert_eq!(untitled, 0);
+    assert!(
+        page.eval("document.querySelectorAll('time').length")
+            .as_u64()
+            .unwrap()
+            >= 5
+    );
+}
+
+#[test]
+fn a_rung_not_proved_is_not_coloured_as_one_that_answered() {
+    let w = world();
+    w.sb.write_config(
+        "[backends.codex]\nprobe = { kind = \"none\" }\n\n[[rungs]]\nbackend = \"codex\"\n\n[[rungs]]\nbackend = \"gemini\"\n",
+    );
+    let status = w.sb.run(&["--status"]);
+    assert_eq!(status.code, Some(0), "{status:?}");
+    let dashboard = Dashboard::start(&w.sb);
+    let mut page = browse(&w, &dashboard);
+    let state = |page: &mut crate::support::cdp::Browser, rung: u32| {
+        page.eval(&format!(
+            "(() => {{ const tr = document.querySelector('tr[data-rung=\"{rung}\"]'); const s = tr.querySelector('.state'); return [tr.dataset.state, s.innerText, getComputedStyle(s).color]; }})()"
+        ))
+    };
+    let not_proved = state(&mut page, 1);
+    let ok = state(&mut page, 2);
+    assert_eq!(not_proved[0], "not_proved", "{not_proved}");
+    assert_eq!(ok[0], "ok", "{ok}");
+    assert!(
+        text_of(&not_proved[1]).starts_with("not proved"),
+        "{not_proved}"
+    );
+    assert_ne!(
+        not_proved[2], ok[2],
+        "not proved is drawn as ok: {not_proved} {ok}"
+    );
+}
+
+#[test]
+fn one_call_is_one_call_and_large_counts_are_grouped() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let today = jiff::ZonedDateTime::now().date();
+    let line = json!({
+        "time": clock::local_time_on(today, 9, 0),
+        "run": "3f2a0c1d9e8b",
+        "backend": "gemini",
+        "model": GEMINI_MODEL,
+        "account": null,
+        "upstream": "mock",
+        "role": "launch",
+        "status": 200,
+        "error_kind": "ok",
+        "tokens": {"input": 12_000, "output": 345, "reasoning": 0, "cache_read": 0, "cache_write": 0},
+        "estimated": false,
+        "ttfb_s": 0.3,
+        "duration_s": 4.2,
+        "request_id": null,
+        "day": today.to_string(),
+    });
+    std::fs::write(w.sb.state_dir().join("usage.jsonl"), format!("{line}\n")).unwrap();
+    let dashboard = Dashboard::start(&w.sb);
+    let mut page = browse(&w, &dashboard);
+    let text = text_of(&page.eval("document.body.innerText"));
+    assert!(text.contains("30 days: 1 call, 12,345 tokens"), "{text}");
+    assert!(!text.contains("1 calls"), "{text}");
+}
+
+#[test]
+fn panels_with_nothing_to_show_are_one_line_each() {
+    let w = world();
+    w.sb.write_config(THREE_RUNGS);
+    let dashboard = Dashboard::start(&w.sb);
+    let mut page = browse(&w, &dashboard);
+    for heading in [
+        "Today's budget",
+        "Usage, last 30 days",
+        "Recent events",
+        "Login windows",
+    ] {
+        let found = page.eval(&format!(
+            "(() => {{ const h = [...document.querySelectorAll('h2')].find(h => h.innerText.startsWith(\"{heading}\")); if (!h) return null; const line = parseFloat(getComputedStyle(h).lineHeight); return [h.nextElementSibling ? h.nextElementSibling.tagName : 'END', h.getBoundingClientRect().height / line, h.innerText]; }})()"
+        ));
+        assert!(found.is_array(), "no {heading} panel");
+        // Nothing under the heading but the next panel, and the heading one line high.
+        assert!(
+            ["H2", "P", "SCRIPT", "END"].contains(&found[0].as_str().unwrap())
+                && (found[0] == "H2" || heading == "Recent events"),
+            "{heading}: {found}"
+        );
+        assert!(found[1].as_f64().unwrap() < 1.5, "{heading}: {found}");
+    }
+    let budget = text_of(&page.eval(
+        "[...document.querySelectorAll('h2')].find(h => h.innerText.startsWith(\"Today's budget\")).innerText",
+    ));
+    assert!(budget.contains("nothing spent"), "{budget}");
+    assert_eq!(
+        page.eval("document.querySelectorAll('[data-budget]').length"),
+        0
+    );
+}
+
+/// `docs/dashboard.png`, from a sandbox that looks like a subscriber's day: Claude Code on
+/// a Max login parked by its full 5-hour window, Codex on a ChatGPT Pro login proved by
+/// its own check with its 5-hour window at 62 %, Gemini on an API key probed OK, a week of
+/// usage, the watchdog's OK. Only when `AGENT_DASHBOARD_SCREENSHOT` names the file to
+/// write (`scripts/dashboard-screenshot.sh` sets it).
+#[test]
+fn the_readme_screenshot() {
+    let Some(shot) = std::env::var_os("AGENT_DASHBOARD_SCREENSHOT") else {
+        return;
+    };
+    let api = crate::support::MockApi::start();
+    api.on(Rule::any().reply(Reply::ok()));
+    let sb = crate::support::Sandbox::new();
+    sb.env("ANTHROPIC_BASE_URL", api.url());
+    sb.env("GOOGLE_GEMINI_BASE_URL", api.url());
+    let now = Timestamp::now();
+    let in_ms = |hours: i64| (now + SignedDuration::from_hours(hours)).as_millisecond();
+    sb.write_file(
+        ".claude/.credentials.json",
+        &json!({"claudeAiOauth": {
+            "accessToken": "sk-ant-oat01-screenshot", "refreshToken": "sk-ant-ort01-screenshot",
+            "expiresAt": in_ms(24 * 20), "scopes": ["user:inference"],
+            "subscriptionType": "max", "rateLimitTier": "default_claude_max_20x"}})
+        .to_string(),
+    );
+    let jwt = |claims: serde_json::Value| {
+        let part = |v: &serde_json::Value| base64url(v.to_string().as_bytes());
+        format!("{}.{}.sig", part(&json!({"alg": "none"})), part(&claims))
+    };
+    sb.write_file(".codex/config.toml", "model = \"gpt-5.5\"\n");
+    sb.write_file(
+        ".codex/auth.json",
+        &json!({"auth_mode": "chatgpt", "OPENAI_API_KEY": null, "tokens": {
+            "id_token": jwt(json!({"https://api.openai.com/auth": {"chatgpt_plan_type": "pro"}})),
+            "access_token": jwt(json!({"exp": in_ms(240) / 1000})),
+            "refresh_token": "rt-screenshot", "account_id": "acct-1"}})
+        .to_string(),
+    );
+    sb.write_file(
+        ".gemini/settings.json",
+        r#"{"model": {"name": "gemini-3-pro"}, "security": {"auth": {"selectedType": "oauth-personal"}}}"#,
+    );
+    sb.write_file(
+        ".gemini/oauth_creds.json",
+        &json!({"access_token": "ya29.screenshot", "refresh_token": "1//screenshot",
+            "token_type": "Bearer", "expiry_date": in_ms(1)})
+        .to_string(),
+    );
+    let answered = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/self_check/codex-answered.stdout"),
+    )
+    .unwrap()
+    .replace("gpt-e2e-codex", "gpt-5.5");
+    let gemini = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/self_check/gemini-answered.stdout"),
+    )
+    .unwrap();
+    sb.fake_cli("claude").stdout("ok\n").install();
+    sb.fake_cli("codex").stdout(&answered).install();
+    sb.fake_cli("gemini").stdout(&gemini).install();
+    sb.write_config(
+        r#"
+[[rungs]]
+backend = "claude"
+probe_model = "claude-opus-5"
+
+[[rungs]]
+backend = "codex"
+probe_model = "gpt-5.5"
+
+[[rungs]]
+backend = "gemini"
+probe_model = "gemini-3-pro"
+"#,
+    );
+    let window = |kind: &str, percent: f64, minutes: i64, seen: i64, source: &str| {
+        json!({
+            "scope": {"kind": kind},
+            "used_percent": percent,
+            "resets_at": (now + SignedDuration::from_mins(minutes)).to_string(),
+            "source": source,
+            "observed_at": (now - SignedDuration::from_mins(seen)).to_string(),
+        })
+    };
+    let claude = crate::support::claude_dir_login(sb.home());
+    let codex = format!("codex:{}", sb.home().join(".codex").display());
+    std::fs::write(
+        sb.state_dir().join("windows.json"),
+        json!({"logins": {
+            &claude: [window("five_hour", 100.0, 100, 4, "statusline"), window("weekly", 38.0, 4 * 1440 + 200, 4, "statusline")],
+            &codex: [window("five_hour", 62.0, 130, 9, "app_server"), window("weekly", 24.0, 5 * 1440 + 60, 9, "app_server")],
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let status = sb.run(&["--status", "--json"]);
+    let rows: serde_json::Value = serde_json::from_str(&status.stdout).expect("--status --json");
+    for key in [&claude, &codex] {
+        assert!(
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .any(|row| row["login"]["key"] == key.as_str()),
+            "no login {key}: {rows}"
+        );
+    }
+
+    let mut ledger = String::new();
+    let today = jiff::ZonedDateTime::now().date();
+    for back in 0..7i64 {
+        let day = today - jiff::Span::new().days(back);
+        let weekday = i64::from(day.weekday().to_monday_zero_offset());
+        let busy = if weekday >= 5 {
+            1
+        } else {
+            3 + (back * 7 + 3) % 4
+        };
+        for (backend, model, calls, input, output, cached) in [
+            ("claude", "claude-opus-5", busy * 9, 21_000, 1_900, 310_000),
+            ("codex", "gpt-5.5", busy * 5, 18_000, 2_400, 140_000),
+            ("gemini", "gemini-3-pro", busy, 9_000, 800, 20_000),
+        ] {
+            for call in 0..calls {
+                let line = json!({
+                    "time": clock::local_time_on(day, i8::try_from(9 + call % 9).unwrap(), i8::try_from((call * 7) % 60).unwrap()),
+                    "run": format!("{:012x}", back * 1000 + call),
+                    "backend": backend,
+                    "model": model,
+                    "account": null,
+                    "upstream": "cli",
+                    "role": "launch",
+                    "status": 200,
+                    "error_kind": "ok",
+                    "tokens": {"input": input + call * 137, "output": output, "reasoning": 0, "cache_read": cached, "cache_write": input / 3},
+                    "estimated": false,
+                    "ttfb_s": 0.9,
+                    "duration_s": 41.0,
+                    "request_id": null,
+                    "day": day.to_string(),
+                });
+                ledger.push_str(&line.to_string());
+                ledger.push('\n');
+            }
+        }
+    }
+    std::fs::write(sb.state_dir().join("usage.jsonl"), ledger).unwrap();
+    let ago = |minutes: i64| (now - SignedDuration::from_mins(minutes)).to_string();
+    std::fs::write(
+        sb.state_dir().join("watchdog.json"),
+        json!({"state": "OK", "since": ago(2 * 1440 + 75), "last_check": ago(12),
+            "last_message": "codex / gpt-5.5 and gemini / gemini-3-pro answer"})
+        .to_string(),
+    )
+    .unwrap();
+    let mut events = String::new();
+    for event in [
+        json!({"time": ago(2 * 1440 + 80), "event": "alert", "from": "OK", "to": "DEGRADED", "reason": "gemini / gemini-3-pro: 503 overloaded"}),
+        json!({"time": ago(2 * 1440 + 75), "event": "alert", "from": "DEGRADED", "to": "OK", "reason": "every fallback rung answers"}),
+    ] {
+        events.push_str(&event.to_string());
+        events.push('\n');
+    }
+    // The checks' own health events say where the mock listens: the watchdog's instead.
+    std::fs::write(sb.state_dir().join("events.jsonl"), events).unwrap();
+
+    let dashboard = Dashboard::start(&sb);
+    let mut page = crate::support::cdp::Browser::open(
+        &sb.tmp_dir().join("chromium-shot"),
+        &dashboard.url,
+        1100,
+        900,
+    );
+    let text = text_of(&page.eval("document.body.innerText"));
+    for leak in ["agent-test", "-test-", "/tmp/"] {
+        assert!(
+            !text.contains(leak),
+            "test data in the screenshot ({leak}): {text}"
+        );
+    }
+    let size = page
+        .eval("new TextEncoder().encode(document.documentElement.outerHTML).length")
+        .as_u64()
+        .unwrap();
+    assert!(size < 100_000, "the page is {size} bytes");
+    page.screenshot(Path::new(&shot), 1100);
+    println!("{text}\n\n{size} bytes");
+}
+
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::page::{cost, efficiency, escape, tokens_of};
+use super::words::{count, grouped};
 use crate::usage::stack::Stack;
 
 /// Colours (`b0`…`b5` in the page's style); backends past them share the last as "other".
@@ -36,8 +37,9 @@ fn scaled(tokens: u64, largest: u64) -> u32 {
     height.min(HEIGHT)
 }
 
-/// The chart over `days` (`YYYY-MM-DD`, oldest first), from the day groups by key.
-pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value>) {
+/// The chart over `days` (`YYYY-MM-DD`, oldest first), from the day groups by key; a
+/// cost column in its table only when the report is `priced`.
+pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value>, priced: bool) {
     let stack = Stack::new(groups.values().map(|group| backends(group)), COLOURS);
     let names = stack.names("unknown");
     let largest = days
@@ -57,7 +59,8 @@ pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value
         let x = u32::try_from(i).unwrap_or(0) * step;
         let _ = write!(
             html,
-            "<g class=\"day\" data-day=\"{day}\" data-tokens=\"{tokens}\"><title>{day}: {tokens} tokens</title>"
+            "<g class=\"day\" data-day=\"{day}\" data-tokens=\"{tokens}\"><title>{day}: {}</title>",
+            count(tokens, "token")
         );
         // Each segment from the rounded running sum, so the bar's height is the total's.
         let mut below = 0u64;
@@ -75,13 +78,14 @@ pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value
             let top = scaled(below, largest);
             let _ = write!(
                 html,
-                "<rect class=\"b{colour}\" data-backend=\"{}\" data-tokens=\"{part}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{day} · {}: {part} tokens</title></rect>",
+                "<rect class=\"b{colour}\" data-backend=\"{}\" data-tokens=\"{part}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{day} · {}: {}</title></rect>",
                 escape(name),
                 x + 1,
                 HEIGHT - top,
                 step.saturating_sub(2),
                 top - bottom,
-                escape(name)
+                escape(name),
+                count(*part, "token")
             );
         }
         if i % 5 == 0 {
@@ -109,9 +113,10 @@ pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value
     for name in &names {
         let _ = write!(html, "<th class=\"n\">{} tokens</th>", escape(name));
     }
-    html.push_str(
-        "<th class=\"n\">cost (USD)</th><th class=\"n\">cache efficiency</th></tr></thead><tbody>",
-    );
+    if priced {
+        html.push_str("<th class=\"n\">cost (USD)</th>");
+    }
+    html.push_str("<th class=\"n\">cache efficiency</th></tr></thead><tbody>");
     for day in days {
         let Some(group) = groups.get(day) else {
             continue;
@@ -119,16 +124,18 @@ pub fn draw(html: &mut String, days: &[String], groups: &BTreeMap<String, &Value
         let _ = write!(
             html,
             "<tr data-day=\"{day}\"><td>{day}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
-            group["calls"].as_u64().unwrap_or(0),
-            tokens_of(group)
+            grouped(group["calls"].as_u64().unwrap_or(0)),
+            grouped(tokens_of(group))
         );
         for part in stack.parts(backends(group)) {
-            let _ = write!(html, "<td class=\"n\">{part}</td>");
+            let _ = write!(html, "<td class=\"n\">{}</td>", grouped(part));
+        }
+        if priced {
+            let _ = write!(html, "<td class=\"n\">{}</td>", escape(&cost(group)));
         }
         let _ = write!(
             html,
-            "<td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            escape(&cost(group)),
+            "<td class=\"n\">{}</td></tr>",
             escape(&efficiency(group))
         );
     }

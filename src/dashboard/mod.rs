@@ -9,8 +9,11 @@ mod access;
 mod browser;
 mod chart;
 mod documents;
+mod logins;
 pub mod page;
 mod server;
+mod summary;
+mod words;
 
 use std::process::ExitCode;
 

@@ -2,13 +2,17 @@
 //! script under a nonce), readable without JavaScript. Every string from state is escaped;
 //! no token, secret or prompt is ever put in it.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
 
+use jiff::Timestamp;
 use serde_json::Value;
 
-use super::documents;
+use super::logins::{self, LoginName};
+use super::{documents, summary, words};
 use crate::config::Config;
+use crate::state::window::Window;
 use crate::usage::follow::Follower;
 
 /// The page's `Content-Security-Policy`: nothing from anywhere but the inline style and
@@ -48,7 +52,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 [data-state=parked] .state,[data-state=cooling] .state,[data-state=not_proved] .state,[data-state=unknown] .state,[data-state=budget] .state{color:var(--warn)}[data-state=breaker_open] .state,[data-state=failed] .state{color:var(--bad)}
 [data-state=skipped] .state,.mute{color:var(--mute)}
 .pick{font-weight:600;color:var(--bar)}
-.win{display:grid;grid-template-columns:9rem 1fr 16rem;gap:.5rem;align-items:center;margin:.2rem 0}
+.win{display:grid;grid-template-columns:8rem 1fr 24rem;gap:.5rem;align-items:center;margin:.2rem 0}
 .track{background:var(--track);height:.8rem;border-radius:.4rem;overflow:hidden}
 .bar{background:var(--bar);height:100%}.bar.full{background:var(--bad)}
 svg{width:100%;height:auto}svg text{fill:var(--mute);font-size:10px}
@@ -71,6 +75,11 @@ pub fn render(
     nonce: &str,
 ) -> (String, String) {
     let state_dir = crate::paths::state_dir();
+    let now = Timestamp::now();
+    let rows = documents::status(config);
+    let names = logins::by_key(&rows);
+    let windows = crate::state::windows::Windows::new(&state_dir).all(now);
+    let watchdog = crate::watch::alerts::last_state(&state_dir);
     let mut html = String::with_capacity(64 * 1024);
     let _ = write!(
         html,
@@ -85,15 +94,26 @@ pub fn render(
         "</style></head><body data-base=\"{}\"><h1>agent dashboard</h1>",
         escape(base)
     );
-    rungs(&mut html, config, base, form);
-    windows(&mut html, &state_dir);
+    summary::draw(
+        &mut html,
+        &summary::Facts {
+            config,
+            rows: &rows,
+            watchdog: &watchdog,
+            windows: &windows,
+            names: &names,
+            now,
+        },
+    );
+    rungs(&mut html, &rows, base, form, now);
+    windows_panel(&mut html, &windows, &names, now);
     budget(&mut html, config);
     usage(&mut html, config, follower);
-    events(&mut html, &state_dir);
+    events(&mut html, &state_dir, &watchdog, now);
     let base = escape(base);
     let _ = write!(
         html,
-        "<h2>As JSON</h2><p><a href=\"{base}/status.json\">status.json</a> · <a href=\"{base}/usage.json\">usage.json</a> · <a href=\"{base}/budget.json\">budget.json</a></p>"
+        "<p class=\"mute\">As JSON: <a href=\"{base}/status.json\">status.json</a> · <a href=\"{base}/usage.json\">usage.json</a> · <a href=\"{base}/budget.json\">budget.json</a></p>"
     );
     let _ = write!(
         html,
@@ -102,36 +122,32 @@ pub fn render(
     (html, nonce.to_string())
 }
 
-/// Refreshes the rung table from `/status.json` every 10 s; the page is whole without it.
-const SCRIPT: &str = "setInterval(function(){fetch(document.body.dataset.base+'/status.json',{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(rows){if(!rows)return;rows.forEach(function(row){var tr=document.querySelector('tr[data-rung=\"'+row.rung+'\"]');if(!tr)return;tr.dataset.state=row.state;var s=tr.querySelector('.state');if(s)s.textContent=row.state.replace('_',' ');});});},10000);";
+/// Refreshes the rung table's states from `/status.json` every 10 s; the page is whole
+/// without it.
+const SCRIPT: &str = "setInterval(function(){fetch(document.body.dataset.base+'/status.json',{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(rows){if(!rows)return;rows.forEach(function(row){var tr=document.querySelector('tr[data-rung=\"'+row.rung+'\"]');if(!tr)return;tr.dataset.state=row.state;var s=tr.querySelector('.state .word');if(s)s.textContent=row.state.split('_').join(' ');});});},10000);";
 
-fn when(at: &str) -> String {
-    let Ok(at) = at.parse::<jiff::Timestamp>() else {
-        return escape(at);
-    };
-    let left = at.as_second() - jiff::Timestamp::now().as_second();
-    let local = at.to_zoned_datetime(jiff::tz::TimeZone::system());
-    format!(
-        "{} (in {})",
-        local.strftime("%a %H:%M"),
-        duration_words(left.max(0))
-    )
+/// A collapsed panel: its heading and what it has to say, on one line.
+fn empty_panel(html: &mut String, panel: &str, heading: &str, text: &str) {
+    let _ = write!(
+        html,
+        "<h2 class=\"empty\" data-panel=\"{panel}\">{heading} <span class=\"mute\">· {}</span></h2>",
+        escape(text)
+    );
 }
 
-fn duration_words(seconds: i64) -> String {
-    match seconds {
-        s if s < 60 => format!("{s} s"),
-        s if s < 3600 => format!("{} min", s / 60),
-        s if s < 48 * 3600 => format!("{} h {} min", s / 3600, (s % 3600) / 60),
-        s => format!("{} days", s / 86400),
+/// `claude / claude-opus-5`, or the backend alone.
+pub fn rung_name(row: &Value) -> String {
+    let backend = row["backend"].as_str().unwrap_or("");
+    match row["model"].as_str() {
+        Some(model) => format!("{backend} / {model}"),
+        None => backend.to_string(),
     }
 }
 
-fn rungs(html: &mut String, config: &Config, base: &str, form: &str) {
+fn rungs(html: &mut String, rows: &Value, base: &str, form: &str, now: Timestamp) {
     html.push_str("<h2>Rungs</h2><table><thead><tr><th class=\"n\">#</th><th>rung</th><th>state</th><th>why</th><th class=\"n\">last check</th><th class=\"n\">latency</th></tr></thead><tbody>");
-    let rows = documents::status(config);
     for row in rows.as_array().into_iter().flatten() {
-        html.push_str(&rung_row(row));
+        html.push_str(&rung_row_at(row, now));
     }
     let _ = write!(
         html,
@@ -143,41 +159,51 @@ fn rungs(html: &mut String, config: &Config, base: &str, form: &str) {
 
 /// One row of the rung table, from a row of `/status.json` (the one rule's state).
 pub fn rung_row(row: &Value) -> String {
+    rung_row_at(row, Timestamp::now())
+}
+
+fn rung_row_at(row: &Value, now: Timestamp) -> String {
     let mut html = String::new();
-    {
-        let rung = row["rung"].as_u64().unwrap_or(0);
-        let state = row["state"].as_str().unwrap_or("unknown");
-        let name = match row["model"].as_str() {
-            Some(model) => format!("{} / {model}", row["backend"].as_str().unwrap_or("")),
-            None => row["backend"].as_str().unwrap_or("").to_string(),
-        };
-        let mut shown = state.replace('_', " ");
-        if let Some(until) = row["until"].as_str() {
-            let _ = write!(shown, " until {}", when(until));
-        }
-        let pick = if row["would_pick"].as_bool() == Some(true) {
-            " <span class=\"pick\">← a launch starts here</span>"
-        } else {
-            ""
-        };
-        let age = row["checked_age_seconds"].as_i64().map_or_else(
-            || "never".to_string(),
-            |s| format!("{} ago", duration_words(s)),
-        );
-        let latency = row["latency_ms"]
-            .as_u64()
-            .map_or_else(String::new, |ms| format!("{ms} ms"));
-        let _ = write!(
-            html,
-            "<tr data-rung=\"{rung}\" data-state=\"{}\"><td class=\"n\">{rung}</td><td>{}{pick}</td><td class=\"state\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            escape(state),
-            escape(&name),
-            escape(&shown),
-            escape(row["reason"].as_str().unwrap_or("")),
-            escape(&age),
-            escape(&latency)
-        );
-    }
+    let rung = row["rung"].as_u64().unwrap_or(0);
+    let state = row["state"].as_str().unwrap_or("unknown");
+    let login = logins::of_json(&row["login"]).map_or_else(String::new, |name| {
+        format!(
+            "<br><small class=\"mute\" title=\"{}\">{}</small>",
+            escape(&name.detail),
+            escape(&name.label)
+        )
+    });
+    let pick = if row["would_pick"].as_bool() == Some(true) {
+        " <span class=\"pick\">← a launch starts here</span>"
+    } else {
+        ""
+    };
+    let until = row["until"]
+        .as_str()
+        .and_then(|until| until.parse::<Timestamp>().ok())
+        .map_or_else(String::new, |until| {
+            let verb = if state == "parked" { "resets" } else { "retry" };
+            format!(
+                "<br><small>{}</small>",
+                words::time_as(until, &format!("{verb} {}", words::relative(until, now)))
+            )
+        });
+    let age = row["checked_age_seconds"].as_i64().map_or_else(
+        || "<span class=\"mute\">not yet</span>".to_string(),
+        |seconds| words::time(now - jiff::SignedDuration::from_secs(seconds), now),
+    );
+    let latency = row["latency_ms"]
+        .as_u64()
+        .map_or_else(String::new, |ms| format!("{} ms", words::grouped(ms)));
+    let _ = write!(
+        html,
+        "<tr data-rung=\"{rung}\" data-state=\"{}\"><td class=\"n\">{rung}</td><td>{}{pick}{login}</td><td class=\"state\"><span class=\"word\">{}</span>{until}</td><td>{}</td><td class=\"n\">{age}</td><td class=\"n\">{}</td></tr>",
+        escape(state),
+        escape(&rung_name(row)),
+        escape(&state.replace('_', " ")),
+        escape(row["reason"].as_str().unwrap_or("")),
+        escape(&latency)
+    );
     html
 }
 
@@ -198,52 +224,76 @@ fn scope_key(scope: &crate::state::window::Scope) -> String {
     }
 }
 
-fn windows(html: &mut String, state_dir: &std::path::Path) {
-    html.push_str("<h2>Login windows</h2>");
-    let now = jiff::Timestamp::now();
-    let logins = crate::state::windows::Windows::new(state_dir).all(now);
+fn windows_panel(
+    html: &mut String,
+    logins: &BTreeMap<String, Vec<Window>>,
+    names: &BTreeMap<String, LoginName>,
+    now: Timestamp,
+) {
     if logins.is_empty() {
-        html.push_str("<p class=\"mute\">unknown: no login has reported its windows yet</p>");
+        empty_panel(
+            html,
+            "windows",
+            "Login windows",
+            "unknown: no login has reported its windows yet",
+        );
         return;
     }
-    for (login, windows) in &logins {
-        let _ = write!(html, "<h3>{}</h3>", escape(login));
+    html.push_str("<h2>Login windows</h2>");
+    for (login, windows) in logins {
+        let name = names
+            .get(login)
+            .cloned()
+            .unwrap_or_else(|| logins::of_key(login));
+        let _ = write!(
+            html,
+            "<h3 title=\"{}\">{}</h3>",
+            escape(&name.detail),
+            escape(&name.label)
+        );
         for window in windows {
             let percent = window.used_percent.clamp(0.0, 100.0);
-            let age = (now.as_second() - window.observed_at.as_second()).max(0);
-            let source = serde_json::to_value(window.source)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
             let _ = write!(
                 html,
-                "<div class=\"win\"><span>{}</span><div class=\"track\" role=\"img\" aria-label=\"{percent:.0} % used\"><div class=\"bar w{percent:.0}{}\" data-window=\"{}\" data-percent=\"{percent:.0}\"></div></div><span>{percent:.0} % · resets {} · {} · {} ago</span></div>",
+                "<div class=\"win\"><span>{}</span><div class=\"track\" role=\"img\" aria-label=\"{percent:.0} % used\"><div class=\"bar w{percent:.0}{}\" data-window=\"{}\" data-percent=\"{percent:.0}\"></div></div><span>{percent:.0} % · resets {} · <span class=\"mute\">seen {} by {}</span></span></div>",
                 escape(&window.scope.describe()),
                 if window.is_full() { " full" } else { "" },
                 escape(&scope_key(&window.scope)),
-                escape(&when(&window.resets_at.to_string())),
-                escape(&source),
-                escape(&duration_words(age))
+                words::time(window.resets_at, now),
+                words::time(window.observed_at, now),
+                escape(window.source.describe())
             );
         }
     }
 }
 
 fn budget(html: &mut String, config: &Config) {
-    html.push_str("<h2>Today's budget</h2>");
     let doc = documents::budget(config);
-    for (what, used, cap) in [
-        (
-            "calls",
-            doc["calls"].as_u64().unwrap_or(0),
-            doc["limits"]["calls"].as_u64().unwrap_or(0),
-        ),
-        (
-            "tokens",
-            doc["tokens"].as_u64().unwrap_or(0),
-            doc["limits"]["tokens"].as_u64().unwrap_or(0),
-        ),
-    ] {
+    let calls = doc["calls"].as_u64().unwrap_or(0);
+    let tokens = doc["tokens"].as_u64().unwrap_or(0);
+    let call_cap = doc["limits"]["calls"].as_u64().unwrap_or(0);
+    let token_cap = doc["limits"]["tokens"].as_u64().unwrap_or(0);
+    if calls == 0 && tokens == 0 {
+        let limit = |cap: u64, what: &str| (cap > 0).then(|| words::count(cap, what));
+        let limits: Vec<String> = [limit(call_cap, "call"), limit(token_cap, "token")]
+            .into_iter()
+            .flatten()
+            .collect();
+        let limits = if limits.is_empty() {
+            "no limit set".to_string()
+        } else {
+            format!("limit {} a day", limits.join(", "))
+        };
+        empty_panel(
+            html,
+            "budget",
+            "Today's budget",
+            &format!("nothing spent today; {limits}"),
+        );
+        return;
+    }
+    html.push_str("<h2 data-panel=\"budget\">Today's budget</h2>");
+    for (what, used, cap) in [("call", calls, call_cap), ("token", tokens, token_cap)] {
         #[allow(clippy::cast_precision_loss)]
         let percent = if cap == 0 {
             0.0
@@ -251,14 +301,15 @@ fn budget(html: &mut String, config: &Config) {
             (used as f64 * 100.0 / cap as f64).min(100.0)
         };
         let cap_text = if cap == 0 {
-            "unlimited".to_string()
+            "no limit".to_string()
         } else {
-            cap.to_string()
+            format!("of {}", words::grouped(cap))
         };
         let _ = write!(
             html,
-            "<div class=\"win\"><span>{what}</span><div class=\"track\"><div class=\"bar w{percent:.0}{}\" data-budget=\"{what}\" data-percent=\"{percent:.0}\"></div></div><span>{used} of {cap_text}</span></div>",
-            if percent >= 100.0 { " full" } else { "" }
+            "<div class=\"win\"><span>{what}s</span><div class=\"track\"><div class=\"bar w{percent:.0}{}\" data-budget=\"{what}s\" data-percent=\"{percent:.0}\"></div></div><span>{} {cap_text}</span></div>",
+            if percent >= 100.0 { " full" } else { "" },
+            words::count(used, what)
         );
     }
 }
@@ -273,10 +324,30 @@ pub fn tokens_of(group: &Value) -> u64 {
     })
 }
 
+/// Whether the report puts a price on anything: a flat-fee login's calls cost nothing
+/// per token, and a column of zeros says nothing.
+fn priced(total: &Value) -> bool {
+    total["cost_usd"]
+        .as_f64()
+        .or_else(|| total["cost_usd_known"].as_f64())
+        .is_some_and(|usd| usd > 0.0)
+}
+
 fn usage(html: &mut String, config: &Config, follower: &Mutex<Follower>) {
-    html.push_str("<h2>Usage, last 30 days</h2>");
     let doc = documents::usage(config, follower).unwrap_or(Value::Null);
-    let groups: std::collections::BTreeMap<String, &Value> = doc["groups"]
+    let total = &doc["total"];
+    let calls = total["calls"].as_u64().unwrap_or(0);
+    if calls == 0 {
+        empty_panel(
+            html,
+            "usage",
+            "Usage, last 30 days",
+            "no calls in the ledger or the CLIs' records",
+        );
+        return;
+    }
+    html.push_str("<h2 data-panel=\"usage\">Usage, last 30 days</h2>");
+    let groups: BTreeMap<String, &Value> = doc["groups"]
         .as_array()
         .into_iter()
         .flatten()
@@ -287,31 +358,61 @@ fn usage(html: &mut String, config: &Config, follower: &Mutex<Follower>) {
         .filter_map(|i| first?.checked_add(jiff::Span::new().days(i)).ok())
         .map(|d| d.to_string())
         .collect();
-    super::chart::draw(html, &days, &groups);
-    if let Some(total) = doc.get("total") {
-        let _ = write!(
-            html,
-            "<p>30 days: {} calls, {} tokens, {}; cache efficiency {}</p>",
-            total["calls"].as_u64().unwrap_or(0),
-            tokens_of(total),
-            cost(total),
-            efficiency(total)
-        );
-    }
-    html.push_str("<h3>Per model</h3><table><thead><tr><th>model</th><th class=\"n\">calls</th><th class=\"n\">tokens</th><th class=\"n\">cost (USD)</th><th class=\"n\">cache efficiency</th></tr></thead><tbody>");
+    let priced = priced(total);
+    super::chart::draw(html, &days, &groups, priced);
+    let _ = write!(
+        html,
+        "<p>30 days: {}, {}{}; cache efficiency {}</p>",
+        words::count(calls, "call"),
+        words::count(tokens_of(total), "token"),
+        if priced {
+            format!(", {}", escape(&cost(total)))
+        } else {
+            String::new()
+        },
+        efficiency(total)
+    );
+    let _ = write!(
+        html,
+        "<h3>Per model</h3><table><thead><tr><th>model</th><th class=\"n\">calls</th><th class=\"n\">tokens</th>{}<th class=\"n\">cache efficiency</th></tr></thead><tbody>",
+        if priced {
+            "<th class=\"n\">cost (USD)</th>"
+        } else {
+            ""
+        }
+    );
     let models = documents::usage_by(config, follower, "model").unwrap_or(Value::Null);
     for group in models["groups"].as_array().into_iter().flatten() {
-        group_row(html, group["key"].as_str().unwrap_or("(none)"), group);
+        group_row(
+            html,
+            group["key"].as_str().unwrap_or("(none)"),
+            group,
+            priced,
+        );
     }
     html.push_str("</tbody></table>");
+    if !priced {
+        html.push_str("<p class=\"mute\" data-panel=\"cost\">Cost: none per token (flat-fee logins, or models with no price)</p>");
+    }
 }
 
+/// `$1,058.61`, `≥ $25.54 (some models unpriced)`.
 pub fn cost(group: &Value) -> String {
+    let money = |usd: f64| {
+        let cents = format!("{usd:.2}");
+        match cents.split_once('.') {
+            Some((whole, fraction)) => match whole.parse::<u64>() {
+                Ok(whole) => format!("${}.{fraction}", words::grouped(whole)),
+                Err(_) => format!("${cents}"),
+            },
+            None => format!("${cents}"),
+        }
+    };
     match group["cost_usd"].as_f64() {
-        Some(usd) => format!("${usd:.2}"),
+        Some(usd) => money(usd),
         None => format!(
-            "≥ ${:.2} (some models unpriced)",
-            group["cost_usd_known"].as_f64().unwrap_or(0.0)
+            "≥ {} (some models unpriced)",
+            money(group["cost_usd_known"].as_f64().unwrap_or(0.0))
         ),
     }
 }
@@ -322,52 +423,71 @@ pub fn efficiency(group: &Value) -> String {
         .map_or_else(|| "–".to_string(), |e| format!("{:.0} %", e * 100.0))
 }
 
-fn group_row(html: &mut String, key: &str, group: &Value) {
+fn group_row(html: &mut String, key: &str, group: &Value, priced: bool) {
     let _ = write!(
         html,
-        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+        "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>{}<td class=\"n\">{}</td></tr>",
         escape(key),
-        group["calls"].as_u64().unwrap_or(0),
-        tokens_of(group),
-        escape(&cost(group)),
+        words::grouped(group["calls"].as_u64().unwrap_or(0)),
+        words::grouped(tokens_of(group)),
+        if priced {
+            format!("<td class=\"n\">{}</td>", escape(&cost(group)))
+        } else {
+            String::new()
+        },
         escape(&efficiency(group))
     );
 }
 
-fn events(html: &mut String, state_dir: &std::path::Path) {
-    html.push_str("<h2>Watchdog</h2>");
-    let watchdog = crate::watch::alerts::last_state(state_dir);
+fn events(
+    html: &mut String,
+    state_dir: &std::path::Path,
+    watchdog: &crate::watch::alerts::WatchdogState,
+    now: Timestamp,
+) {
     match &watchdog.state {
         Some(state) => {
+            let since = words::time_of(watchdog.since.as_deref(), now)
+                .map_or_else(String::new, |at| format!(" since {at}"));
+            let checked = words::time_of(watchdog.last_check.as_deref(), now)
+                .map_or_else(String::new, |at| format!(", last check {at}"));
+            let message = watchdog
+                .last_message
+                .as_deref()
+                .filter(|m| !m.is_empty())
+                .map_or_else(String::new, |m| format!(": {}", escape(m)));
             let _ = write!(
                 html,
-                "<p data-watchdog=\"{}\"><strong>{}</strong> since {} (last check {}): {}</p>",
+                "<h2>Watchdog</h2><p data-watchdog=\"{}\"><strong>{}</strong>{since}{checked}{message}</p>",
                 escape(state),
                 escape(state),
-                escape(watchdog.since.as_deref().unwrap_or("?")),
-                escape(watchdog.last_check.as_deref().unwrap_or("?")),
-                escape(watchdog.last_message.as_deref().unwrap_or(""))
             );
         }
-        None => html.push_str("<p class=\"mute\">no verdict yet (`agent --install-watchdog`)</p>"),
+        None => empty_panel(
+            html,
+            "watchdog",
+            "Watchdog",
+            "no verdict yet (agent --install-watchdog checks the fallback on a schedule)",
+        ),
+    }
+    let recent = crate::state::events::recent(state_dir, 20);
+    if recent.is_empty() {
+        empty_panel(html, "events", "Recent events", "none");
+        return;
     }
     html.push_str("<h2>Recent events</h2><table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
-    let recent = crate::state::events::recent(state_dir, 20);
     for event in recent.iter().rev() {
         let field = |k: &str| escape(event[k].as_str().unwrap_or(""));
+        let time = words::time_of(event["time"].as_str(), now).unwrap_or_else(|| field("time"));
         let _ = write!(
             html,
-            "<tr data-event=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr data-event=\"{}\"><td>{time}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             field("event"),
-            field("time"),
             field("event"),
             field("from"),
             field("to"),
             field("reason")
         );
-    }
-    if recent.is_empty() {
-        html.push_str("<tr><td colspan=\"5\" class=\"mute\">none</td></tr>");
     }
     html.push_str("</tbody></table>");
 }

@@ -4,6 +4,7 @@
 // Not every helper is used by every test file yet.
 #![allow(dead_code, unused_imports)]
 
+pub mod cdp;
 pub mod clock;
 pub mod held;
 pub mod mock_api;

@@ -1,0 +1,113 @@
+//! A login as a person knows it — by its CLI, plan and account, `Claude Max login ·
+//! work` — with the directory or fingerprint it is keyed by only as a detail.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// A login's name and its detail (the directory, or the token's fingerprint).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginName {
+    pub label: String,
+    pub detail: String,
+}
+
+/// Claude Code's, Codex's… as the CLIs are known.
+fn cli_name(cli: &str) -> String {
+    match cli {
+        "claude" => "Claude".to_string(),
+        "codex" => "Codex".to_string(),
+        "gemini" => "Gemini".to_string(),
+        "agy" => "Antigravity".to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// The name of a row's `login` (`{cli, key, origin, plan}`, `LoginRung::json`).
+pub fn of_json(login: &Value) -> Option<LoginName> {
+    let key = login["key"].as_str()?;
+    let cli = login["cli"]
+        .as_str()
+        .or_else(|| key.split_once(':').map(|(cli, _)| cli))
+        .unwrap_or("");
+    let mut label = cli_name(cli);
+    if let Some(plan) = login["plan"].as_str().filter(|p| !p.is_empty()) {
+        label.push(' ');
+        label.push_str(&capitalised(plan));
+    }
+    label.push_str(" login");
+    match login["origin"].as_str() {
+        Some(origin) if origin.starts_with("account:") => {
+            label.push_str(" · ");
+            label.push_str(&origin["account:".len()..]);
+        }
+        Some(origin) if origin.starts_with("env:") => {
+            label.push_str(" · from $");
+            label.push_str(&origin["env:".len()..]);
+        }
+        _ => {}
+    }
+    Some(LoginName {
+        label,
+        detail: detail(key),
+    })
+}
+
+/// What the key is of: `claude:/home/me/.claude` → `/home/me/.claude`.
+fn detail(key: &str) -> String {
+    key.split_once(':')
+        .map_or(key, |(_, rest)| rest)
+        .to_string()
+}
+
+/// Every login the rows name, by key; a login known only by its windows is named by
+/// [`of_key`].
+pub fn by_key(rows: &Value) -> BTreeMap<String, LoginName> {
+    rows.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|row| {
+            let key = row["login"]["key"].as_str()?.to_string();
+            Some((key, of_json(&row["login"])?))
+        })
+        .collect()
+}
+
+/// A login known only by its key: `Claude login`.
+pub fn of_key(key: &str) -> LoginName {
+    let cli = key.split_once(':').map_or("", |(cli, _)| cli);
+    LoginName {
+        label: format!("{} login", cli_name(cli)),
+        detail: detail(key),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_login_is_named_by_its_plan_and_account_never_its_directory() {
+        let name = of_json(&json!({
+            "cli": "claude", "key": "claude:/home/me/.claude-work",
+            "origin": "account:work", "plan": "max"
+        }))
+        .unwrap();
+        assert_eq!(name.label, "Claude Max login · work");
+        assert_eq!(name.detail, "/home/me/.claude-work");
+        let name = of_json(&json!({
+            "cli": "codex", "key": "codex:/home/me/.codex", "origin": "store", "plan": null
+        }))
+        .unwrap();
+        assert_eq!(name.label, "Codex login");
+        assert_eq!(of_key("gemini:/home/me/.gemini").label, "Gemini login");
+    }
+}
