@@ -192,7 +192,10 @@ fn every_face_draws_each_state_from_the_one_rule() {
                 );
                 assert!(json["until"].as_str().is_some(), "{what}");
                 assert_ne!(verdict.as_str(), "OK", "{what}: {message}");
-                assert!(html.contains("parked until"), "{what}: {html}");
+                assert!(
+                    html.contains(">parked<") && html.contains("resets in "),
+                    "{what}: {html}"
+                );
             }
             RungState::Cooling { .. } => {
                 assert!(row.starts_with("FAIL "), "{what}: {row}");
