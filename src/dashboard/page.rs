@@ -106,7 +106,12 @@ pub fn render(
         },
     );
     rungs(&mut html, &rows, base, form, now);
-    windows_panel(&mut html, &windows, &names, now);
+    let history = crate::state::windows::Windows::new(&state_dir);
+    let full_at = |login: &str, window: &Window| {
+        let readings = history.history(login, &window.scope, now);
+        crate::state::forecast::forecast(&readings, now).map(|f| f.full_at)
+    };
+    windows_panel(&mut html, &windows, &names, &full_at, now);
     budget(&mut html, config);
     usage(&mut html, config, follower);
     events(&mut html, &state_dir, &watchdog, now);
@@ -228,6 +233,7 @@ fn windows_panel(
     html: &mut String,
     logins: &BTreeMap<String, Vec<Window>>,
     names: &BTreeMap<String, LoginName>,
+    full_at: &dyn Fn(&str, &Window) -> Option<Timestamp>,
     now: Timestamp,
 ) {
     if logins.is_empty() {
@@ -253,9 +259,16 @@ fn windows_panel(
         );
         for window in windows {
             let percent = window.used_percent.clamp(0.0, 100.0);
+            // An estimate from its readings, shown only when it falls before the reset.
+            let pace = full_at(login, window).map_or_else(String::new, |at| {
+                format!(
+                    "<span class=\"forecast\">full ≈{} at this pace</span> · ",
+                    words::time_as(at, &crate::dashboard::words::clock(at))
+                )
+            });
             let _ = write!(
                 html,
-                "<div class=\"win\"><span>{}</span><div class=\"track\" role=\"img\" aria-label=\"{percent:.0} % used\"><div class=\"bar w{percent:.0}{}\" data-window=\"{}\" data-percent=\"{percent:.0}\"></div></div><span>{percent:.0} % · resets {} · <span class=\"mute\">seen {} by {}</span></span></div>",
+                "<div class=\"win\"><span>{}</span><div class=\"track\" role=\"img\" aria-label=\"{percent:.0} % used\"><div class=\"bar w{percent:.0}{}\" data-window=\"{}\" data-percent=\"{percent:.0}\"></div></div><span>{percent:.0} % · {pace}resets {} · <span class=\"mute\">seen {} by {}</span></span></div>",
                 escape(&window.scope.describe()),
                 if window.is_full() { " full" } else { "" },
                 escape(&scope_key(&window.scope)),

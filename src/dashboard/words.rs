@@ -52,6 +52,13 @@ pub fn relative(at: Timestamp, now: Timestamp) -> String {
 
 /// `<time datetime="…" title="Thu 12 Mar 14:05 CET">in 42 min</time>`: the relative time
 /// as text, the absolute local time on hover.
+/// `14:20`, local time: the clock reading of an instant.
+pub fn clock(at: Timestamp) -> String {
+    at.to_zoned_datetime(jiff::tz::TimeZone::system())
+        .strftime("%H:%M")
+        .to_string()
+}
+
 pub fn time(at: Timestamp, now: Timestamp) -> String {
     time_as(at, &relative(at, now))
 }
