@@ -298,6 +298,7 @@ impl Fake {
             probe_model: None,
             run_model: model.map(str::to_string),
             account: None,
+            pool: None,
             state: Ok(Ready {
                 binary: self.binary.clone(),
                 env,
