@@ -106,14 +106,14 @@ fn a_capped_account_hands_the_same_rung_to_the_next_account_before_any_descent()
     );
     assert!(
         run.stderr.contains(
-            "Claude Code (claude-opus-5, account a) unavailable — claude-opus-5 unavailable:"
+            "Claude Code (its default model, account a) unavailable — claude-opus-5 unavailable:"
         ),
         "{}",
         run.stderr
     );
     assert!(
         run.stderr
-            .contains("using Claude Code (claude-opus-5, account b)"),
+            .contains("using Claude Code (its default model, account b)"),
         "{}",
         run.stderr
     );
@@ -521,4 +521,42 @@ fn add_refuses_an_empty_or_multi_line_name_before_reading_any_secret() {
         assert!(!credentials(&w).exists(), "{name:?}: nothing stored");
     }
     assert_eq!(w.api.requests().len(), 0, "no check was even tried");
+}
+
+#[test]
+fn with_no_accounts_the_list_shows_the_clis_own_login_and_how_to_add_a_second() {
+    let w = world();
+    w.sb.write_file(
+        ".claude/.credentials.json",
+        r#"{"claudeAiOauth": {"accessToken": "sk-ant-oat01-LIST-LOGIN-SECRET", "refreshToken": "r-LIST-SECRET", "expiresAt": 4102444800000, "scopes": ["user:inference"], "subscriptionType": "max"}}"#,
+    );
+
+    let run = w.sb.run(&["--accounts", "list"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("no accounts configured"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines.iter().any(|l| l
+            .trim_start()
+            .starts_with("Claude Code: its own login (max)")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("agent --accounts add NAME --backend claude --kind login --dir DIR"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("no accounts:"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("LIST-LOGIN"),
+        "never a token: {}",
+        run.stdout
+    );
 }

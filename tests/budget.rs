@@ -143,7 +143,7 @@ fn with_the_budget_spent_a_launch_runs_the_top_rung_unprobed_and_says_so() {
     assert_eq!(w.api.posts(), spent, "no call past the cap");
     assert!(
         run.stderr.contains(
-            "budget exhausted: 1 of 1 calls today — running Claude Code (claude-opus-5) unprobed"
+            "budget exhausted: 1 of 1 calls today — running Claude Code (its default model) unprobed"
         ),
         "{}",
         run.stderr
@@ -287,4 +287,29 @@ fn budget_set_without_a_cap_is_a_usage_error() {
     let run = sb.run(&["--budget", "set"]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.stderr.contains("--calls N"), "{}", run.stderr);
+}
+
+#[test]
+fn budget_status_says_it_counts_agents_own_calls_and_not_the_clis_on_their_logins() {
+    let w = world();
+
+    let run = w.sb.run(&["--budget", "status"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains(
+            "counts agent's own calls only: probes, checks (a self-check runs the CLI once) and calls relayed through `agent --relay`; the calls a CLI makes on its own login while you use it are not agent's and are not counted (`agent --usage` shows them)"
+        ),
+        "{}",
+        run.stdout
+    );
+    let json = budget_json(&w.sb);
+    assert_eq!(json["counts"], "agent_calls");
+    assert!(
+        json["counts_note"]
+            .as_str()
+            .is_some_and(|n| n.contains("`agent --usage` shows them")),
+        "{json:#}"
+    );
+    assert_eq!(json["calls"], 0, "the fields it had stay: {json:#}");
 }

@@ -26,7 +26,7 @@ fn opus_capped_runs_sonnet_before_another_vendor() {
     assert_eq!(notices.len(), 2, "{}", run.stderr);
     assert!(
         notices[0].starts_with(
-            "[agent] Claude Code (claude-opus-5) unavailable — claude-opus-5 unavailable: {\""
+            "[agent] Claude Code (its default model) unavailable — claude-opus-5 unavailable: {\""
         ),
         "{}",
         notices[0]
@@ -62,7 +62,7 @@ fn every_anthropic_rung_failing_runs_the_first_independent_rung() {
     assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "hi"]);
     assert!(
         run.stderr
-            .contains(&format!("[agent] using Codex ({CODEX_MODEL})")),
+            .contains("[agent] using Codex (its default model)"),
         "{}",
         run.stderr
     );
@@ -279,10 +279,10 @@ fn no_rung_left_exits_69_listing_why_each_failed() {
         run.stderr
     );
     for line in [
-        "Claude Code (claude-opus-5): claude-opus-5 unavailable: upstream exploded",
-        "Codex (gpt-test-codex): gpt-test-codex unavailable: upstream exploded",
-        "Antigravity: not installed",
-        "Gemini CLI (gemini-test-pro): gemini-test-pro unavailable: upstream exploded",
+        "Claude Code (its default model): claude-opus-5 unavailable: upstream exploded",
+        "Codex (its default model): gpt-test-codex unavailable: upstream exploded",
+        "Antigravity (its default model): not installed",
+        "Gemini CLI (its default model): gemini-test-pro unavailable: upstream exploded",
     ] {
         assert!(
             run.stderr.contains(line),
@@ -311,7 +311,7 @@ fn an_upstreams_control_and_bidi_characters_reach_neither_the_notice_nor_the_sta
     let notice = run
         .stderr
         .lines()
-        .find(|l| l.starts_with("[agent] Claude Code (claude-opus-5) unavailable — "))
+        .find(|l| l.starts_with("[agent] Claude Code (its default model) unavailable — "))
         .unwrap_or_else(|| panic!("{}", run.stderr));
     assert!(notice.contains("slow nwod ]0;owned [2Jdown"), "{notice:?}");
     let row = status

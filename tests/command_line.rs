@@ -47,7 +47,7 @@ fn with_no_config_file_list_shows_the_builtin_table() {
         ]
     );
     assert!(
-        rows[0].contains("claude-opus-5") && rows[0].contains("(CLI default)"),
+        rows[0].contains("claude-opus-5") && rows[0].contains("its default model"),
         "{}",
         rows[0]
     );
@@ -538,4 +538,57 @@ fn a_sub_commands_help_names_the_whole_command_to_type() {
         assert_eq!(run.code, Some(0), "{args:?}: {run:?}");
         assert!(run.stdout.contains(usage), "{args:?}: {}", run.stdout);
     }
+}
+
+#[test]
+fn with_no_model_passed_the_labels_name_the_clis_default_and_not_the_probe_model() {
+    let w = world();
+    // Claude Code last ran Opus 4.8: the model it reported, not agent's probe model.
+    w.sb.write_file(
+        ".claude/projects/-home-me/5f0c1e9a-1111-4222-8333-944455556666.jsonl",
+        &format!(
+            "{}\n",
+            serde_json::json!({"type": "assistant", "timestamp": "2026-11-30T10:00:00Z",
+                "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-8",
+                    "content": [{"type": "text", "text": "hi"}],
+                    "usage": {"input_tokens": 1, "output_tokens": 1}}})
+        ),
+    );
+
+    let run = w.sb.run(&["--dry-run", "-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let would_run = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("would run:"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert_eq!(
+        would_run, "would run: Claude Code (its default model) — rung 1 of 8",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "model:     its default model (last ran claude-opus-4-8): agent passes no model"
+        ),
+        "{}",
+        run.stdout
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&w.sb.run(&["--dry-run", "--json", "-p", "hi"]).stdout).unwrap();
+    assert_eq!(json["label"], "Claude Code (its default model)");
+    assert_eq!(json["runs"]["cli_default"], true);
+    assert_eq!(json["runs"]["reported_model"], "claude-opus-4-8");
+
+    let list = w.sb.run(&["--list"]).stdout;
+    let rung1 = list
+        .lines()
+        .find(|l| l.trim_start().starts_with("1  claude "))
+        .unwrap_or_else(|| panic!("{list}"));
+    assert!(
+        rung1.contains("its default model (last ran claude-opus-4-8)"),
+        "{list}"
+    );
+    assert!(!rung1.contains("(CLI default)"), "{list}");
 }

@@ -66,14 +66,15 @@ fn the_top_cli_failing_at_once_runs_the_next_rung_with_the_same_request_in_its_w
     assert!(
         says_seconds(
             &run.stderr,
-            "[agent] Claude Code (claude-opus-5) exited 1 after ",
+            "[agent] Claude Code (its default model) exited 1 after ",
             "s — treating as unavailable"
         ),
         "{}",
         run.stderr
     );
     assert!(
-        run.stderr.contains("[agent] using Codex (gpt-test-codex)"),
+        run.stderr
+            .contains("[agent] using Codex (its default model)"),
         "{}",
         run.stderr
     );
@@ -155,14 +156,18 @@ fn every_rung_failing_fast_exits_69_and_names_the_likeliest_cause() {
     assert!(
         says_seconds(
             &run.stderr,
-            "Claude Code (claude-opus-5): exited 1 after ",
+            "Claude Code (its default model): exited 1 after ",
             "s"
         ),
         "{}",
         run.stderr
     );
     assert!(
-        says_seconds(&run.stderr, "Codex (gpt-test-codex): exited 1 after ", "s"),
+        says_seconds(
+            &run.stderr,
+            "Codex (its default model): exited 1 after ",
+            "s"
+        ),
         "{}",
         run.stderr
     );
@@ -540,13 +545,13 @@ fn a_cli_refusing_the_arguments_stops_the_cascade_and_says_who() {
     );
     assert!(
         run.stderr.contains(
-            "[agent] Codex (gpt-test-codex) refused the arguments (exit 2, its usage error) — not an outage, so no other rung is tried"
+            "[agent] Codex (its default model) refused the arguments (exit 2, its usage error) — not an outage, so no other rung is tried"
         ),
         "{}",
         run.stderr
     );
     assert!(
-        !run.stderr.contains("Codex (gpt-test-codex) exited 2"),
+        !run.stderr.contains("Codex (its default model) exited 2"),
         "not counted as the rung failing: {}",
         run.stderr
     );
@@ -563,7 +568,7 @@ fn a_cli_refusing_the_arguments_in_words_with_exit_1_stops_the_cascade_too() {
             CLAUDE_CODEX_GEMINI,
             &["--", "--frobnicate"][..],
             "error: unknown option '--frobnicate'\n",
-            "Claude Code (claude-opus-5)",
+            "Claude Code (its default model)",
         ),
         (
             // A value yargs does not take reaches it (`-o xml`); a flag it lacks never does.

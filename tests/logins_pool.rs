@@ -206,7 +206,7 @@ fn a_full_login_hands_its_rung_to_the_next_login_and_with_both_full_the_next_ven
     assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "hi"]);
     assert_no_token_in_launch(&w, 0);
     let notice = format!(
-        "[agent] Claude Code (claude-opus-5, login work) — 5-hour limit, resets {} — using login personal",
+        "[agent] Claude Code (its default model, login work) — 5-hour limit, resets {} — using login personal",
         day_hh_mm(reset)
     );
     assert!(run.stderr.contains(&notice), "{}", run.stderr);
@@ -263,7 +263,7 @@ fn the_statusline_of_a_claude_code_run_on_a_login_files_its_windows_under_that_l
     assert_eq!(config_dir_of_launch(&w, 1), dir(&w.sb, "claude-personal"));
     assert!(
         run.stderr
-            .contains("(claude-opus-5, login work) — 5-hour limit, resets "),
+            .contains("(its default model, login work) — 5-hour limit, resets "),
         "{}",
         run.stderr
     );

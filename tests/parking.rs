@@ -90,8 +90,9 @@ fn a_full_window_parks_the_login_with_no_call_and_after_its_reset_it_runs_again(
     );
     assert_eq!(w.sb.calls("codex").len(), 1);
     assert!(
-        run.stderr
-            .contains("[agent] Claude Code (claude-opus-5) unavailable — 5-hour limit, resets "),
+        run.stderr.contains(
+            "[agent] Claude Code (its default model) unavailable — 5-hour limit, resets "
+        ),
         "{}",
         run.stderr
     );
@@ -169,7 +170,7 @@ fn a_limit_row_left_by_a_fast_failed_claude_parks_its_login_on_the_next_launch()
     assert!(
         first
             .stderr
-            .contains("Claude Code (claude-opus-5): 5-hour limit, resets "),
+            .contains("Claude Code (its default model): 5-hour limit, resets "),
         "{}",
         first.stderr
     );
@@ -184,7 +185,7 @@ fn a_limit_row_left_by_a_fast_failed_claude_parks_its_login_on_the_next_launch()
     assert!(
         second
             .stderr
-            .contains("Claude Code (claude-opus-5) unavailable — 5-hour limit, resets "),
+            .contains("Claude Code (its default model) unavailable — 5-hour limit, resets "),
         "{}",
         second.stderr
     );
@@ -430,7 +431,7 @@ exit 1"#,
     assert!(
         second
             .stderr
-            .contains("Codex (gpt-test-codex) unavailable — 5-hour limit, resets "),
+            .contains("Codex (its default model) unavailable — 5-hour limit, resets "),
         "{}",
         second.stderr
     );
@@ -587,7 +588,7 @@ fn a_codex_login_its_app_server_reports_exhausted_is_parked_until_the_reset() {
     assert_eq!(w.sb.calls("gemini").len(), 1);
     assert!(
         run.stderr
-            .contains("Codex (gpt-test-codex) unavailable — weekly limit, resets "),
+            .contains("Codex (its default model) unavailable — weekly limit, resets "),
         "{}",
         run.stderr
     );

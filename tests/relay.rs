@@ -468,7 +468,7 @@ fn a_quota_the_relay_sees_steers_the_next_launch_past_that_rung_without_a_call()
     );
     assert!(
         run.stderr
-            .contains("Claude Code (claude-opus-5) unavailable"),
+            .contains("Claude Code (its default model) unavailable"),
         "{}",
         run.stderr
     );

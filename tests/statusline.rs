@@ -558,7 +558,7 @@ fn a_full_window_fed_by_a_claude_code_started_by_hand_on_a_token_parks_the_next_
     assert!(w.sb.calls("claude").is_empty(), "the parked login ran");
     assert!(
         run.stderr
-            .contains("Claude Code (claude-opus-5) unavailable — 5-hour limit, resets "),
+            .contains("Claude Code (its default model) unavailable — 5-hour limit, resets "),
         "{}",
         run.stderr
     );
@@ -622,7 +622,7 @@ fn a_full_window_fed_under_a_backends_claude_config_dir_parks_that_rung_and_list
     );
     assert!(
         run.stderr
-            .contains("Claude Code (claude-opus-5) unavailable — 5-hour limit, resets "),
+            .contains("Claude Code (its default model) unavailable — 5-hour limit, resets "),
         "{}",
         run.stderr
     );
@@ -672,5 +672,36 @@ fn the_forecast_appears_after_two_readings_of_a_rising_window_and_not_after_one(
     assert!(
         status_twice.stdout.contains("5-hour 60% · full ≈"),
         "{status_twice:?}"
+    );
+}
+
+#[test]
+fn a_rung_that_passes_no_model_does_not_contradict_the_model_the_feed_names() {
+    let w = world();
+    // Rung 1 passes no --model: Claude Code runs its own default, which the feed names.
+    let run = w.sb.run(&["-p", "hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let calls = w.sb.calls("claude");
+    let call = calls.last().expect("claude ran");
+    assert!(
+        !call.argv.iter().any(|a| a == "--model"),
+        "rung 1 passes no model: {call:?}"
+    );
+    let rung = call.env.get("AGENT_RUNG").expect("AGENT_RUNG").clone();
+    assert_eq!(rung, "Claude Code (its default model)");
+    w.sb.env("AGENT_RUNG", &rung);
+    let (five, week) = resets();
+
+    let (code, stdout, _) = statusline(&w.sb, &feed(five, week));
+
+    assert_eq!(code, Some(0));
+    assert!(stdout.starts_with("Opus 4.8 · "), "{stdout}");
+    assert!(
+        stdout.contains("via Claude Code (its default model)"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("claude-opus-5"),
+        "the feed says Opus 4.8 runs: {stdout}"
     );
 }

@@ -49,7 +49,7 @@ fn a_cooldown_learned_under_one_home_is_honoured_under_another_without_a_call() 
     assert!(
         second
             .stderr
-            .contains("Claude Code (claude-opus-5) unavailable")
+            .contains("Claude Code (its default model) unavailable")
             && second.stderr.contains("slow down"),
         "bob is told why: {}",
         second.stderr

@@ -735,6 +735,8 @@ fn by_day_json_is_the_same_document_without_any_bar() {
         "errors",
         "estimated",
         "key",
+        "login_calls",
+        "login_plans",
         "tokens",
         "unpriced_models",
     ];
@@ -780,5 +782,84 @@ fn a_model_name_from_a_transcript_loses_its_control_and_bidi_characters_in_the_r
     assert!(
         !text.contains(['\u{202e}', '\u{1b}']),
         "others' control or bidi characters reached the report: {text:?}"
+    );
+}
+
+/// Claude Code logged in on a Max plan (presence and plan only are read; never the token).
+fn claude_max_login(sb: &Sandbox) {
+    sb.write_file(
+        ".claude/.credentials.json",
+        &json!({"claudeAiOauth": {"accessToken": "sk-ant-oat01-USAGE-LOGIN-SECRET",
+            "refreshToken": "sk-ant-ort01-USAGE-LOGIN-REFRESH", "expiresAt": 4_102_444_800_000_u64,
+            "scopes": ["user:inference"], "subscriptionType": "max"}})
+        .to_string(),
+    );
+}
+
+#[test]
+fn calls_on_a_subscription_login_show_no_cost_and_no_pricing_nag() {
+    let sb = Sandbox::new();
+    claude_max_login(&sb);
+    write_transcript(&sb);
+
+    let report = usage_json(&sb, &[]);
+    let text = sb.run(&["--usage"]).stdout;
+
+    let opus = group(&report, OPUS);
+    assert_eq!(opus["calls"], 3);
+    assert_eq!(opus["login_calls"], 3, "{opus:#}");
+    assert_eq!(opus["login_plans"], json!(["max"]));
+    assert_eq!(opus["cost_incomplete"], false, "{opus:#}");
+    assert_eq!(report["cost_incomplete"], false);
+    assert_eq!(
+        report["login_note"],
+        "calls on a subscription login are paid by the plan (max): no per-call cost"
+    );
+    assert!(
+        text.contains("calls on a subscription login are paid by the plan (max): no per-call cost"),
+        "{text}"
+    );
+    assert!(!text.contains("cost incomplete"), "{text}");
+    assert!(!text.contains("[pricing.models"), "{text}");
+    assert!(!text.contains(" ? "), "no unknown cost: {text}");
+    assert!(!text.contains("USAGE-LOGIN"), "{text}");
+}
+
+#[test]
+fn an_api_keys_calls_keep_their_cost_beside_a_logins_calls() {
+    let sb = Sandbox::new();
+    sb.write_config(OPUS_PRICES);
+    claude_max_login(&sb);
+    write_transcript(&sb);
+    write_ledger(
+        &sb,
+        &[
+            json!({"backend": "claude-proxy", "tokens": {"input": 123_456, "output": 78_901, "reasoning": 0, "cache_read": 1_000_000, "cache_write": 200_000}}),
+        ],
+    );
+
+    let report = usage_json(&sb, &["--by", "backend"]);
+    let text = sb.run(&["--usage", "--by", "backend"]).stdout;
+
+    let key = group(&report, "claude-proxy");
+    assert_eq!(key["cost_usd"].as_f64(), Some(13.019_415), "{key:#}");
+    assert_eq!(key["login_calls"], 0);
+    let login = group(&report, "claude");
+    assert_eq!(login["login_calls"], 3, "{login:#}");
+    assert_eq!(
+        login["cost_usd"].as_f64(),
+        Some(0.0),
+        "a login's calls are not priced per token: {login:#}"
+    );
+    assert_eq!(report["total"]["cost_usd"].as_f64(), Some(13.019_415));
+    assert!(text.contains("$13.02"), "{text}");
+    let claude_row = text
+        .lines()
+        .find(|l| l.starts_with("claude "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(claude_row.contains(" plan "), "{text}");
+    assert!(
+        text.contains("calls on a subscription login are paid by the plan (max): no per-call cost"),
+        "{text}"
     );
 }

@@ -141,7 +141,7 @@ fn wait_runs_the_cli_once_after_the_reset() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(
         run.stderr
-            .contains("[agent] waiting for Claude Code (claude-opus-5) — reopens "),
+            .contains("[agent] waiting for Claude Code (its default model) — reopens "),
         "{}",
         run.stderr
     );

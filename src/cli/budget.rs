@@ -16,7 +16,8 @@ pub struct BudgetCli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Today's calls and tokens against the daily caps
+    /// Today's calls and tokens against the daily caps: agent's own calls (probes, checks,
+    /// relayed calls), not the calls a CLI makes on its own login (`--usage` shows those)
     Status {
         #[arg(long)]
         json: bool,

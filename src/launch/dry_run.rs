@@ -82,6 +82,7 @@ pub fn print(
         .as_ref()
         .expect("a winner has a status");
 
+    let model = model_line(&rung, args);
     if json {
         let passed: Vec<_> = passed
             .iter()
@@ -103,6 +104,7 @@ pub fn print(
             "label": rung.label(),
             "probe_model": rung.probe_model,
             "run_model": rung.run_model,
+            "runs": model.json,
             "argv": argv,
             "dialect": translation.rules,
             "notices": translation.notices,
@@ -130,6 +132,7 @@ pub fn print(
         rung.label(),
         winner + 1
     );
+    let _ = writeln!(out, "model:     {}", model.text);
     let _ = writeln!(out, "command:   {}", shell_join(&argv));
     dialect_lines(&mut out, &translation);
     let _ = writeln!(out, "env:       {}", env_line(&env_names));
@@ -153,6 +156,62 @@ pub fn print(
     }
     emit(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the launch would run, said once for the text and once for `--json`.
+struct ModelLine {
+    text: String,
+    json: serde_json::Value,
+}
+
+/// The model the launch runs: the user's `--model`, else the rung's, else the CLI's own
+/// default — named by what the CLI itself reported (its settings, the model it last ran),
+/// never by the model agent would probe with.
+fn model_line(rung: &crate::launch::rung::Rung, args: &[OsString]) -> ModelLine {
+    use crate::launch::reported_model;
+    if let Some(model) = users_model(args) {
+        return ModelLine {
+            text: format!("{} (your --model)", crate::text::printable(&model)),
+            json: json!({"model": model, "from": "user", "cli_default": false}),
+        };
+    }
+    if let Some(model) = &rung.run_model {
+        return ModelLine {
+            text: format!("{} (the rung's)", crate::text::printable(model)),
+            json: json!({"model": model, "from": "rung", "cli_default": false}),
+        };
+    }
+    let reported = reported_model::of(rung.backend);
+    ModelLine {
+        text: format!(
+            "{}: agent passes no model",
+            reported_model::default_text(rung.backend)
+        ),
+        json: json!({
+            "model": null,
+            "from": "cli",
+            "cli_default": true,
+            "reported_model": reported.as_ref().map(|r| r.model.clone()),
+            "reported_by": reported.as_ref().map(reported_model::Reported::source),
+        }),
+    }
+}
+
+/// The model the user's own words name (`--model X`, `--model=X`), if they name one.
+fn users_model(args: &[OsString]) -> Option<String> {
+    let mut words = args.iter().map(|a| a.to_string_lossy());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            return None;
+        }
+        if word == "--model" {
+            return words.next().map(std::borrow::Cow::into_owned);
+        }
+        if let Some(model) = word.strip_prefix("--model=") {
+            return Some(model.to_string());
+        }
+    }
+    None
 }
 
 /// The program, then the words it is given, as the shell would show them.

@@ -11,6 +11,7 @@ pub mod known;
 pub mod login_usage;
 pub mod own_login;
 pub mod parking;
+pub mod reported_model;
 pub mod rung;
 pub mod rung_state;
 pub mod self_check;
@@ -357,10 +358,13 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
         term::notice(notice);
     }
     let mut command = child::command(&argv, &translation.argv, &env, &backend.env_remove);
-    let label = match &run_model {
-        Some(model) => format!("{} ({model})", backend.label),
-        None => backend.label.clone(),
-    };
+    let label = format!(
+        "{} ({})",
+        backend.label,
+        run_model
+            .as_deref()
+            .unwrap_or(reported_model::DEFAULT_MODEL_WORDS)
+    );
     let login = crate::adapter::Family::of_backend(&backend.name, &backend.command)
         .login_key(&crate::adapter::Env::child(&env, &backend.env_remove), None);
     child::tell_the_statusline(&mut command, &label, login.as_deref());

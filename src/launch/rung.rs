@@ -81,27 +81,28 @@ impl From<PlanError> for Unusable {
 }
 
 impl Rung<'_> {
-    /// "Claude Code (claude-opus-5)", as the notices name it.
+    /// "Claude Code (claude-sonnet-5)", as the notices name it: the model the launch
+    /// passes, or "its default model" when it passes none (the CLI runs its own default,
+    /// whatever model the probe asked about).
     pub fn label(&self) -> String {
         self.label_on(self.account.as_deref())
     }
 
-    /// The label this rung would have on `account`: "Claude Code (claude-opus-5, login
-    /// work)" for a login of a pool.
+    /// The label this rung would have on `account`: "Claude Code (its default model,
+    /// login work)" for a login of a pool.
     pub fn label_on(&self, account: Option<&str>) -> String {
-        let model = self.probe_model.as_deref().or(self.run_model.as_deref());
+        let model = self
+            .run_model
+            .as_deref()
+            .unwrap_or(super::reported_model::DEFAULT_MODEL_WORDS);
         let word = if self.pool.is_some() {
             "login"
         } else {
             "account"
         };
-        match (model, account) {
-            (Some(model), Some(account)) => {
-                format!("{} ({model}, {word} {account})", self.backend.label)
-            }
-            (Some(model), None) => format!("{} ({model})", self.backend.label),
-            (None, Some(account)) => format!("{} ({word} {account})", self.backend.label),
-            (None, None) => self.backend.label.clone(),
+        match account {
+            Some(account) => format!("{} ({model}, {word} {account})", self.backend.label),
+            None => format!("{} ({model})", self.backend.label),
         }
     }
 

@@ -142,9 +142,7 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if config.accounts.is_empty() {
-        emit(
-            "no accounts: add one with `agent --accounts add NAME --backend claude --kind api_key < key.txt`\n",
-        )?;
+        emit(&own_logins_text(config))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -178,6 +176,45 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     }
     emit(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--accounts list` with no accounts configured: says so in one line, then the CLIs' own
+/// logins agent sees (plan, expiry, windows — never a token), which the rungs run on as
+/// they are, and how a second login of one becomes an account.
+fn own_logins_text(config: &Config) -> String {
+    use crate::adapter::{Env, Family};
+    let mut out = String::from(
+        "no accounts configured: the rungs use each CLI's own login or key as the CLI finds it\n",
+    );
+    let state_dir = crate::paths::state_dir();
+    let now = jiff::Timestamp::now();
+    let mut seen = Vec::new();
+    for family in [Family::Claude, Family::Codex, Family::Gemini] {
+        let Some(login) = crate::launch::own_login::login_in(family, &Env::process()) else {
+            continue;
+        };
+        let label = config
+            .backends
+            .values()
+            .find(|b| Family::of_backend(&b.name, &b.command) == family)
+            .map_or(family.name(), |b| b.label.as_str());
+        let windows = login.windows(&state_dir, now);
+        let _ = writeln!(
+            out,
+            "  {label}: its own {}",
+            login.describe_brief(&windows, now)
+        );
+        seen.push(family.name());
+    }
+    if seen.is_empty() {
+        out.push_str("  no CLI's own login is seen on this machine\n");
+    }
+    let backend = seen.first().copied().unwrap_or("claude");
+    let _ = writeln!(
+        out,
+        "a second login: agent --accounts add NAME --backend {backend} --kind login --dir DIR; a key: agent --accounts add NAME --backend {backend} --kind api_key < key.txt"
+    );
+    out
 }
 
 /// What a `login` account's directory holds now, and its windows: read from the CLI's

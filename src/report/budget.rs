@@ -28,6 +28,10 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
     }
 }
 
+/// What the budget counts, said once for the text and `--json`: agent's own calls, not the
+/// calls a CLI makes on its own login while it runs.
+pub const COUNTS: &str = "counts agent's own calls only: probes, checks (a self-check runs the CLI once) and calls relayed through `agent --relay`; the calls a CLI makes on its own login while you use it are not agent's and are not counted (`agent --usage` shows them)";
+
 fn cap(limit: u64) -> String {
     if limit == 0 {
         "unlimited".to_string()
@@ -51,6 +55,8 @@ pub fn status_document(budget: &Budget) -> serde_json::Value {
             LimitSource::SetCommand => "set",
         },
         "exhausted": exhausted,
+        "counts": "agent_calls",
+        "counts_note": COUNTS,
     })
 }
 
@@ -91,6 +97,7 @@ fn status(budget: &Budget, json: bool) -> anyhow::Result<ExitCode> {
         cap(limits.calls),
         cap(limits.tokens)
     );
+    let _ = writeln!(out, "{COUNTS}");
     let _ = writeln!(
         out,
         "the token cap stops later calls only: a call in flight may cross it"

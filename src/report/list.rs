@@ -23,6 +23,23 @@ pub fn login_json(rung: &rung::Rung) -> serde_json::Value {
         })
 }
 
+/// What the rung's launch runs: the model it passes, else the CLI's own default with the
+/// model the CLI itself reported (its settings, else the model it last ran), when known.
+fn runs_json(rung: &rung::Rung) -> serde_json::Value {
+    match &rung.run_model {
+        Some(model) => json!({"model": model, "cli_default": false}),
+        None => {
+            let reported = crate::launch::reported_model::of(rung.backend);
+            json!({
+                "model": null,
+                "cli_default": true,
+                "reported_model": reported.as_ref().map(|r| r.model.clone()),
+                "reported_by": reported.as_ref().map(crate::launch::reported_model::Reported::source),
+            })
+        }
+    }
+}
+
 pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let rungs: Vec<_> = config
         .rungs
@@ -63,6 +80,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     "backend": def.backend,
                     "probe_model": r.probe_model,
                     "run_model": r.run_model,
+                    "runs": runs_json(r),
                     "probe": r.backend.probe.kind.as_str(),
                     "state": state,
                     "reason": reason,
@@ -114,9 +132,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                 format!("{}", r.index),
                 def.backend.clone(),
                 r.probe_model.clone().unwrap_or_else(|| "-".into()),
+                // No model passed: the CLI runs its own default, named by what it said.
                 r.run_model
                     .clone()
-                    .unwrap_or_else(|| "(CLI default)".into()),
+                    .unwrap_or_else(|| crate::launch::reported_model::default_text(r.backend)),
                 state,
             ]
             .map(|cell| crate::text::printable(&cell))

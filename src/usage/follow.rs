@@ -444,6 +444,7 @@ mod tests {
                         rules,
                         clock: &clock,
                         linking: Linking::Now(&transcripts),
+                        logins: &crate::usage::logins::Logins::default(),
                         reconcile: false,
                     };
                     let fresh = scan::scan(&path, &context).unwrap();

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod codex;
 pub mod follow;
 pub mod gemini;
+pub mod logins;
 pub mod opencode;
 pub mod reconcile;
 pub mod relay_index;
@@ -195,6 +196,7 @@ fn gather(
             ..CliStats::default()
         });
     }
+    let logins = logins::Logins::seen(config);
     let mut scanned = scan::Scan::default();
     if wanted(Source::Agent) {
         let mut path = crate::state::ledger::Ledger::new(&crate::paths::state_dir())
@@ -205,6 +207,7 @@ fn gather(
             clock: &clock,
             linking: scan::Linking::Now(&transcripts),
             reconcile: cli.reconcile,
+            logins: &logins,
         };
         // A team's ledger is the shared store's stream; this machine's file while it is away.
         let from_store = crate::state::store::answered(|shared| {
@@ -278,6 +281,7 @@ fn gather(
                     tokens: &call.tokens,
                     estimated: false,
                     error: false,
+                    login: logins.of_cli(call.cli),
                 },
             ),
         }

@@ -138,6 +138,8 @@ pub struct Context<'a> {
     pub clock: &'a Clock,
     pub linking: Linking<'a>,
     pub reconcile: bool,
+    /// The logins agent sees: a self-check ran its CLI on one.
+    pub logins: &'a super::logins::Logins,
 }
 
 /// When relay lines are tied to the CLIs' records of the same calls.
@@ -333,18 +335,25 @@ fn line(bytes: &[u8], at: u64, clock: &mut Clock, scan: &mut Scan, context: &Con
     };
     let model = line.model.as_deref().unwrap_or("");
     let error = !line.error_kind.is_empty() && &*line.error_kind != "ok";
+    let backend = line.backend.as_deref().unwrap_or("");
+    // A self-check ran the CLI itself, which kept its own record of the call too: linked
+    // like a relayed call (by its session and ids), it counts once, on the ledger's side.
+    // It ran on the CLI's own login, so the plan pays for it.
+    let self_check = &*line.role == crate::launch::self_check::ROLE;
+    let login = self_check.then(|| context.logins.of_backend(backend).unwrap_or("login"));
     scan.tally.add(
         &context.rules,
         &View {
             day,
             run: &line.run,
-            backend: line.backend.as_deref().unwrap_or(""),
+            backend,
             model,
             account: line.account.as_deref().unwrap_or(""),
             client: line.client.as_deref().unwrap_or(""),
             tokens: &line.tokens,
             estimated: line.estimated,
             error,
+            login,
         },
     );
     // The relay writes `backend: "relay:<kind>"`, and `role` from the client's
@@ -354,9 +363,6 @@ fn line(bytes: &[u8], at: u64, clock: &mut Clock, scan: &mut Scan, context: &Con
             .backend
             .as_deref()
             .is_some_and(|b| b.starts_with("relay:"));
-    // A self-check ran the CLI itself, which kept its own record of the call too: linked
-    // like a relayed call (by its session and ids), it counts once, on the ledger's side.
-    let self_check = &*line.role == crate::launch::self_check::ROLE;
     if relayed || self_check {
         match context.linking {
             Linking::Now(transcripts) => link(&mut scan.links, &line, transcripts),
@@ -442,6 +448,7 @@ mod tests {
             },
             clock: &clock,
             linking: Linking::Now(&transcripts),
+            logins: &crate::usage::logins::Logins::default(),
             reconcile: false,
         };
         let len = text.len() as u64;
@@ -489,6 +496,7 @@ mod tests {
         .unwrap();
         let pricing = crate::config::pricing::Pricing::default();
         let clock = Clock::new(Some(0.0)).unwrap();
+        let logins = crate::usage::logins::Logins::default();
         let context = |linking| Context {
             rules: Rules {
                 by: crate::usage::tally::By::Model,
@@ -499,6 +507,7 @@ mod tests {
             clock: &clock,
             linking,
             reconcile: true,
+            logins: &logins,
         };
 
         let now = scan(&ledger, &context(Linking::Now(&transcripts))).unwrap();

@@ -22,6 +22,10 @@ pub struct Cost {
     pub incomplete: bool,
     /// Models whose tokens had no price (`""` is a call without a model).
     pub unpriced: BTreeSet<String>,
+    /// Calls on a subscription login, paid by the plan: no per-call cost, none asked for.
+    pub login_calls: u64,
+    /// The plans those calls ran on (`max`, `plus`, `gemini login`).
+    pub login_plans: BTreeSet<String>,
 }
 
 impl Cost {
@@ -34,6 +38,8 @@ impl Cost {
         self.known_usd += other.known_usd;
         self.incomplete |= other.incomplete;
         self.unpriced.extend(other.unpriced.iter().cloned());
+        self.login_calls += other.login_calls;
+        self.login_plans.extend(other.login_plans.iter().cloned());
     }
 }
 
@@ -109,6 +115,8 @@ pub fn build(tally: &Tally, by: By, pricing: &Pricing) -> Summary {
                 known_usd: sums.known_usd,
                 incomplete: sums.incomplete,
                 unpriced: sums.unpriced.iter().map(ToString::to_string).collect(),
+                login_calls: sums.login_calls,
+                login_plans: sums.login_plans.iter().map(ToString::to_string).collect(),
             };
             for (plan_month, tokens) in &sums.plan_tokens {
                 let plan = plans
@@ -209,6 +217,7 @@ mod tests {
                     },
                     estimated: false,
                     error: false,
+                    login: None,
                 },
             );
         }

@@ -204,7 +204,7 @@ fn cells(key: &str, group: &Group, style: Style) -> Vec<String> {
         n(t.cache_read),
         n(t.cache_write),
         format!("{estimated}{}", n(t.total())),
-        usd(&group.cost, style.tty),
+        cost_cell(group, style.tty),
         percent(group.cache_efficiency()),
     ]
 }
@@ -241,6 +241,7 @@ fn window(query: &Query) -> Option<String> {
 /// Why a cost is incomplete, and what the plans cost per token.
 fn notes(summary: &Summary) -> Vec<String> {
     let mut notes = Vec::new();
+    notes.extend(login_note(&summary.total.cost));
     if summary.total.counts.estimated > 0 {
         notes.push(format!(
             "~ the tokens of {} were estimated by agent (the provider reported no usage)",
@@ -509,6 +510,9 @@ struct GroupOut<'a> {
     cost_usd_known: f64,
     cost_incomplete: bool,
     unpriced_models: Vec<&'a str>,
+    /// Calls on a subscription login: paid by the plan, no per-call cost (not in `cost_usd`).
+    login_calls: u64,
+    login_plans: Vec<&'a str>,
     cache_efficiency: Option<f64>,
     cache_hint: bool,
     /// With `--by day`: the day's tokens per backend (what the stacked bars draw).
@@ -524,6 +528,8 @@ impl<'a> GroupOut<'a> {
             cost_usd_known: round(group.cost.known_usd, 6),
             cost_incomplete: group.cost.incomplete,
             unpriced_models: group.cost.unpriced.iter().map(String::as_str).collect(),
+            login_calls: group.cost.login_calls,
+            login_plans: group.cost.login_plans.iter().map(String::as_str).collect(),
             cache_efficiency: group.cache_efficiency().map(|e| round(e, 4)),
             cache_hint: group.wants_cache_hint(),
             tokens_by_backend: &group.backends,
@@ -615,6 +621,9 @@ struct UsageOut<'a> {
     total: GroupOut<'a>,
     cost_incomplete: bool,
     plans: Vec<PlanOut<'a>>,
+    /// What the report says of calls on a subscription login, when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    login_note: Option<String>,
     hints: Vec<String>,
     sources: SourcesOut,
 }
@@ -653,6 +662,7 @@ fn usage_out<'a>(query: &'a Query, summary: &'a Summary, sources: &'a Sources) -
                 usd_per_million: p.usd_per_million().map(|u| round(u, 6)),
             })
             .collect(),
+        login_note: login_note(&summary.total.cost),
         hints: hints(summary),
         sources: sources_json(sources),
     }
@@ -780,6 +790,34 @@ fn usd(cost: &Cost, grouped: bool) -> String {
         None if cost.known_usd > 0.0 => format!("≥{}", money(cost.known_usd)),
         None => "?".into(),
     }
+}
+
+/// A group's cost: `plan` where every call ran on a subscription login (paid by the plan,
+/// no per-call cost), the priced part `+ plan` where only some did.
+fn cost_cell(group: &Group, grouped: bool) -> String {
+    let on_login = group.cost.login_calls;
+    if on_login == 0 {
+        return usd(&group.cost, grouped);
+    }
+    if on_login >= group.counts.calls {
+        return "plan".into();
+    }
+    format!("{} + plan", usd(&group.cost, grouped))
+}
+
+/// `calls on a subscription login are paid by the plan (max): no per-call cost`.
+pub fn login_note(cost: &Cost) -> Option<String> {
+    (cost.login_calls > 0).then(|| {
+        let plans: Vec<String> = cost
+            .login_plans
+            .iter()
+            .map(|p| crate::text::printable(p))
+            .collect();
+        format!(
+            "calls on a subscription login are paid by the plan ({}): no per-call cost",
+            plans.join(", ")
+        )
+    })
 }
 
 fn percent(value: Option<f64>) -> String {

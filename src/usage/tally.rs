@@ -64,6 +64,9 @@ pub struct View<'a> {
     pub tokens: &'a Tokens,
     pub estimated: bool,
     pub error: bool,
+    /// The subscription plan the call ran on (a CLI on its own login): paid by the plan,
+    /// so it has no per-call price and asks for none.
+    pub login: Option<&'a str>,
 }
 
 /// What to keep: the grouping and the window (inclusive local days).
@@ -96,6 +99,10 @@ pub struct Sums {
     pub unpriced: BTreeSet<Box<str>>,
     /// Tokens of plan accounts per plan and month (`plan SEP YYYY-MM`), priced at the end.
     pub plan_tokens: Vec<(Box<str>, u64)>,
+    /// Calls on a subscription login: no per-call cost.
+    pub login_calls: u64,
+    /// The plans those calls ran on.
+    pub login_plans: BTreeSet<Box<str>>,
 }
 
 impl Sums {
@@ -104,6 +111,8 @@ impl Sums {
         self.known_usd += other.known_usd;
         self.incomplete |= other.incomplete;
         self.unpriced.extend(other.unpriced);
+        self.login_calls += other.login_calls;
+        self.login_plans.extend(other.login_plans);
         for (key, tokens) in other.plan_tokens {
             add_plan_tokens(&mut self.plan_tokens, &key, tokens);
         }
@@ -159,7 +168,8 @@ impl Tally {
         if !rules.in_window(call.day) {
             return;
         }
-        let price = if plan.is_none() && total > 0 {
+        let login = call.login.filter(|_| plan.is_none());
+        let price = if plan.is_none() && login.is_none() && total > 0 {
             match self.prices.get(call.model) {
                 Some(price) => *price,
                 None => {
@@ -190,6 +200,11 @@ impl Tally {
         if plan.is_some() {
             // `self.key` still holds `plan SEP month`.
             add_plan_tokens(&mut sums.plan_tokens, &self.key, total);
+        } else if let Some(login) = login {
+            sums.login_calls += 1;
+            if !sums.login_plans.contains(login) {
+                sums.login_plans.insert(login.into());
+            }
         } else if total > 0 {
             match price {
                 Some(price) => {
