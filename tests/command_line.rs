@@ -592,3 +592,95 @@ fn with_no_model_passed_the_labels_name_the_clis_default_and_not_the_probe_model
     );
     assert!(!rung1.contains("(CLI default)"), "{list}");
 }
+
+/// `text` with every fenced code block's lines blanked (a `# comment` in a shell block is
+/// no heading, a `](x)` in one no link); the line count stays.
+fn outside_fences(text: &str) -> String {
+    let mut fenced = false;
+    text.lines()
+        .map(|line| {
+            let fence = line.trim_start().starts_with("```");
+            let keep = !fenced && !fence;
+            if fence {
+                fenced = !fenced;
+            }
+            if keep { line } else { "" }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The anchors GitHub gives `markdown`'s headings: lower case, letters, digits, `-` and
+/// `_` kept, spaces as `-`, the rest dropped; a repeated one gets `-1`, `-2`, ….
+fn anchors(markdown: &str) -> std::collections::HashSet<String> {
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let mut anchors = std::collections::HashSet::new();
+    for line in outside_fences(markdown).lines() {
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        let Some(title) = line[hashes..]
+            .strip_prefix(' ')
+            .filter(|_| (1..=6).contains(&hashes))
+        else {
+            continue;
+        };
+        let slug: String = title
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|&c| c.is_alphanumeric() || c == '-' || c == '_' || c == ' ')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let count = seen.entry(slug.clone()).or_default();
+        anchors.insert(if *count == 0 {
+            slug
+        } else {
+            format!("{slug}-{count}")
+        });
+        *count += 1;
+    }
+    anchors
+}
+
+#[test]
+fn every_relative_link_in_the_readme_and_docs_names_a_file_and_an_anchor_that_exist() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![repo.join("README.md")];
+    for entry in std::fs::read_dir(repo.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|ext| ext == "md") {
+            pages.push(path);
+        }
+    }
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in &pages {
+        let text = outside_fences(&std::fs::read_to_string(page).unwrap());
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let target = &rest[..rest.find(')').unwrap_or(rest.len())];
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let file = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            let name = page.strip_prefix(repo).unwrap().display();
+            if !file.exists() {
+                broken.push(format!("{name}: ]({target}): no such file"));
+            } else if !anchor.is_empty()
+                && !anchors(&std::fs::read_to_string(&file).unwrap()).contains(anchor)
+            {
+                broken.push(format!("{name}: ]({target}): no such heading"));
+            }
+        }
+    }
+    assert!(
+        checked > 50,
+        "only {checked} links found: is the search right?"
+    );
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
