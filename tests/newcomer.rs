@@ -145,3 +145,33 @@ fn a_subscription_users_first_reports_say_each_thing_once_in_rows_that_fit() {
     assert!(page.contains("A launch runs <strong>"), "{page}");
     assert!(!page.contains(" calls 1 "), "{page}");
 }
+
+#[test]
+fn the_on_ramps_install_step_says_what_it_would_put_where_and_changes_nothing() {
+    let prefix = tempfile::tempdir().unwrap();
+    let target = prefix.path().join("opt");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new("sh")
+        .arg(format!("{root}/install.sh"))
+        .args(["--dry-run", "--prefix"])
+        .arg(&target)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let stderr = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{stderr}");
+    for (from, to) in [
+        ("target/release/agent", "bin/agent"),
+        ("man/agent.1", "share/man/man1/agent.1"),
+        ("completions/_agent", "share/zsh/site-functions/_agent"),
+    ] {
+        let line = format!("would install {root}/{from} -> {}/{to}", target.display());
+        assert!(stderr.contains(&line), "{line}\n{stderr}");
+    }
+    assert!(stderr.contains("dry run: nothing was changed"), "{stderr}");
+    assert!(!target.exists(), "a dry run made {}", target.display());
+}
