@@ -552,8 +552,8 @@ fn status_fails_only_the_rung_with_the_broken_key() {
             (3, "claude-proxy", "ok"),
             (4, "claude-proxy", "ok"),
             (5, "codex", "ok"),
-            (6, "agy", "skip"),
-            (7, "gemini", "fail"),
+            (6, "agy", "skipped"),
+            (7, "gemini", "failed"),
             (8, "opencode", "ok"),
         ],
         "{}",
@@ -2507,7 +2507,7 @@ backend = "codex"
     assert_eq!(dry.code, Some(0), "{dry:?}");
     assert!(
         dry.stdout
-            .contains("would run: Codex (gpt-e2e-codex) — rung 3 of 3"),
+            .contains("would run: Codex (its default model) — rung 3 of 3"),
         "{dry:?}"
     );
     for rung in [
