@@ -55,8 +55,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if args.len() == 1 && args[0] == "--statusline" {
         // Claude Code runs it on every refresh of its screen: not even the command line's
-        // parser is built (it is most of the cost), no configuration is read, and it never
-        // fails.
+        // parser is built (it is most of the cost), the configuration is read only for the
+        // fallback word (never to fail on), and it never fails.
         return Ok(report::statusline::run());
     }
     let cli = match cli::parse(args) {

@@ -1,9 +1,11 @@
 //! `agent --statusline`: Claude Code's `statusLine` command (DESIGN §12). Claude Code pipes
 //! its status JSON on stdin after each turn; agent records the login's windows from it at
 //! zero cost — no call, no token, no network — and prints one short line: the model, the
-//! windows with their resets, the last `--check-fallback` verdict and the rung agent
-//! launched. It runs on every refresh of Claude Code's screen, so it reads no configuration
-//! and never fails loudly: whatever goes wrong, a minimal line and exit 0.
+//! windows with their resets (and the pace's forecast), the fallback word and the rung agent
+//! launched. It runs on every refresh of Claude Code's screen, so it builds no command-line
+//! parser, reads the configuration only to judge the fallbacks by the one rule (a file that
+//! does not load leaves the last verdict alone), and never fails loudly: whatever goes
+//! wrong, a minimal line and exit 0.
 
 use std::process::ExitCode;
 use std::time::Duration;
