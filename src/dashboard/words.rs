@@ -50,8 +50,6 @@ pub fn relative(at: Timestamp, now: Timestamp) -> String {
     }
 }
 
-/// `<time datetime="…" title="Thu 12 Mar 14:05 CET">in 42 min</time>`: the relative time
-/// as text, the absolute local time on hover.
 /// `14:20`, local time: the clock reading of an instant.
 pub fn clock(at: Timestamp) -> String {
     at.to_zoned_datetime(jiff::tz::TimeZone::system())
@@ -59,6 +57,8 @@ pub fn clock(at: Timestamp) -> String {
         .to_string()
 }
 
+/// `<time datetime="…" title="Thu 12 Mar 14:05 CET">in 42 min</time>`: the relative time
+/// as text, the absolute local time on hover.
 pub fn time(at: Timestamp, now: Timestamp) -> String {
     time_as(at, &relative(at, now))
 }

@@ -28,8 +28,12 @@ impl Browser {
         } else {
             "chromium"
         };
-        // The shell hands Chromium the pipe on the descriptors it reads and writes.
-        let mut child = Command::new("sh")
+        // The shell hands Chromium the pipe on the descriptors it reads and writes. Chromium
+        // only draws what the dashboard rendered (on the test's clock): it runs on the
+        // machine's, as libfaketime slows its many timer threads to a crawl.
+        let mut command = Command::new("sh");
+        crate::support::clock::without_faked_clock(&mut command);
+        let mut child = command
             .args([
                 "-c",
                 "exec \"$@\" 3<&0 4>&1 0</dev/null 1>/dev/null",
