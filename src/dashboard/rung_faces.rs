@@ -10,7 +10,9 @@ use crate::launch::rung_state::*;
 use crate::state::health::{Breaker, LaunchFailure};
 use crate::state::health::{Outcome, Proof, TargetHealth};
 
-const NOW: u64 = 1_800_000_000_000;
+/// The test's now, from the clock the page reads too (a fixed instant would put the
+/// parked window's reset in the past on a later day).
+static NOW: std::sync::LazyLock<u64> = std::sync::LazyLock::new(crate::state::health::now_ms);
 const MIN: u64 = 60_000;
 
 fn record(class: ErrorClass, checked_ms: u64) -> TargetHealth {
@@ -51,7 +53,7 @@ fn facts<'a>(
         fresh,
         parked,
         trust: Duration::from_secs(300),
-        now_ms: NOW,
+        now_ms: *NOW,
     }
 }
 
@@ -59,18 +61,18 @@ fn facts<'a>(
 fn every_state() -> Vec<(&'static str, RungState)> {
     let self_check = Check::SelfCheck;
     let probe = Check::Probe;
-    let mut proved = record(ErrorClass::Ok, NOW - MIN);
+    let mut proved = record(ErrorClass::Ok, *NOW - MIN);
     proved.proved_by = Some(Proof::SelfCheck);
-    let mut launched = record(ErrorClass::Fastfail, NOW - 5 * MIN);
+    let mut launched = record(ErrorClass::Fastfail, *NOW - 5 * MIN);
     launched.launch_failure = Some(LaunchFailure {
-        at_ms: NOW - 5 * MIN,
+        at_ms: *NOW - 5 * MIN,
         reason: "exited 1 after 0s".into(),
     });
-    let mut cooling = record(ErrorClass::Auth, NOW - MIN);
-    cooling.cooldown_until_ms = Some(NOW + 10 * MIN);
+    let mut cooling = record(ErrorClass::Auth, *NOW - MIN);
+    cooling.cooldown_until_ms = Some(*NOW + 10 * MIN);
     let park = Park {
         reason: "5-hour limit 100%, resets 15:00".into(),
-        until_ms: Some(NOW + 42 * MIN),
+        until_ms: Some(*NOW + 42 * MIN),
         full: true,
     };
     let answered = outcome(ErrorClass::Ok, "codex answered: OK");
@@ -146,8 +148,8 @@ fn each_fact_makes_its_state() {
 fn every_face_draws_each_state_from_the_one_rule() {
     for (what, state) in every_state() {
         // --status: the row's word and its own facts.
-        let row = crate::report::status::row("codex / gpt-5", 14, &state, NOW);
-        let json = state.json(NOW);
+        let row = crate::report::status::row("codex / gpt-5", 14, &state, *NOW);
+        let json = state.json(*NOW);
         // The dashboard draws the row from the same JSON.
         let mut document = json.clone();
         document["rung"] = serde_json::json!(2);
@@ -155,11 +157,11 @@ fn every_face_draws_each_state_from_the_one_rule() {
         let html = super::page::rung_row(&document);
         // The cascade's choice, and --dry-run's line for it.
         let action = state.launch_action(Some(&Check::SelfCheck));
-        let status = Status::of_state(&state, action == Action::Run, NOW);
+        let status = Status::of_state(&state, action == Action::Run, *NOW);
         let dry = crate::launch::dry_run::describe(&status);
         // --check-fallback's verdict with this rung as the only fallback.
         let (verdict, message) =
-            crate::report::check_fallback::judge(&[("codex".into(), &state)], "anthropic", NOW);
+            crate::report::check_fallback::judge(&[("codex".into(), &state)], "anthropic", *NOW);
         let word = fallback_word(Some("OK"), &[&state]);
 
         assert!(
@@ -253,7 +255,7 @@ fn every_face_draws_each_state_from_the_one_rule() {
 
 #[test]
 fn a_good_answer_older_than_the_trust_is_not_proved_for_a_login_and_due_for_a_probe() {
-    let old = record(ErrorClass::Ok, NOW - 10 * MIN);
+    let old = record(ErrorClass::Ok, *NOW - 10 * MIN);
     let login = state(&facts(&Check::SelfCheck, Some(&old), None, None));
     assert!(
         matches!(&login, RungState::NotProved { why } if why.contains("passed")),
@@ -265,9 +267,9 @@ fn a_good_answer_older_than_the_trust_is_not_proved_for_a_login_and_due_for_a_pr
 
 #[test]
 fn a_launch_failure_outranks_an_older_good_answer_until_a_later_one() {
-    let mut record = record(ErrorClass::Ok, NOW - MIN);
+    let mut record = record(ErrorClass::Ok, *NOW - MIN);
     record.launch_failure = Some(LaunchFailure {
-        at_ms: NOW - MIN,
+        at_ms: *NOW - MIN,
         reason: "exited 2 after 0s".into(),
     });
     let failed = state(&facts(&Check::Probe, Some(&record), None, None));
@@ -293,7 +295,7 @@ fn the_verdict_counts_only_proved_rungs_as_cover() {
     let ok = RungState::Ok {
         proof: Proof::SelfCheck,
         reason: "OK".into(),
-        at_ms: NOW,
+        at_ms: *NOW,
         latency_ms: Some(3100),
         fresh: true,
     };
@@ -303,7 +305,7 @@ fn the_verdict_counts_only_proved_rungs_as_cover() {
     let (verdict, message) = crate::report::check_fallback::judge(
         &[("codex".into(), &ok), ("gemini".into(), &off)],
         "anthropic",
-        NOW,
+        *NOW,
     );
     assert_eq!(verdict.as_str(), "DEGRADED");
     assert!(
@@ -318,7 +320,7 @@ fn the_statusline_word_is_the_last_verdict_unless_a_fallback_failed_since() {
         during: During::Launch,
         class: ErrorClass::Fastfail,
         reason: "exited 1 after 0s".into(),
-        at_ms: NOW,
+        at_ms: *NOW,
         fresh: false,
     };
     let off = RungState::NotProved { why: "x".into() };
