@@ -4,7 +4,6 @@
 //! the cascade and `--status` use too.
 
 use crate::config::Config;
-use crate::error_class::ErrorClass;
 use crate::launch::parking::{Decision, Parking};
 use crate::launch::rung::{self, Rung};
 use crate::launch::rung_state::{self, Check, Facts, Park, RungState, Unfit};
@@ -21,11 +20,12 @@ pub struct Known<'a> {
 }
 
 /// How `rung` can be proved, or why it cannot run: from its configuration alone.
-pub fn check_of(rung: &Rung) -> Result<Check, (ErrorClass, String, bool)> {
-    let ready = rung
-        .state
-        .as_ref()
-        .map_err(|unusable| (unusable.class, unusable.reason.clone(), unusable.skip))?;
+pub fn check_of<'r>(rung: &'r Rung) -> Result<Check, Unfit<'r>> {
+    let ready = rung.state.as_ref().map_err(|unusable| Unfit {
+        class: unusable.class,
+        reason: &unusable.reason,
+        not_installed: unusable.skip,
+    })?;
     Ok(match (&ready.plan.call, &ready.plan.login) {
         (Call::None, Some(_)) if rung.backend.self_check => Check::SelfCheck,
         (Call::None, Some(_)) => Check::Off("self_check = false"),
@@ -56,16 +56,8 @@ impl Judge<'_> {
             Ok(Check::SelfCheck) => self.config.self_check_cache,
             _ => self.config.probe_cache,
         };
-        let ready = match &check {
-            Ok(check) => Ok(check),
-            Err((class, reason, not_installed)) => Err(Unfit {
-                class: *class,
-                reason,
-                not_installed: *not_installed,
-            }),
-        };
         rung_state::state(&Facts {
-            ready,
+            ready: check.as_ref().map_err(|unfit| *unfit),
             record,
             fresh,
             parked,

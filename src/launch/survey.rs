@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 use std::sync::mpsc;
-use std::time::Duration;
 
 use crate::config::Config;
 use crate::launch::known::{self, Judge};
@@ -58,13 +57,16 @@ pub fn check_all(
                 (Ok(Check::Probe | Check::Command), Ok(ready)) if park.is_none() => {
                     Some(Work::Probe(Box::new(ready.plan.clone())))
                 }
-                (Ok(Check::SelfCheck), Ok(ready)) if park.is_none() => {
-                    let cached = judge.health.get(&ready.plan.target).is_some_and(|record| {
-                        record.proved_by == Some(Proof::SelfCheck)
-                            && record.launch_failure.is_none()
-                            && judge.now_ms.saturating_sub(record.checked_ms)
-                                < millis(config.self_check_cache)
-                    });
+                (Ok(Check::SelfCheck), Ok(_)) if park.is_none() => {
+                    // The one rule says whether the last check still proves it (within
+                    // self_check_cache_seconds, with no failed launch since).
+                    let cached = matches!(
+                        judge.state(rung, None, None),
+                        RungState::Ok {
+                            proof: Proof::SelfCheck,
+                            ..
+                        }
+                    );
                     (!cached).then_some(Work::SelfCheck(position))
                 }
                 _ => None,
@@ -131,8 +133,4 @@ pub fn check_all(
             }
         }
     });
-}
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

@@ -295,26 +295,7 @@ fn login_report(config: &Config, account: &AccountDef) -> Option<LoginReport> {
 /// none, the command that logs in there is printed and nothing is stored — a login pool
 /// with an empty directory in it would only hand its rungs on at every launch.
 fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
-    let Some(backend) = config.backends.get(&def.backend) else {
-        let known: Vec<&str> = config.backends.keys().map(String::as_str).collect();
-        return Err(usage(format!(
-            "--accounts add: unknown backend \"{}\" (known: {})",
-            def.backend,
-            known.join(", ")
-        )));
-    };
-    if let Err(bad) = def.check() {
-        let what = match bad.key {
-            "name" => "NAME",
-            "dir" => "--dir",
-            "expires" => "--expires",
-            other => other,
-        };
-        return Err(usage(format!(
-            "--accounts add: {what}: {}; nothing stored",
-            bad.message
-        )));
-    }
+    let backend = checked(config, &def)?;
     if def.secret_var.is_some() {
         return Err(usage(
             "--accounts add: a login has no secret, so no --secret-var; nothing stored",
@@ -391,7 +372,9 @@ fn read_secret_from_stdin() -> anyhow::Result<String> {
     Ok(line.trim().to_string())
 }
 
-fn add(config: &Config, mut def: AccountDef) -> anyhow::Result<ExitCode> {
+/// The backend `--accounts add` names, once the account it describes passes its checks
+/// (each refusal names the option it came from).
+fn checked<'c>(config: &'c Config, def: &AccountDef) -> anyhow::Result<&'c crate::config::Backend> {
     let Some(backend) = config.backends.get(&def.backend) else {
         let known: Vec<&str> = config.backends.keys().map(String::as_str).collect();
         return Err(usage(format!(
@@ -403,6 +386,7 @@ fn add(config: &Config, mut def: AccountDef) -> anyhow::Result<ExitCode> {
     if let Err(bad) = def.check() {
         let what = match bad.key {
             "name" => "NAME",
+            "dir" => "--dir",
             "monthly_budget_usd" => "--monthly-budget-usd",
             "expires" => "--expires",
             other => other,
@@ -412,6 +396,11 @@ fn add(config: &Config, mut def: AccountDef) -> anyhow::Result<ExitCode> {
             bad.message
         )));
     }
+    Ok(backend)
+}
+
+fn add(config: &Config, mut def: AccountDef) -> anyhow::Result<ExitCode> {
+    let backend = checked(config, &def)?;
     if config.accounts.iter().any(|a| a.name == def.name) {
         return Err(usage(format!(
             "--accounts add: an account named {} exists already",
