@@ -186,8 +186,16 @@ pub struct Start {
     pub session: Session,
     pub words: &'static [&'static str],
     /// The CLI's flags this start's sub-command lacks (`codex exec resume` has no
-    /// `--sandbox`).
-    pub without: &'static [&'static str],
+    /// `--sandbox`), in two lists so one start may lack two sub-commands' flags.
+    without: &'static [&'static str],
+    also_without: &'static [&'static str],
+}
+
+impl Start {
+    /// Every flag this start lacks.
+    pub fn lacking(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.without.iter().chain(self.also_without).copied()
+    }
 }
 
 const fn start(
@@ -196,11 +204,22 @@ const fn start(
     words: &'static [&'static str],
     without: &'static [&'static str],
 ) -> Start {
+    start_lacking_both(mode, session, words, without, &[])
+}
+
+const fn start_lacking_both(
+    mode: Mode,
+    session: Session,
+    words: &'static [&'static str],
+    without: &'static [&'static str],
+    also_without: &'static [&'static str],
+) -> Start {
     Start {
         mode,
         session,
         words,
         without,
+        also_without,
     }
 }
 
@@ -280,21 +299,8 @@ const CODEX_EXEC_ONLY: &[&str] = &[
     "-o",
     "--output-last-message",
 ];
-/// What `codex` (its TUI, no sub-command) does not take: `exec`'s flags and `resume`'s.
-const CODEX_TUI_LACKS: &[&str] = &[
-    "--skip-git-repo-check",
-    "--trust",
-    "--ephemeral",
-    "--ignore-user-config",
-    "--ignore-rules",
-    "--output-schema",
-    "--color",
-    "--json",
-    "-o",
-    "--output-last-message",
-    "--last",
-    "--all",
-];
+/// `codex resume`'s flags, which its TUI without the sub-command does not take.
+const CODEX_RESUME_ONLY: &[&str] = &["--last", "--all"];
 /// The TUI's flags `codex exec` does not take.
 const CODEX_EXEC_LACKS: &[&str] = &[
     "-a",
@@ -311,7 +317,8 @@ pub const CODEX: Dialect = Dialect {
     label: "Codex",
     checked: "0.171.0",
     starts: &[
-        start(Interactive, New, &[], CODEX_TUI_LACKS),
+        // `codex` (its TUI, no sub-command) takes neither `exec`'s flags nor `resume`'s.
+        start_lacking_both(Interactive, New, &[], CODEX_EXEC_ONLY, CODEX_RESUME_ONLY),
         start(Interactive, Last, &["resume", "--last"], CODEX_EXEC_ONLY),
         start(Interactive, Pick, &["resume"], CODEX_EXEC_ONLY),
         start(Headless, New, &["exec"], CODEX_EXEC_LACKS),
@@ -969,7 +976,7 @@ impl<'a> Translator<'a> {
         if let Some(lacking) = self
             .flags
             .iter()
-            .find(|word| start.without.iter().any(|w| OsStr::new(w) == *word))
+            .find(|word| start.lacking().any(|w| OsStr::new(w) == *word))
         {
             let lacking = lacking.to_string_lossy().into_owned();
             let why = format!(
@@ -1517,7 +1524,7 @@ mod tests {
                 };
                 let section = section.split("### ").next().unwrap_or(section);
                 let defined = defined_flags(section);
-                for word in start.without {
+                for word in start.lacking() {
                     assert!(
                         !defined.iter().any(|(name, _)| name == word),
                         "{heading}: defines {word}"
@@ -1525,7 +1532,7 @@ mod tests {
                 }
                 for (flag, _) in dialect.flags {
                     assert!(
-                        start.without.contains(flag)
+                        start.lacking().any(|w| w == *flag)
                             || defined.iter().any(|(name, _)| name == flag),
                         "{heading}: has no {flag}, and `without` does not say so"
                     );
