@@ -294,3 +294,75 @@ fn windows_seen_freshly_elsewhere_are_not_asked_again() {
     let launch = sb.run(&["-p", "hi"]);
     assert_eq!(usage_calls(&api), 0, "{run:?} {launch:?}");
 }
+
+/// Moves the last ask and every reading of the login back an hour, as if they were made
+/// long ago: the readings are no longer fresh and the throttle lets the next ask through.
+fn asked_long_ago(sb: &Sandbox) {
+    let long_ago = json!((Timestamp::now() - SignedDuration::from_hours(1)).to_string());
+    let path = sb.state_dir().join("login_usage.json");
+    let mut state: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    state["asked"][claude_login(sb)]["at"] = long_ago.clone();
+    std::fs::write(&path, state.to_string()).unwrap();
+    let path = sb.state_dir().join("windows.json");
+    let mut windows: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for row in windows["logins"][claude_login(sb)].as_array_mut().unwrap() {
+        row["observed_at"] = long_ago.clone();
+    }
+    std::fs::write(&path, windows.to_string()).unwrap();
+}
+
+#[test]
+fn a_full_window_read_after_a_passing_check_parks_the_next_launch() {
+    let (sb, api) = logged_in(day(), true);
+    api.on(Rule::path_contains("/api/oauth/usage")
+        .reply(Reply::status(200).json(oauth_usage_body(37.0, 40.0))));
+    let status = sb.run(&["--status"]);
+    assert_eq!(usage_calls(&api), 1, "{status:?}");
+    assert!(status.stdout.contains("OK"), "{status:?}");
+
+    // The window fills after the check passed; the next read says so.
+    asked_long_ago(&sb);
+    api.clear_rules();
+    api.on(Rule::path_contains("/api/oauth/usage")
+        .reply(Reply::status(200).json(oauth_usage_body(100.0, 40.0))));
+    let launch = sb.run(&["-p", "hi"]);
+    assert_eq!(usage_calls(&api), 2, "the newer reading was not asked: {launch:?}");
+    assert_eq!(launches(&sb), 0, "the full login ran: {launch:?}");
+    assert_eq!(sb.calls("codex").len(), 1, "{}", launch.stderr);
+    assert!(
+        launch.stderr.contains("5-hour limit, resets "),
+        "{}",
+        launch.stderr
+    );
+}
+
+#[test]
+fn a_full_window_read_after_a_launch_parks_the_next_launch() {
+    let (sb, api) = logged_in(day(), true);
+    api.on(Rule::path_contains("/api/oauth/usage")
+        .reply(Reply::status(200).json(oauth_usage_body(37.0, 40.0))));
+    let first = sb.run(&["-p", "hi"]);
+    assert_eq!(launches(&sb), 1, "{first:?}");
+
+    asked_long_ago(&sb);
+    api.clear_rules();
+    api.on(Rule::path_contains("/api/oauth/usage")
+        .reply(Reply::status(200).json(oauth_usage_body(100.0, 40.0))));
+    let second = sb.run(&["-p", "hi"]);
+    assert_eq!(usage_calls(&api), 2, "the newer reading was not asked: {second:?}");
+    assert_eq!(launches(&sb), 1, "the full login ran again: {second:?}");
+    assert_eq!(sb.calls("codex").len(), 1, "{}", second.stderr);
+}
+
+#[test]
+fn a_full_window_read_by_status_parks_the_launch_after_it() {
+    let (sb, api) = logged_in(day(), true);
+    api.on(Rule::path_contains("/api/oauth/usage")
+        .reply(Reply::status(200).json(oauth_usage_body(100.0, 40.0))));
+    let status = sb.run(&["--status"]);
+    assert!(status.stdout.contains("PARKED"), "{status:?}");
+    let launch = sb.run(&["-p", "hi"]);
+    assert_eq!(launches(&sb), 0, "the full login ran: {launch:?}");
+    assert_eq!(sb.calls("codex").len(), 1, "{}", launch.stderr);
+}

@@ -349,15 +349,19 @@ impl<'a> Cascade<'a> {
         let now = jiff::Timestamp::now();
         let rung = self.rung(index).clone();
         if let Ok(ready) = &rung.state {
-            // Asking the CLI stands in for the probe a subscription login never gets: only
-            // where a probe would be due (nothing trusted or cooling), bounded like one.
-            let due = matches!(
+            // Asking the CLI stands in for the probe a subscription login never gets,
+            // bounded like one. A passing check or launch says nothing of how full the
+            // window is now, so it does not stand in the way: the window sources keep
+            // their own freshness throttle, and the newest reading wins (a window that
+            // filled after the check parks). Only a cooling target, skipped anyway, is not
+            // asked.
+            let due = !matches!(
                 self.judge.health.verdict(
                     &ready.plan.target,
                     self.config.probe_cache,
                     health::now_ms()
                 ),
-                Verdict::Unknown
+                Verdict::Cooling { .. }
             );
             if due {
                 let timeout = self

@@ -3,7 +3,8 @@
 //! DESIGN §12). It costs no tokens, but it is off by default: the endpoint is not
 //! documented, the vendor's terms reserve the login for Claude Code, and the endpoint is
 //! rate-limited per token. When on, it is asked only where nothing fresh is known of the
-//! login and a probe would be due, with the access token only while it has not expired
+//! login's windows (a passing check or launch says nothing of them) and the rung is not
+//! cooling down, with the access token only while it has not expired
 //! (never refreshed), at most once every [`THROTTLE`] per login across every agent
 //! process, and never again before its own `429`'s `retry-after`. What it says is recorded
 //! under the login's key in `windows.json`; parking does the rest.
@@ -52,7 +53,7 @@ struct At {
 /// For a Claude rung on a subscription login of a backend with `login_usage = true`, whose
 /// windows are not freshly known: asks the endpoint (see the module's doc) and records the
 /// windows it names. Returns them (empty when nothing was asked or learnt). The caller
-/// asks only where a probe would be due.
+/// does not ask for a rung that is cooling down.
 pub fn ask(config: &Config, rung: &Rung, state_dir: &Path, now: Timestamp) -> Vec<Window> {
     if !rung.backend.login_usage {
         return Vec::new();

@@ -333,7 +333,7 @@ impl Parking {
 
     /// For a Codex rung on a ChatGPT login with no fresh windows known, and not asked
     /// within [`FRESH`]: asks `codex app-server` (bounded by `timeout`) and records what it
-    /// says. The caller asks only where a probe would be due. Returns the windows learnt.
+    /// says. The caller does not ask for a rung that is cooling down. Returns the windows learnt.
     pub fn ask_codex(
         &self,
         rung: &Rung,
