@@ -14,6 +14,7 @@ mod command_line;
 mod config_errors;
 mod dashboard;
 mod endpoints;
+mod fast_fail_after_acting;
 mod foreign_files;
 mod launching;
 mod layers;

@@ -327,7 +327,11 @@ fn a_full_window_read_after_a_passing_check_parks_the_next_launch() {
     api.on(Rule::path_contains("/api/oauth/usage")
         .reply(Reply::status(200).json(oauth_usage_body(100.0, 40.0))));
     let launch = sb.run(&["-p", "hi"]);
-    assert_eq!(usage_calls(&api), 2, "the newer reading was not asked: {launch:?}");
+    assert_eq!(
+        usage_calls(&api),
+        2,
+        "the newer reading was not asked: {launch:?}"
+    );
     assert_eq!(launches(&sb), 0, "the full login ran: {launch:?}");
     assert_eq!(sb.calls("codex").len(), 1, "{}", launch.stderr);
     assert!(
@@ -350,7 +354,11 @@ fn a_full_window_read_after_a_launch_parks_the_next_launch() {
     api.on(Rule::path_contains("/api/oauth/usage")
         .reply(Reply::status(200).json(oauth_usage_body(100.0, 40.0))));
     let second = sb.run(&["-p", "hi"]);
-    assert_eq!(usage_calls(&api), 2, "the newer reading was not asked: {second:?}");
+    assert_eq!(
+        usage_calls(&api),
+        2,
+        "the newer reading was not asked: {second:?}"
+    );
     assert_eq!(launches(&sb), 1, "the full login ran again: {second:?}");
     assert_eq!(sb.calls("codex").len(), 1, "{}", second.stderr);
 }

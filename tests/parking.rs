@@ -143,7 +143,7 @@ fn claude_refused_with(sb: &Sandbox, text: &str) {
 /// transcript of the working directory and exits 1 at once. The file's time is set from
 /// the clock the rows' time came from (the file system stamps the machine's, which is not
 /// the test's under `scripts/test-at-dates.sh`).
-fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
+pub(crate) fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
     let dir = project_dir(sb, sb.home());
     let lines: Vec<String> = rows.iter().map(ToString::to_string).collect();
     let lines = format!("{}\n", lines.join("\n"));
@@ -372,7 +372,7 @@ fn an_app_server_naming_a_reset_in_year_9999_parks_nothing() {
 }
 
 /// The runs of fake `name` that were launches (not `codex app-server` asked for windows).
-fn launches(sb: &Sandbox, name: &str) -> usize {
+pub(crate) fn launches(sb: &Sandbox, name: &str) -> usize {
     sb.calls(name)
         .iter()
         .filter(|call| call.argv.first().map(String::as_str) != Some("app-server"))

@@ -1,6 +1,7 @@
 //! `agent [ARGS]`: choose a rung, announce any descent, run the CLI, and fall to the next
 //! rung only when the chosen one fails fast. `--use` skips all of it and execs.
 
+pub mod acted;
 pub mod agy_usage;
 pub mod cascade;
 pub mod child;
@@ -173,6 +174,31 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                 ));
                 return Ok(ExitCode::from(exit_byte(code)));
             }
+            (Ended::Code(code), Verdict::FastFail)
+                if let Some(actions) = acted_before_failing(&rung, run_start) =>
+            {
+                // It did start: the next CLI handed the same prompt from scratch would redo
+                // or fight the half-done work. Its windows are still learnt, so a limit it
+                // hit parks it.
+                let reason = format!(
+                    "exited {code} after {}s, after it had {}",
+                    elapsed.as_secs(),
+                    actions.describe()
+                );
+                term::notice(&format!(
+                    "{} {reason} — not re-run from scratch on another rung; look at what it left, then run agent again",
+                    rung.label()
+                ));
+                learn_windows(config, &cascade, &rung, run_start);
+                events::record(
+                    &state_dir,
+                    events::Kind::Fastfail,
+                    &rung.label(),
+                    "",
+                    &reason,
+                );
+                return Ok(ExitCode::from(exit_byte(code)));
+            }
             (Ended::Code(code), Verdict::FastFail) => {
                 let reason = format!("exited {code} after {}s", elapsed.as_secs());
                 term::notice(&format!(
@@ -221,6 +247,13 @@ fn learn_windows(
             parking::describe(full, park_at)
         ));
     }
+}
+
+/// What the run that failed fast had done — changed files, ran commands — by its CLI's
+/// own record, when it did anything.
+fn acted_before_failing(rung: &rung::Rung, run_start: jiff::Timestamp) -> Option<acted::Actions> {
+    let cwd = std::env::current_dir().ok()?;
+    Some(acted::by_run(rung, &cwd, run_start)).filter(acted::Actions::acted)
 }
 
 /// Whether the rung's CLI refused the arguments, and how it said so: its usage-error exit

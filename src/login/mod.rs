@@ -38,6 +38,7 @@ pub mod keychain;
 pub mod last_model;
 pub mod records;
 pub mod reset_text;
+pub mod run_actions;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
