@@ -251,3 +251,70 @@ fn a_newer_report_that_the_window_reopened_ends_the_wait_early() {
     assert!(stderr.contains("reopened a rung early"), "{stderr}");
     assert_eq!(w.sb.calls("claude").len(), 1, "{stderr}");
 }
+
+/// Debian's libfaketime (`.ci/run` installs the package `faketime`).
+const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+#[test]
+fn a_clock_stepped_back_during_the_wait_keeps_the_login_parked() {
+    // The step is made by libfaketime reading an offset file; under the date script the
+    // test's own clock is libfaketime's already, and agent's would no longer match it.
+    if crate::support::clock::is_faked() {
+        return;
+    }
+    assert!(
+        std::path::Path::new(LIBFAKETIME).exists(),
+        "{LIBFAKETIME} is missing: apt-get install faketime"
+    );
+    let w = world();
+    w.sb.write_config(ONE_CLAUDE);
+    claude_noting_when_it_ran(&w.sb);
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, in_hours(2))],
+    );
+    let offset = w.sb.tmp_dir().join("clock-offset");
+    std::fs::write(&offset, "+0\n").unwrap();
+    w.sb.env("LD_PRELOAD", LIBFAKETIME);
+    w.sb.env("FAKETIME_TIMESTAMP_FILE", offset.to_string_lossy());
+    w.sb.env("FAKETIME_NO_CACHE", "1");
+    // A real clock step never moves the monotonic clock.
+    w.sb.env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    let (child, _, rx) = start_waiting(&w.sb, &["--wait=3h", "-p", "hi"]);
+
+    // NTP (or a user) sets the clock back two hours: the windows agent filed a moment ago
+    // now look "seen in the future".
+    std::fs::write(&offset, "-2h\n").unwrap();
+    // The wait reads the windows again every second: give it a few reads.
+    std::thread::sleep(Duration::from_secs(4));
+    let still_waiting = child_state(&child).is_none();
+    nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let (code, stderr) = finish(child, &rx);
+
+    assert!(still_waiting, "the wait ended: {stderr}");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        w.sb.calls("claude").is_empty(),
+        "the full login ran: {stderr}"
+    );
+    assert!(!stderr.contains("reopened"), "{stderr}");
+}
+
+/// How `child` ended, or `None` while it runs (it is not reaped).
+fn child_state(child: &Child) -> Option<i32> {
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitid};
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    match waitid(
+        nix::sys::wait::Id::Pid(pid),
+        WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT,
+    ) {
+        Ok(WaitStatus::StillAlive) | Err(_) => None,
+        Ok(WaitStatus::Exited(_, code)) => Some(code),
+        Ok(_) => Some(-1),
+    }
+}

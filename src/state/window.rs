@@ -7,7 +7,7 @@
 //! `window_minutes = 10080` is weekly wherever it sits.
 //!
 //! A window is **plausible or refused** (DESIGN §19): it resets within its own length of
-//! when it was seen, and it was not seen in the future. [`plausible`] is that rule, and
+//! when it was seen (or of now, for one stamped later). [`plausible`] is that rule, and
 //! [`Window::new`] — which every source, and every window read back from a state file,
 //! goes through — applies it, so a feed, a limit row or `codex app-server` naming a reset
 //! in year 9999 parks nothing.
@@ -181,13 +181,17 @@ pub enum Implausible {
     ResetsTooLate { length: SignedDuration },
     /// It claims a length no vendor has.
     TooLong,
-    /// It was seen after now.
-    SeenLater,
 }
 
 /// The one rule every window passes (DESIGN §19): a window of `scope` seen at `seen_at`
-/// resets within its own length of then (plus [`CLOCK_SLACK`]), and was not seen after
-/// `now`. A reset in the past is no lie, only old news: the window is void.
+/// resets within its own length of then, or of `now` when it claims to be seen later
+/// (plus [`CLOCK_SLACK`]). A reset in the past is no lie, only old news: the window is
+/// void.
+///
+/// A window "seen after now" is kept, measured from now: that is what a clock stepped
+/// back looks like to the windows agent itself filed a minute before, and refusing them
+/// unparked every login into its wall (during a `--wait` too). A forged stamp gains
+/// nothing by it: its reset must still lie within the window's length of now.
 pub fn plausible(
     scope: &Scope,
     resets_at: Timestamp,
@@ -195,10 +199,8 @@ pub fn plausible(
     now: Timestamp,
 ) -> Result<(), Implausible> {
     let length = scope.length().ok_or(Implausible::TooLong)?;
-    if seen_at.duration_since(now) > CLOCK_SLACK {
-        return Err(Implausible::SeenLater);
-    }
-    if resets_at.duration_since(seen_at) > length.saturating_add(CLOCK_SLACK) {
+    let seen = seen_at.min(now);
+    if resets_at.duration_since(seen) > length.saturating_add(CLOCK_SLACK) {
         return Err(Implausible::ResetsTooLate { length });
     }
     Ok(())
@@ -217,7 +219,6 @@ fn refused(scope: &Scope, source: Source, resets_at: Timestamp, why: Implausible
             duration_words(length)
         ),
         Implausible::TooLong => "no window is that long".to_string(),
-        Implausible::SeenLater => "it was seen after now".to_string(),
     };
     crate::term::notice(&format!(
         "ignored a {} window from {}: {what}",
@@ -531,12 +532,25 @@ mod tests {
         // A reset already past is old news, not a lie: kept, and void.
         let old = new(&Scope::FiveHour, now - SignedDuration::from_hours(30), now).unwrap();
         assert!(old.is_void(now));
-        // Seen in the future (a row stamped in year 9998): refused, whatever its reset.
+        // Stamped in the future (a row from year 9998): measured from now, so its reset,
+        // years ahead, is refused.
+        let year_9998 = Timestamp::from_second(253_339_228_800).unwrap();
+        assert!(new(&Scope::FiveHour, year_9998, year_9998).is_none());
+        // Seen an hour "later" (the clock stepped back an hour since agent filed it): the
+        // window still resets within its length of now, and is kept.
         let later = now + SignedDuration::from_hours(1);
         assert!(
             new(
                 &Scope::FiveHour,
                 later + SignedDuration::from_hours(1),
+                later
+            )
+            .is_some()
+        );
+        assert!(
+            new(
+                &Scope::FiveHour,
+                now + SignedDuration::from_hours(5) + CLOCK_SLACK + SignedDuration::from_secs(1),
                 later
             )
             .is_none()
