@@ -863,3 +863,26 @@ fn an_api_keys_calls_keep_their_cost_beside_a_logins_calls() {
         "{text}"
     );
 }
+
+#[test]
+fn a_transcript_line_with_an_absurd_token_count_is_skipped_not_summed() {
+    let sb = Sandbox::new();
+    write_transcript(&sb);
+    // A fourth answer claiming 2^64 - 1 input tokens: no call ever had that many.
+    let mut absurd: Value = serde_json::from_str(&answer_line(4, "text")).unwrap();
+    absurd["message"]["usage"]["input_tokens"] = json!(u64::MAX);
+    let path = sb
+        .home()
+        .join(format!(".claude/projects/-home-me-work/{SESSION}.jsonl"));
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&absurd.to_string());
+    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+
+    let report = usage_json(&sb, &[]);
+
+    let opus = group(&report, OPUS);
+    assert_eq!(opus["calls"], 3, "{opus:#}");
+    assert_eq!(opus["tokens"]["total"], 4050, "{opus:#}");
+    assert_eq!(report["sources"]["claude"]["unreadable"], 1, "{report:#}");
+}

@@ -401,9 +401,10 @@ fn json_documents(text: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// A JSON value as a count, when it is a non-negative integer.
+/// A JSON value as a token count, when it is a non-negative integer (bounded: a CLI's
+/// output is another program's word).
 fn count(value: Option<&serde_json::Value>) -> u64 {
-    value.and_then(serde_json::Value::as_u64).unwrap_or(0)
+    value.and_then(crate::tokens::count).unwrap_or(0)
 }
 
 /// A JSON string, trimmed, when it is not empty.

@@ -4,16 +4,9 @@ use serde_json::Value;
 
 use crate::state::ledger::Tokens;
 
-/// The most tokens one field of one call is believed: a billion. The largest context
-/// windows are a few million tokens and an answer is far smaller, so no real call comes
-/// within two orders of magnitude — while five fields of a billion still add up far below
-/// `u64::MAX`. An upstream (or a gateway) answering `18446744073709551615` would otherwise
-/// wrap the day's total back to nothing, or pin the budget at its ceiling forever.
-pub const MAX_TOKENS_PER_FIELD: u64 = 1_000_000_000;
-
-/// A token count as the books take it: a number, at most [`MAX_TOKENS_PER_FIELD`].
+/// A token count as the books take it: see [`crate::tokens::count`].
 pub fn token_count(value: &Value) -> Option<u64> {
-    value.as_u64().map(|n| n.min(MAX_TOKENS_PER_FIELD))
+    crate::tokens::count(value)
 }
 
 fn count(value: &Value, path: &[&str]) -> u64 {
@@ -132,9 +125,9 @@ mod tests {
         assert_eq!(
             (t.input, t.output, t.cache_write),
             (
-                MAX_TOKENS_PER_FIELD,
-                MAX_TOKENS_PER_FIELD,
-                MAX_TOKENS_PER_FIELD
+                crate::tokens::MAX_PER_FIELD,
+                crate::tokens::MAX_PER_FIELD,
+                crate::tokens::MAX_PER_FIELD
             )
         );
         assert_eq!(t.cache_read, 0, "a float is not a count");

@@ -128,6 +128,10 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
                 cache_write: usage.cache_creation_input_tokens.unwrap_or(0),
             },
         };
+        if !call.tokens.is_plausible() {
+            stats.unreadable += 1;
+            continue;
+        }
         if !into.add(key, call) {
             stats.duplicates += 1;
         }

@@ -169,6 +169,10 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
         records
     };
     for (key, call) in calls {
+        if !call.tokens.is_plausible() {
+            stats.unreadable += 1;
+            continue;
+        }
         if !into.add(key, call) {
             stats.duplicates += 1;
         }

@@ -109,6 +109,10 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
         };
         stats.records += 1;
         let key = format!("gemini:{session}:{}", id_of(message).unwrap_or_default());
+        if !call.tokens.is_plausible() {
+            stats.unreadable += 1;
+            continue;
+        }
         if !into.add(key, call) {
             stats.duplicates += 1;
         }

@@ -90,6 +90,10 @@ pub fn add_rows(rows: &Value, into: &mut Transcripts, stats: &mut SourceStats) {
             continue;
         };
         stats.records += 1;
+        if !call.tokens.is_plausible() {
+            stats.unreadable += 1;
+            continue;
+        }
         let id = row.get("id").and_then(Value::as_str).unwrap_or_default();
         if !into.add(format!("opencode:{}:{id}", call.session), call) {
             stats.duplicates += 1;

@@ -73,7 +73,10 @@ impl Group {
 #[allow(clippy::cast_precision_loss)]
 pub fn cache_efficiency(counts: &Counts) -> Option<f64> {
     let t = &counts.tokens;
-    let input_side = t.input + t.cache_read + t.cache_write;
+    let input_side = t
+        .input
+        .saturating_add(t.cache_read)
+        .saturating_add(t.cache_write);
     (input_side > 0).then(|| t.cache_read as f64 / input_side as f64)
 }
 
