@@ -182,20 +182,28 @@ fn the_watchdogs_dir_has_its_tilde_expanded_where_the_shell_left_it() {
 }
 
 #[test]
-fn a_login_directory_is_stored_with_dot_dot_resolved_and_tilde_expanded() {
+fn a_login_directory_is_stored_with_dot_dot_resolved() {
     let w = world();
-    let first = claude_login(&w.sb, "claude-b");
-    let second = claude_login(&w.sb, "claude-c");
+    let dir = claude_login(&w.sb, "claude-b");
     fs::create_dir(w.sb.home().join("a")).unwrap();
 
-    let dotted = add_login(&w.sb, "b", "a/../claude-b");
-    let tilde = add_login(&w.sb, "c", "~/claude-c");
+    let run = add_login(&w.sb, "b", "a/../claude-b");
 
-    assert_eq!(dotted.code, Some(0), "{dotted:?}");
-    assert_eq!(tilde.code, Some(0), "{tilde:?}");
+    assert_eq!(run.code, Some(0), "{run:?}");
     let stored = stored(&w.sb);
-    assert!(stored.contains(&format!("dir = \"{first}\"")), "{stored}");
-    assert!(stored.contains(&format!("dir = \"{second}\"")), "{stored}");
+    assert!(stored.contains(&format!("dir = \"{dir}\"")), "{stored}");
+}
+
+#[test]
+fn a_login_directory_is_stored_with_tilde_expanded_where_the_shell_left_it() {
+    let w = world();
+    let dir = claude_login(&w.sb, "claude-c");
+
+    let run = add_login(&w.sb, "c", "~/claude-c");
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let stored = stored(&w.sb);
+    assert!(stored.contains(&format!("dir = \"{dir}\"")), "{stored}");
 }
 
 #[test]
@@ -249,6 +257,20 @@ fn a_configuration_file_others_can_write_or_another_user_owns_is_refused() {
     );
     chmod(&config, 0o644);
     assert_eq!(sb.run(&["--list"]).code, Some(0));
+    // A directory others can write lets them swap the file itself.
+    let dir = config.parent().unwrap();
+    chmod(dir, 0o777);
+    let swappable = sb.run(&["--list"]);
+    assert_eq!(swappable.code, Some(2), "{swappable:?}");
+    assert!(
+        swappable.stderr.contains(&format!(
+            "can be replaced by another user: {} above it is writable by others (mode 0777) and is not sticky",
+            dir.display()
+        )),
+        "{}",
+        swappable.stderr
+    );
+    chmod(dir, 0o755);
     if nix::unistd::geteuid().is_root() {
         nix::unistd::chown(&config, Some(nix::unistd::Uid::from_raw(4242)), None).unwrap();
         let foreign = sb.run(&["--list"]);
