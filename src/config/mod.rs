@@ -284,31 +284,28 @@ const BUDGET_COUNT_MAX: u64 = 1_000_000_000_000_000;
 /// Loads the built-in table, then the file (when there is one), then the environment.
 pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
     let mut config = defaults(builtin::backends(), builtin::rungs());
-    if let Some((path, explicit)) = file {
-        match read_file(&path, explicit)? {
-            Some(text) => {
-                let source = Source {
-                    path: &path,
-                    text: &text,
-                };
-                let (parsed, unknown): (FileConfig, _) = document::parse(&source)?;
-                config.warnings.extend(unknown.iter().map(|key| {
-                    let hint = key
-                        .suggestion
-                        .as_ref()
-                        .map_or(String::new(), |close| format!(" — did you mean {close}?"));
-                    format!(
-                        "config: unknown key \"{}\" in {}:{}{hint} (ignored)",
-                        key.key,
-                        path.display(),
-                        key.line
-                    )
-                }));
-                merge(&mut config, parsed, &source, false)?;
-                config.source = Some(path);
-            }
-            None => {}
-        }
+    if let Some((path, explicit)) = file
+        && let Some(text) = read_file(&path, explicit)?
+    {
+        let source = Source {
+            path: &path,
+            text: &text,
+        };
+        let (parsed, unknown): (FileConfig, _) = document::parse(&source)?;
+        config.warnings.extend(unknown.iter().map(|key| {
+            let hint = key
+                .suggestion
+                .as_ref()
+                .map_or(String::new(), |close| format!(" — did you mean {close}?"));
+            format!(
+                "config: unknown key \"{}\" in {}:{}{hint} (ignored)",
+                key.key,
+                path.display(),
+                key.line
+            )
+        }));
+        merge(&mut config, parsed, &source, false)?;
+        config.source = Some(path);
     }
     apply_env_overrides(&mut config)?;
     Ok(config)
