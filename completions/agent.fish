@@ -1,6 +1,6 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
 complete -c agent -l wait -d 'When every rung that could run is parked until a known reset, wait for the earliest (at most MAX: 90s, 45m, 6h, 2d; up to 7d), with a countdown, then run once — instead of exiting 75. AGENT_WAIT=MAX does the same for every launch' -r
-complete -c agent -l config -d 'Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
+complete -c agent -l config -d 'Configuration file, a regular file no other user can change [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -19,7 +19,7 @@ complete -c agent -l status -d 'Check every rung for real, in parallel (ignoring
 complete -c agent -l check-fallback -d 'Check every provider-independent rung as --status does; exit 1 unless every one is proved: one failed, parked or not proved is DEGRADED, none answering is DOWN. For the watchdog'
 complete -c agent -l doctor -d 'Check the setup — config, state directory, binaries (with --version), credentials (present or not, never shown), budget, watchdog — and say how to fix each problem; changes nothing. Exit 1 when a problem is found'
 complete -c agent -l statusline -d 'Claude Code\'s `statusLine` command: reads its JSON on stdin, records the login\'s usage windows (no network call) and prints one line — model, windows with their resets, the last --check-fallback verdict, the rung agent launched'
-complete -c agent -l install-statusline -d 'Make `agent --statusline` Claude Code\'s statusLine (settings.json backed up first; an existing statusLine command is kept and shown beside agent\'s)'
+complete -c agent -l install-statusline -d 'Make `agent --statusline` Claude Code\'s statusLine (settings.json backed up first, a link to it kept and written through; an existing statusLine command is kept and shown beside agent\'s)'
 complete -c agent -l uninstall-statusline -d 'Put back the statusLine agent replaced, exactly as it was'
 complete -c agent -l json -d 'Machine-readable output for --list, --status, --check-fallback and --dry-run'
 complete -c agent -l quiet -d 'Print no notices (errors are still printed)'

@@ -59,6 +59,14 @@ pub const SETTINGS: Cap = Cap {
     line: LINE_MIB,
 };
 
+/// agent's own configuration (`--config`, `$AGENT_CONFIG`): the user's, yet any path may be
+/// named there (`/dev/zero`, a FIFO). A few KiB.
+pub const CONFIG: Cap = Cap {
+    what: "a configuration file",
+    file: MIB,
+    line: LINE_MIB,
+};
+
 /// A chat kept as one JSON document (Gemini CLI's older `session-*.json`): the whole
 /// conversation, tool output included, parsed at once.
 pub const CHAT: Cap = Cap {

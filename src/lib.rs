@@ -15,6 +15,7 @@ pub mod error_class;
 pub mod exit_codes;
 pub mod expand;
 pub mod http;
+pub mod ownership;
 pub mod paths;
 pub mod redact;
 pub mod retry;

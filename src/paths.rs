@@ -2,7 +2,7 @@
 //! every Unix, macOS included (the `directories` crate would pick Application Support).
 
 use std::env;
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 /// The user's home directory: `$HOME`, else the password database.
 pub fn home() -> Option<PathBuf> {
@@ -30,10 +30,11 @@ pub fn config_dir() -> Option<PathBuf> {
 /// (an explicit file that is missing is an error; the default one may be absent).
 pub fn config_file(flag: Option<PathBuf>) -> Option<(PathBuf, bool)> {
     if let Some(path) = flag {
-        return Some((path, true));
+        return Some((user_path(&path).unwrap_or(path), true));
     }
     if let Some(path) = env::var_os("AGENT_CONFIG").filter(|p| !p.is_empty()) {
-        return Some((PathBuf::from(path), true));
+        let path = PathBuf::from(path);
+        return Some((user_path(&path).unwrap_or(path), true));
     }
     config_dir().map(|dir| (dir.join("config.toml"), false))
 }
@@ -70,4 +71,61 @@ pub fn pinned_env() -> Vec<(String, String)> {
 /// Where `agent --relay init` keeps the relay token: beside the configuration, 0600.
 pub fn relay_token_file() -> Option<PathBuf> {
     config_dir().map(|dir| dir.join("relay-token"))
+}
+
+/// A path the user named (`--dir`, `--config`, `$AGENT_CONFIG`, a login's `dir`), in the one
+/// spelling agent keeps: `~` and `~/…` expanded from the home (a shell leaves `--dir=~/x`
+/// alone), made absolute against the current directory, and `.` and `..` resolved lexically,
+/// as `cd` does — so `--dir a/../b` is stored as `b`'s absolute path.
+///
+/// Lexical, not canonical: the path need not exist yet (a login directory is named before
+/// the CLI logs in there), the spelling the user chose survives (a dotfile manager's link
+/// stays the name the CLI is given, and the key a login's windows are filed under stays the
+/// same from one run to the next), and no file system call is made when a configuration is
+/// read. Who may write the place it leads to is [`crate::ownership`]'s question, which follows
+/// links. `None` without a home for a path starting with `~`, or without a current directory
+/// for a relative one.
+pub fn user_path(path: &Path) -> Option<PathBuf> {
+    let mut parts = path.components().peekable();
+    let start = match parts.peek() {
+        Some(Component::Normal(first)) if *first == "~" => {
+            parts.next();
+            home()?
+        }
+        Some(Component::RootDir) => PathBuf::from("/"),
+        _ => env::current_dir().ok()?,
+    };
+    let mut normal = PathBuf::new();
+    for part in start.components().chain(parts) {
+        match part {
+            Component::CurDir => {}
+            // `..` at the root stays at the root, as the kernel has it.
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    Some(normal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_path_is_absolute_tilde_expanded_and_without_dot_segments() {
+        let home = home().expect("a home");
+        let cwd = env::current_dir().unwrap();
+        assert_eq!(user_path(Path::new("~/x")), Some(home.join("x")));
+        assert_eq!(user_path(Path::new("~")), Some(home.clone()));
+        assert_eq!(user_path(Path::new("a/../b")), Some(cwd.join("b")));
+        assert_eq!(
+            user_path(Path::new("/srv/./a/../b/")),
+            Some(PathBuf::from("/srv/b"))
+        );
+        assert_eq!(user_path(Path::new("/../..")), Some(PathBuf::from("/")));
+        // Only a whole `~` is the home: `~bob` and `x~` are names.
+        assert_eq!(user_path(Path::new("~bob")), Some(cwd.join("~bob")));
+    }
 }

@@ -21,6 +21,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "exit_codes",
             "expand",
             "http",
+            "ownership",
             "paths",
             "redact",
             "retry",

@@ -23,6 +23,7 @@ mod logins;
 mod logins_pool;
 mod mock_selftest;
 mod newcomer;
+mod others_paths;
 mod parking;
 mod relay;
 mod relay_clients;

@@ -31,7 +31,8 @@ pub enum Command {
         #[arg(long, value_enum)]
         kind: KindArg,
         /// With --kind login: the CLI's home directory it is logged in in (its
-        /// CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME)
+        /// CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME); refused when another user can
+        /// write it
         #[arg(long, value_name = "DIR", required_if_eq("kind", "login"))]
         dir: Option<std::path::PathBuf>,
         #[arg(long, value_name = "N", default_value_t = 100)]

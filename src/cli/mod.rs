@@ -168,8 +168,9 @@ pub struct Cli {
     #[arg(long)]
     pub statusline: bool,
 
-    /// Make `agent --statusline` Claude Code's statusLine (settings.json backed up first; an
-    /// existing statusLine command is kept and shown beside agent's)
+    /// Make `agent --statusline` Claude Code's statusLine (settings.json backed up first, a
+    /// link to it kept and written through; an existing statusLine command is kept and shown
+    /// beside agent's)
     #[arg(long)]
     pub install_statusline: bool,
 
@@ -177,7 +178,8 @@ pub struct Cli {
     #[arg(long)]
     pub uninstall_statusline: bool,
 
-    /// Configuration file [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]
+    /// Configuration file, a regular file no other user can change [default: $AGENT_CONFIG,
+    /// else ~/.config/agent/config.toml]
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
 

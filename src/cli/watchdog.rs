@@ -11,8 +11,9 @@ pub struct InstallCli {
     #[arg(long, value_name = "INTERVAL", default_value = "2h")]
     pub every: String,
     /// The directory the check runs in: each CLI is run there, and a CLI may refuse a folder
-    /// it does not trust (Gemini CLI, Codex outside a git repository). Must exist
-    /// [default: the current directory]
+    /// it does not trust (Gemini CLI, Codex outside a git repository). Must exist and be
+    /// yours alone (one another user can write, /tmp included, is refused) [default: the
+    /// current directory]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Print what would be written and run; change nothing

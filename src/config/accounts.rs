@@ -129,23 +129,13 @@ fn dir_problem(dir: &str) -> Option<String> {
     None
 }
 
-/// `~/x` under the home, trailing `/` dropped; `None` for a relative path.
+/// A login directory as agent keeps it ([`crate::paths::user_path`]: `~` expanded, `.` and
+/// `..` resolved, no trailing `/`); `None` for a relative path, which would mean another
+/// directory wherever agent is run.
 pub fn normalize_dir(dir: &str) -> Option<std::path::PathBuf> {
-    let path = match dir.strip_prefix("~/") {
-        Some(rest) => crate::paths::home()?.join(rest),
-        None if dir == "~" => crate::paths::home()?,
-        None => std::path::PathBuf::from(dir),
-    };
-    if !path.is_absolute() {
-        return None;
-    }
-    let text = path.to_string_lossy();
-    let trimmed = text.trim_end_matches('/');
-    Some(std::path::PathBuf::from(if trimmed.is_empty() {
-        "/"
-    } else {
-        trimmed
-    }))
+    let path = std::path::Path::new(dir);
+    let rooted = path.is_absolute() || dir == "~" || dir.starts_with("~/");
+    rooted.then(|| crate::paths::user_path(path)).flatten()
 }
 
 impl AccountDef {

@@ -3,12 +3,9 @@
 //! usage error naming the file, the line and the key.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Context as _;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -287,38 +284,49 @@ const BUDGET_COUNT_MAX: u64 = 1_000_000_000_000_000;
 /// Loads the built-in table, then the file (when there is one), then the environment.
 pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
     let mut config = defaults(builtin::backends(), builtin::rungs());
-    if let Some((path, explicit)) = file {
-        match fs::read_to_string(&path) {
-            Ok(text) => {
-                let source = Source {
-                    path: &path,
-                    text: &text,
-                };
-                let (parsed, unknown): (FileConfig, _) = document::parse(&source)?;
-                config.warnings.extend(unknown.iter().map(|key| {
-                    let hint = key
-                        .suggestion
-                        .as_ref()
-                        .map_or(String::new(), |close| format!(" — did you mean {close}?"));
-                    format!(
-                        "config: unknown key \"{}\" in {}:{}{hint} (ignored)",
-                        key.key,
-                        path.display(),
-                        key.line
-                    )
-                }));
-                merge(&mut config, parsed, &source, false)?;
-                config.source = Some(path);
-            }
-            Err(err) if err.kind() == io::ErrorKind::NotFound && !explicit => {}
-            Err(err) => {
-                return Err(err)
-                    .with_context(|| format!("reading the configuration file {}", path.display()));
-            }
-        }
+    if let Some((path, explicit)) = file
+        && let Some(text) = read_file(&path, explicit)?
+    {
+        let source = Source {
+            path: &path,
+            text: &text,
+        };
+        let (parsed, unknown): (FileConfig, _) = document::parse(&source)?;
+        config.warnings.extend(unknown.iter().map(|key| {
+            let hint = key
+                .suggestion
+                .as_ref()
+                .map_or(String::new(), |close| format!(" — did you mean {close}?"));
+            format!(
+                "config: unknown key \"{}\" in {}:{}{hint} (ignored)",
+                key.key,
+                path.display(),
+                key.line
+            )
+        }));
+        merge(&mut config, parsed, &source, false)?;
+        config.source = Some(path);
     }
     apply_env_overrides(&mut config)?;
     Ok(config)
+}
+
+/// The configuration file's text, `None` when the default one is absent. It names the
+/// commands agent runs, so it is read as anything another program wrote (never blocking on a
+/// FIFO, never more than its cap: `--config /dev/zero` is refused at once) and only when no
+/// other user can change it ([`crate::ownership`]). Every refusal is a configuration error
+/// naming the file (exit 2).
+fn read_file(path: &Path, explicit: bool) -> anyhow::Result<Option<String>> {
+    let shown = path.display();
+    let bytes = match crate::bounded_read::read(path, crate::bounded_read::CONFIG) {
+        Ok(bytes) => bytes,
+        Err(crate::bounded_read::Skipped::Missing) if !explicit => return Ok(None),
+        Err(why) => return Err(usage(format!("the configuration file {shown}: {why}"))),
+    };
+    crate::ownership::refuse_exposed(path, "the configuration file")?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| usage(format!("the configuration file {shown} is not UTF-8")))
 }
 
 /// The settings before any file: the given table, and every other default.
@@ -822,7 +830,7 @@ mod tests {
     fn load_text(text: &str) -> anyhow::Result<Config> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
-        fs::write(&path, text).unwrap();
+        std::fs::write(&path, text).unwrap();
         load(Some((path, true)))
     }
 

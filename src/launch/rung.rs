@@ -561,6 +561,18 @@ fn login_environment(
             skip: false,
         });
     };
+    // The CLI runs the hooks, settings and MCP servers in its home as the user: a home
+    // another user can write is never given to it, by a launch or by a check.
+    if let Err(err) = crate::ownership::refuse_exposed(
+        std::path::Path::new(&dir),
+        &format!("login {}: its directory", account.name),
+    ) {
+        return Err(Unusable {
+            class: ErrorClass::Misconfigured,
+            reason: format!("{err:#}"),
+            skip: false,
+        });
+    }
     let family = Family::of_backend(&backend.name, &backend.command);
     let mut removed = crate::accounts::credential_vars(backend, context.accounts);
     removed.extend(family.store_vars().iter().map(|v| (*v).to_string()));

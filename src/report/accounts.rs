@@ -45,7 +45,7 @@ pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Resul
             }
             // One spelling of the directory, absolute: the key its windows are filed under.
             let dir = dir
-                .map(|dir| std::path::absolute(&dir).unwrap_or(dir))
+                .map(|dir| crate::paths::user_path(&dir).unwrap_or(dir))
                 .map(|dir| dir.to_string_lossy().into_owned());
             let def = AccountDef {
                 name,
@@ -306,6 +306,12 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
             "--accounts add: an account named {} exists already",
             def.name
         )));
+    }
+    // The CLI runs the hooks and settings in its home as the user: a home another user can
+    // write is theirs to run code in.
+    if let Some(dir) = def.login_dir() {
+        crate::ownership::refuse_exposed(&dir, "--accounts add: login directory")
+            .map_err(|err| usage(format!("{err:#}; nothing stored")))?;
     }
     let family = crate::adapter::Family::of_backend(&backend.name, &backend.command);
     let Some(report) = login_report(config, &def) else {

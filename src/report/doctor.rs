@@ -13,6 +13,7 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error_class::ErrorClass;
+use crate::text::{printable, printable_lines};
 
 const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -108,7 +109,7 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
     } else {
         let width = checks
             .iter()
-            .map(|c| c.area.chars().count())
+            .map(|c| printable(&c.area).chars().count())
             .max()
             .unwrap_or(0);
         let mut out = String::new();
@@ -118,8 +119,15 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
                 (true, true) => "warn",
                 (true, false) => "ok  ",
             };
-            let _ = writeln!(out, "{mark} {:width$}  {}", check.area, check.detail);
-            if let Some(fix) = &check.fix {
+            // Areas, details and fixes quote the configuration (backend names, commands,
+            // models, paths) and what CLIs said: none of it may drive the terminal.
+            let _ = writeln!(
+                out,
+                "{mark} {:width$}  {}",
+                printable(&check.area),
+                printable_lines(&check.detail)
+            );
+            if let Some(fix) = check.fix.as_deref().map(printable_lines) {
                 let mut lines = fix.lines();
                 let _ = writeln!(
                     out,

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::launch::rung;
+use crate::text::printable;
 
 /// The subscription login a rung runs on, with its windows: never a token.
 pub fn login_json(rung: &rung::Rung) -> serde_json::Value {
@@ -93,19 +94,26 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     }
 
     let mut out = String::new();
-    let _ = writeln!(out, "config: {source}\n\nbackends:");
-    let name_width = config.backends.keys().map(String::len).max().unwrap_or(0);
+    // Names, labels, vendors and paths come from the configuration: none of it may drive
+    // the terminal.
+    let _ = writeln!(out, "config: {}\n\nbackends:", printable(&source));
+    let name_width = config
+        .backends
+        .keys()
+        .map(|name| printable(name).chars().count())
+        .max()
+        .unwrap_or(0);
     for backend in config.backends.values() {
         let found = crate::backend::discover::find(&backend.command)
             .map_or_else(|| "not installed".to_string(), |p| p.display().to_string());
         let _ = writeln!(
             out,
             "  {:name_width$}  {:22} vendor {:10} probe {:10} {}",
-            backend.name,
-            backend.label,
-            backend.vendor,
+            printable(&backend.name),
+            printable(&backend.label),
+            printable(&backend.vendor),
             backend.probe.kind.as_str(),
-            found
+            printable(&found)
         );
     }
     let table = if config.rungs_are_builtin {
@@ -138,7 +146,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     .unwrap_or_else(|| crate::launch::reported_model::default_text(r.backend)),
                 state,
             ]
-            .map(|cell| crate::text::printable(&cell))
+            .map(|cell| printable(&cell))
         })
         .collect();
     let header = ["#", "backend", "probe model", "run model", ""].map(String::from);

@@ -5,6 +5,8 @@
 //! The settings are the user's: a timestamped copy (0600) is made before the first change,
 //! only the `statusLine` member is edited — in the text, so every other byte, key order and
 //! comment-free formatting included, stays as it was — and the write is atomic. A
+//! `settings.json` that is a symbolic link (a dotfile manager's) stays one: the change is
+//! written to the file it leads to. A
 //! `statusLine` already there is kept: agent stores it (in `statusline.json` in its state
 //! directory, never in Claude Code's settings, whose schema is not agent's to extend), runs
 //! its command beside its own line, and puts it back exactly on uninstall. Whether the
@@ -79,6 +81,7 @@ pub fn install(dry_run: bool) -> anyhow::Result<ExitCode> {
     let mut records = store.load();
     let key = path.display().to_string();
     let text = read_settings(&path)?;
+    let target = write_target(&path)?;
     let current = member(&text, "statusLine").map(|span| text[span.value].to_string());
     let earlier = records.settings.get(&key).cloned();
     if earlier.is_some()
@@ -120,8 +123,11 @@ pub fn install(dry_run: bool) -> anyhow::Result<ExitCode> {
         },
     );
     store.save(&records)?;
-    state_file::write_atomic(&path, updated.as_bytes(), Durability::Synced)?;
-    println!("agent's statusline is in {}", path.display());
+    state_file::write_atomic(&target, updated.as_bytes(), Durability::Synced)?;
+    println!(
+        "agent's statusline is in {}",
+        shown_with_target(&path, &target)
+    );
     if backed_up {
         println!("copy of the previous settings: {}", backup.display());
     }
@@ -173,7 +179,11 @@ pub fn uninstall(dry_run: bool) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    state_file::write_atomic(&path, restored.as_bytes(), Durability::Synced)?;
+    state_file::write_atomic(
+        &write_target(&path)?,
+        restored.as_bytes(),
+        Durability::Synced,
+    )?;
     records.settings.remove(&key);
     store.save(&records)?;
     match record.previous {
@@ -265,6 +275,39 @@ fn read_settings(path: &Path) -> anyhow::Result<String> {
             "{} is not a JSON object: fix it first (agent changes nothing it cannot read)",
             path.display()
         ),
+    }
+}
+
+/// The file a change to the settings at `path` is written to: `path` itself, or — when it is
+/// a symbolic link, as a dotfile manager makes it — the file the link leads to, so the link
+/// stays a link (an atomic replace of `path` would put a plain file in its place). A link to
+/// nothing is refused: agent does not guess where the user keeps the file.
+fn write_target(path: &Path) -> anyhow::Result<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|err| {
+            let to = std::fs::read_link(path).unwrap_or_default();
+            anyhow::anyhow!(
+                "{} is a link to {}, which cannot be reached ({err}): agent writes through a \
+                 link only to a file that is there; create it or remove the link, then run this \
+                 again. Nothing changed",
+                path.display(),
+                to.display()
+            )
+        }),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// `path`, and where it leads when that is elsewhere.
+fn shown_with_target(path: &Path, target: &Path) -> String {
+    if path == target {
+        path.display().to_string()
+    } else {
+        format!(
+            "{} (through the link, in {})",
+            path.display(),
+            target.display()
+        )
     }
 }
 

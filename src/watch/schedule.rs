@@ -86,20 +86,24 @@ pub fn parse_every(text: &str) -> anyhow::Result<Duration> {
 pub use crate::backend::discover::pinned_path;
 pub use crate::paths::pinned_env;
 
-/// The directory the job runs in: `flag`, else the current directory; it must exist, and is
-/// kept absolute (the job starts wherever its scheduler likes).
+/// The directory the job runs in: `flag`, else the current directory; it must exist, is
+/// kept absolute (the job starts wherever its scheduler likes) in the spelling
+/// [`crate::paths::user_path`] gives every path the user names, and must be one no other user
+/// can change ([`crate::ownership`]): every CLI is run there, every two hours, as the user.
 pub fn job_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let dir = match flag {
+    let named = match flag {
         Some(dir) => dir.to_path_buf(),
         None => std::env::current_dir()
             .context("finding the current directory (name the job's with --dir DIR)")?,
     };
-    let absolute =
-        fs::canonicalize(&dir).map_err(|err| usage(format!("--dir {}: {err}", dir.display())))?;
-    if !absolute.is_dir() {
-        return Err(usage(format!("--dir {}: not a directory", dir.display())));
+    let dir = crate::paths::user_path(&named).unwrap_or_else(|| named.clone());
+    match fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(usage(format!("--dir {}: not a directory", named.display()))),
+        Err(err) => return Err(usage(format!("--dir {}: {err}", named.display()))),
     }
-    Ok(absolute)
+    crate::ownership::refuse_exposed(&dir, "--install-watchdog: the watchdog's directory")?;
+    Ok(dir)
 }
 
 /// `dir` is where the job runs the check (see [`job_dir`]).

@@ -9,9 +9,7 @@ mod lock;
 use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
-use std::os::unix::fs::{
-    DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _,
-};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -65,33 +63,41 @@ pub struct Distrust {
     pub fix: String,
 }
 
-/// What is wrong with `dir` as a state directory, if anything ([`check_dir`]).
+/// What is wrong with `dir` as a state directory, if anything ([`check_dir`]): the one rule
+/// of [`crate::ownership`], said for agent's state.
 pub fn distrust(dir: &Path) -> anyhow::Result<Option<Distrust>> {
     if dir.as_os_str().is_empty() {
         return Err(no_state_dir());
     }
-    let meta = fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
+    fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let exposed =
+        crate::ownership::exposure(dir).with_context(|| format!("reading {}", dir.display()))?;
     let me = nix::unistd::geteuid().as_raw();
     let shown = dir.display();
-    if meta.uid() != me {
-        return Ok(Some(Distrust {
+    Ok(exposed.map(|exposed| match exposed {
+        crate::ownership::Exposure::Owner { uid } => Distrust {
             why: format!(
-                "{shown} belongs to uid {}, not to you (uid {me}): agent keeps no state in a directory another user controls",
-                meta.uid()
+                "{shown} belongs to uid {uid}, not to you (uid {me}): agent keeps no state in a directory another user controls"
             ),
             fix: format!("set AGENT_STATE_DIR to a directory of your own, or `chown {me} {shown}`"),
-        }));
-    }
-    let mode = meta.mode() & 0o7777;
-    if mode & 0o022 != 0 {
-        return Ok(Some(Distrust {
+        },
+        crate::ownership::Exposure::Writable { mode, .. } => Distrust {
             why: format!(
                 "{shown} is {mode:o}: other users can write there and plant or replace agent's state"
             ),
             fix: format!("chmod 700 {shown}"),
-        }));
-    }
-    Ok(None)
+        },
+        parent @ crate::ownership::Exposure::Parent { .. } => Distrust {
+            why: format!(
+                "{shown} {}: agent keeps no state where another user can swap it",
+                parent.describe()
+            ),
+            fix: format!(
+                "{}, or set AGENT_STATE_DIR to a directory of your own",
+                parent.fix(dir)
+            ),
+        },
+    }))
 }
 
 /// Opens a state file for reading, without following a symbolic link and only from a
