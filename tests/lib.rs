@@ -31,6 +31,7 @@ mod secrets;
 mod self_checks;
 mod service_files;
 mod state;
+mod store_forgets;
 mod statusline;
 mod team_relay;
 mod team_state;

@@ -75,6 +75,7 @@ impl Meter {
             request_id: spent.request_id.clone(),
             session: spent.session.clone(),
             day: reservation.day.clone(),
+            reservation: (!reservation.id.is_empty()).then(|| reservation.id.clone()),
             ..CallRecord::default()
         };
         if let Err(err) = self.ledger.append(&record) {
