@@ -38,13 +38,7 @@ fn a_named_clients_token_and_caps_survive_a_store_that_forgot() {
 
     redis.flushall();
     let after = post_as(&relay, &alice);
-    assert_eq!(
-        after.status,
-        200,
-        "{}\n{}",
-        after.body,
-        relay.stderr()
-    );
+    assert_eq!(after.status, 200, "{}\n{}", after.body, relay.stderr());
     // Her cap came back, and her count with it: this is her third call of the day.
     let third = post_as(&relay, &alice);
     assert_eq!(

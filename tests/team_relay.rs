@@ -305,13 +305,10 @@ fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_
     assert_eq!(shared_upstream_health(&redis, &api).unwrap()["class"], "ok");
 }
 
-/// A streamed call, as a client sees it: `None` when the connection closed before an
+/// A call with `body`, as a client sees it: `None` when the connection closed before an
 /// answer began (its replica died).
-fn post_stream(relay: &RelayProc) -> Option<crate::support::relay::Answer> {
+fn post_raw(relay: &RelayProc, body: &str) -> Option<crate::support::relay::Answer> {
     use std::io::{Read, Write};
-    let mut body: serde_json::Value = serde_json::from_str(&messages_body(MODEL)).unwrap();
-    body["stream"] = serde_json::Value::Bool(true);
-    let body = body.to_string();
     let mut stream = std::net::TcpStream::connect(&relay.addr).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -327,6 +324,13 @@ fn post_stream(relay: &RelayProc) -> Option<crate::support::relay::Answer> {
     let text = String::from_utf8_lossy(&bytes);
     text.contains("\r\n\r\n")
         .then(|| crate::support::relay::parse(&text))
+}
+
+/// A streamed call (see [`post_raw`]).
+fn post_stream(relay: &RelayProc) -> Option<crate::support::relay::Answer> {
+    let mut body: serde_json::Value = serde_json::from_str(&messages_body(MODEL)).unwrap();
+    body["stream"] = serde_json::Value::Bool(true);
+    post_raw(relay, &body.to_string())
 }
 
 #[test]
@@ -779,25 +783,9 @@ enum Layout {
     OneHomeOneKilled,
 }
 
-/// A call's status as its client sees it: `None` when its replica died before answering.
+/// A call's status as its client sees it (see [`post_raw`]).
 fn post_status(relay: &RelayProc) -> Option<u16> {
-    use std::io::{Read, Write};
-    let body = messages_body(MODEL);
-    let mut stream = std::net::TcpStream::connect(&relay.addr).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .ok()?;
-    let request = format!(
-        "POST /anthropic/v1/messages HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-api-key: {TOKEN}\r\nconnection: close\r\n\r\n{body}",
-        relay.addr,
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut bytes = Vec::new();
-    let _ = stream.read_to_end(&mut bytes);
-    let text = String::from_utf8_lossy(&bytes);
-    text.contains("\r\n\r\n")
-        .then(|| crate::support::relay::parse(&text).status)
+    post_raw(relay, &messages_body(MODEL)).map(|answer| answer.status)
 }
 
 /// Thirty calls spread over three replicas, the store forgetting while the cap's worth of

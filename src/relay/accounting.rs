@@ -325,15 +325,18 @@ impl Keeper {
                 // (and the parcel, named for an epoch the store left, owes nothing).
                 let counting = epoch::counting(shared, self.budget.state_dir());
                 let now = counting.epoch();
-                if let Err(err) = self.ledger.append_local(&lines) {
-                    crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
+                match self.ledger.append_local(&lines) {
+                    // Each line names its reservation: from now on the line counts the call
+                    // (until then its reservation does).
+                    Ok(()) => reserved::journal(self.budget.state_dir()).settle(
+                        batch
+                            .iter()
+                            .filter_map(|call| call.record.reservation.as_deref()),
+                    ),
+                    Err(err) => {
+                        crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
+                    }
                 }
-                // Each line names its reservation: from now on the line counts the call.
-                reserved::journal(self.budget.state_dir()).settle(
-                    batch
-                        .iter()
-                        .filter_map(|call| call.record.reservation.as_deref()),
-                );
                 let mut owed = Vec::new();
                 for ((day, client, epoch), tokens) in spent {
                     if epoch == 0 {

@@ -359,15 +359,22 @@ impl Budget {
         self.save(&mut file, Durability::Unsynced)
     }
 
-    /// Adds a finished call's tokens to the day it reserved, its ledger line written: on
-    /// the shared store when it was reserved there (in the epoch this process counts in
-    /// now; its reservation is settled on this home's disk, the line counting the call from
-    /// now on), else in `budget.json`.
+    /// A finished call's ledger line, which names `reservation`, is written: from now on
+    /// the line counts the call in a rebuild, and its reservation is settled on this home's
+    /// disk. (Until then the reservation counts it, so a line that could not be written
+    /// leaves the call counted.)
+    pub fn written(&self, reservation: &Reservation) {
+        if !reservation.id.is_empty() {
+            store::reserved::journal(&self.state_dir).settle([reservation.id.as_str()]);
+        }
+    }
+
+    /// Adds a finished call's tokens to the day it reserved: on the shared store when it
+    /// was reserved there (in the epoch this process counts in now), else in `budget.json`.
     pub fn record(&self, reservation: &Reservation, tokens: &Tokens) -> anyhow::Result<()> {
         if reservation.epoch != 0
             && let Some(shared) = store::shared()
         {
-            store::reserved::journal(&self.state_dir).settle([reservation.id.as_str()]);
             let owed = store::budget::Owed {
                 day: reservation.day.clone(),
                 client: reservation.client.clone(),

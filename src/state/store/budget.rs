@@ -212,8 +212,8 @@ pub fn release(shared: &Shared, day: &str, calls: u64) -> Result<(), Down> {
 /// none, the store has forgotten or never counted).
 pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>, u64), Down> {
     type Pair = (Option<u64>, Option<u64>);
-    let ((calls, tokens), (cap_calls, cap_tokens), epoch): (Pair, Pair, Vec<Option<String>>) = shared
-        .run(|c| {
+    let ((calls, tokens), (cap_calls, cap_tokens), epoch): (Pair, Pair, Vec<Option<String>>) =
+        shared.run(|c| {
             redis::pipe()
                 .cmd("HMGET")
                 .arg(day_key(shared, day))

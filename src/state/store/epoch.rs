@@ -30,9 +30,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::state::budget::{Day, Limits};
+use crate::state::events;
 use crate::state::json_file::JsonFile;
 use crate::state::ledger::Ledger;
-use crate::state::events;
 use crate::state::store::{Down, Shared, document, reserved};
 
 /// How long reservations wait for the relay replicas of the previous epoch to bring their
@@ -387,8 +387,9 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
     drop(tally);
     let mut answer = answer.into_iter();
     let epoch = answer.next().and_then(|e| e.parse().ok()).unwrap_or(0);
-    let forgot = answer.next().as_deref() == Some("1");
-    let _added = answer.next();
+    // Whether the store forgot: what this rejoin did about it is the next answer.
+    let _forgot = answer.next();
+    let added = answer.next().as_deref() == Some("1");
     if answer.next().as_deref() == Some("1") {
         let key = epoch_key(shared);
         let why = "not an epoch this store made";
@@ -404,9 +405,9 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
             why,
         );
     }
-    if forgot && known.epoch != 0 && epoch != known.epoch {
+    if added && known.epoch != 0 && epoch != known.epoch {
         crate::term::notice(&format!(
-            "the shared store at {} began anew; this machine's count for {day} ({} calls) is in it again",
+            "the shared store at {} began anew; this machine's count for {day} ({} calls, its calls in flight among them) is in it again",
             shared.place, team.calls
         ));
     }
@@ -526,11 +527,55 @@ fn count_day(ledger: &Ledger, day: &str, open: &[reserved::Open]) -> (Day, BTree
             client.tokens = client.tokens.saturating_add(tokens);
         }
     }
-    for call in open.iter().filter(|o| o.day == day && !written.contains(&o.id)) {
+    for call in open
+        .iter()
+        .filter(|o| o.day == day && !written.contains(&o.id))
+    {
         team.calls += 1;
         if let Some(name) = &call.client {
             clients.entry(name.clone()).or_default().calls += 1;
         }
     }
     (team, clients)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_is_counted_once_whether_by_its_line_its_open_reservation_or_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path());
+        let day = "2026-11-30";
+        let line = |reservation: &str, client: &str| {
+            format!(
+                r#"{{"time":"2026-11-30T10:00:00Z","run":"r","day":"{day}","error_kind":"ok","tokens":{{"input":3}},"reservation":"{reservation}","client":"{client}"}}"#
+            )
+        };
+        // Written and settled; written but its settlement lost (a crash between the two).
+        std::fs::write(
+            ledger.path(),
+            format!("{}\n{}\n", line("a", "ana"), line("b", "bo")),
+        )
+        .unwrap();
+        let open = |id: &str, on: &str, client: Option<&str>| reserved::Open {
+            id: id.into(),
+            day: on.into(),
+            client: client.map(str::to_string),
+        };
+        let (team, clients) = count_day(
+            &ledger,
+            day,
+            &[
+                open("b", day, Some("bo")),
+                // In flight, or its process killed: no line yet.
+                open("c", day, Some("ana")),
+                open("d", "2026-11-29", None),
+            ],
+        );
+        assert_eq!((team.calls, team.tokens), (3, 6));
+        assert_eq!(clients["ana"].calls, 2);
+        assert_eq!(clients["bo"].calls, 1);
+    }
 }

@@ -223,12 +223,12 @@ pub fn open_on(_held: &Tallying, state_dir: &Path, day: &str) -> Vec<Open> {
         return found;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
         // Another process's file being compacted is a temporary name starting with a dot.
-        if name.starts_with('.') || !name.ends_with(".jsonl") {
+        let temporary = entry.file_name().to_string_lossy().starts_with('.');
+        if temporary || path.extension().is_none_or(|ext| ext != "jsonl") {
             continue;
         }
-        let path = entry.path();
         let mut open: BTreeMap<String, Open> = BTreeMap::new();
         for line in state_file::read_jsonl::<Line>(&path) {
             if let (Some(id), Some(day)) = (line.id, line.day) {
