@@ -34,6 +34,7 @@ mod self_checks;
 mod service_files;
 mod state;
 mod statusline;
+mod store_forgets;
 mod team_relay;
 mod team_state;
 mod usage;

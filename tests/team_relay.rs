@@ -10,10 +10,10 @@ use crate::support::redis::RedisServer;
 use crate::support::relay::RelayProc;
 use crate::support::{MockApi, Reply, Rule, Sandbox};
 
-const PREFIX: &str = "team-test";
+pub(crate) const PREFIX: &str = "team-test";
 
 /// One replica's own machine: its own HOME and state directory, the team's store.
-fn replica(api: &MockApi, redis: &RedisServer, extra: &str) -> Sandbox {
+pub(crate) fn replica(api: &MockApi, redis: &RedisServer, extra: &str) -> Sandbox {
     let sb = Sandbox::new();
     sb.env("AGENT_RELAY_TOKEN", TOKEN);
     sb.env("AGENT_RELAY_ANTHROPIC_KEY", ANTHROPIC_KEY);
@@ -25,7 +25,7 @@ fn replica(api: &MockApi, redis: &RedisServer, extra: &str) -> Sandbox {
     sb
 }
 
-fn post(relay: &RelayProc) -> crate::support::relay::Answer {
+pub(crate) fn post(relay: &RelayProc) -> crate::support::relay::Answer {
     relay.post(
         "/anthropic/v1/messages",
         Some(TOKEN),
@@ -305,13 +305,10 @@ fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_
     assert_eq!(shared_upstream_health(&redis, &api).unwrap()["class"], "ok");
 }
 
-/// A streamed call, as a client sees it: `None` when the connection closed before an
+/// A call with `body`, as a client sees it: `None` when the connection closed before an
 /// answer began (its replica died).
-fn post_stream(relay: &RelayProc) -> Option<crate::support::relay::Answer> {
+fn post_raw(relay: &RelayProc, body: &str) -> Option<crate::support::relay::Answer> {
     use std::io::{Read, Write};
-    let mut body: serde_json::Value = serde_json::from_str(&messages_body(MODEL)).unwrap();
-    body["stream"] = serde_json::Value::Bool(true);
-    let body = body.to_string();
     let mut stream = std::net::TcpStream::connect(&relay.addr).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -327,6 +324,13 @@ fn post_stream(relay: &RelayProc) -> Option<crate::support::relay::Answer> {
     let text = String::from_utf8_lossy(&bytes);
     text.contains("\r\n\r\n")
         .then(|| crate::support::relay::parse(&text))
+}
+
+/// A streamed call (see [`post_raw`]).
+fn post_stream(relay: &RelayProc) -> Option<crate::support::relay::Answer> {
+    let mut body: serde_json::Value = serde_json::from_str(&messages_body(MODEL)).unwrap();
+    body["stream"] = serde_json::Value::Bool(true);
+    post_raw(relay, &body.to_string())
 }
 
 #[test]
@@ -467,7 +471,7 @@ fn usage_with_since_reads_the_team_stream_from_the_window_on() {
 }
 
 /// `agent --budget status --json` on `sb`.
-fn budget_status(sb: &Sandbox) -> serde_json::Value {
+pub(crate) fn budget_status(sb: &Sandbox) -> serde_json::Value {
     let status = sb.run(&["--budget", "status", "--json"]);
     assert!(status.success(), "{}", status.stderr);
     serde_json::from_str(&status.stdout).unwrap()
@@ -735,7 +739,6 @@ fn a_batch_the_paused_store_ran_late_is_not_counted_again_when_it_is_sent_again(
         day: day.clone(),
         client: None,
         epoch: now,
-        calls: 0,
         tokens,
     };
     let mut outbox = Outbox::default();
@@ -768,40 +771,96 @@ fn a_batch_the_paused_store_ran_late_is_not_counted_again_when_it_is_sent_again(
     assert_eq!(tokens.as_deref(), Some("12"), "each batch's tokens once");
 }
 
-#[test]
-fn sixty_calls_over_three_replicas_around_a_flushall_never_pass_the_cap() {
+/// Where the three replicas of [`sixty_calls_around_a_flushall`] keep their state, and
+/// whether one of them dies with its calls in flight before the store forgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// A home (a state directory) each.
+    OwnHomes,
+    /// One home for all three: one `usage.jsonl`, written by each as its calls finish.
+    OneHome,
+    /// One home, and the first replica `kill -9`ed while its calls are upstream.
+    OneHomeOneKilled,
+}
+
+/// A call's status as its client sees it (see [`post_raw`]).
+fn post_status(relay: &RelayProc) -> Option<u16> {
+    post_raw(relay, &messages_body(MODEL)).map(|answer| answer.status)
+}
+
+/// Thirty calls spread over three replicas, the store forgetting while the cap's worth of
+/// them is upstream, then thirty more: the upstream sees the team's cap, no more.
+fn sixty_calls_around_a_flushall(layout: Layout) {
+    const CAP: usize = 20;
     let redis = RedisServer::start();
     let api = MockApi::start();
-    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(300))));
-    let budget = "[budget]\ncalls = 20\ntokens = 0\n";
-    let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
-    let relays: Vec<RelayProc> = machines
-        .iter()
-        .map(|sb| RelayProc::start(sb, &[]))
+    // Long enough that the killed replica's calls are upstream when it dies.
+    let delay = match layout {
+        Layout::OneHomeOneKilled => Duration::from_secs(2),
+        _ => Duration::from_millis(300),
+    };
+    api.on(Rule::any().reply(Reply::ok().delay(delay)));
+    let budget = format!("[budget]\ncalls = {CAP}\ntokens = 0\n");
+    let homes = if layout == Layout::OwnHomes { 3 } else { 1 };
+    let machines: Vec<Sandbox> = (0..homes).map(|_| replica(&api, &redis, &budget)).collect();
+    let relays: Vec<RelayProc> = (0..3)
+        .map(|i| RelayProc::start(&machines[i % homes], &[]))
         .collect();
-    let burst = |from: usize| {
+    let burst = |from: usize, to: &[usize]| {
         let relays = &relays;
         thread::scope(|scope| {
             let calls: Vec<_> = (from..from + 30)
-                .map(|i| scope.spawn(move || post(&relays[i % 3]).status))
+                .map(|i| scope.spawn(move || post_status(&relays[to[i % to.len()]])))
                 .collect();
             calls
                 .into_iter()
                 .map(|c| c.join().unwrap())
-                .collect::<Vec<u16>>()
+                .collect::<Vec<Option<u16>>>()
         })
     };
     // The store forgets while the first burst's calls are in flight, then a second burst.
     let first = thread::scope(|scope| {
-        let first = scope.spawn(|| burst(0));
-        assert!(api.wait_for_posts(20, Duration::from_secs(20)));
+        let first = scope.spawn(|| burst(0, &[0, 1, 2]));
+        assert!(api.wait_for_posts(CAP, Duration::from_secs(20)));
+        if layout == Layout::OneHomeOneKilled {
+            relays[0].kill9();
+        }
         redis.flushall();
         first.join().unwrap()
     });
-    let second = burst(30);
-    let all: Vec<u16> = first.into_iter().chain(second).collect();
-    assert_eq!(api.posts(), 20, "{all:?}");
-    assert_eq!(all.iter().filter(|s| **s == 200).count(), 20, "{all:?}");
-    assert!(all.iter().all(|s| *s == 200 || *s == 429), "{all:?}");
-    assert_eq!(budget_status(&machines[0])["calls"], 20);
+    let survivors: &[usize] = if layout == Layout::OneHomeOneKilled {
+        &[1, 2]
+    } else {
+        &[0, 1, 2]
+    };
+    let second = burst(30, survivors);
+    let all: Vec<Option<u16>> = first.into_iter().chain(second).collect();
+    let stderr: String = relays.iter().map(RelayProc::stderr).collect();
+    assert_eq!(api.posts(), CAP, "{all:?}\n{stderr}");
+    let ok = all.iter().filter(|s| **s == Some(200)).count();
+    let died = all.iter().filter(|s| s.is_none()).count();
+    assert!(
+        all.iter().all(|s| matches!(s, None | Some(200 | 429))),
+        "{all:?}"
+    );
+    assert_eq!(ok + died, CAP, "{all:?}");
+    if layout != Layout::OneHomeOneKilled {
+        assert_eq!(died, 0, "{all:?}");
+    }
+    assert_eq!(budget_status(&machines[0])["calls"], CAP, "{stderr}");
+}
+
+#[test]
+fn sixty_calls_over_three_replicas_around_a_flushall_never_pass_the_cap() {
+    sixty_calls_around_a_flushall(Layout::OwnHomes);
+}
+
+#[test]
+fn sixty_calls_over_three_replicas_in_one_home_around_a_flushall_never_pass_the_cap() {
+    sixty_calls_around_a_flushall(Layout::OneHome);
+}
+
+#[test]
+fn sixty_calls_around_a_flushall_after_a_replica_died_with_calls_in_flight_never_pass_the_cap() {
+    sixty_calls_around_a_flushall(Layout::OneHomeOneKilled);
 }

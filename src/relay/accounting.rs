@@ -32,7 +32,7 @@ use crate::probe::Outcome;
 use crate::state::budget::{Budget, ClientCaps, Limits, Refusal, Reservation};
 use crate::state::health::{Policy, Store};
 use crate::state::ledger::{CallRecord, Ledger, Tokens};
-use crate::state::store::{self, budget::Owed, epoch, outbox::Outbox};
+use crate::state::store::{self, budget::Owed, epoch, outbox::Outbox, reserved};
 
 /// A good answer is written to health at most this often per target: enough to keep a
 /// launch trusting it, without a file update per call.
@@ -310,46 +310,52 @@ impl Keeper {
                     crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
                 }
                 for ((day, client, epoch), tokens) in spent {
-                    self.record_locally(&Reservation { day, client, epoch }, &tokens);
+                    let reservation = Reservation {
+                        day,
+                        client,
+                        epoch,
+                        id: String::new(),
+                    };
+                    self.record_locally(&reservation, &tokens);
                 }
             }
             Some(shared) => {
-                // No rejoin reads the ledger between these lines and what they owe: each
-                // call is counted once, by the rejoin or by the store.
+                // This process does not rejoin between writing these lines and naming the
+                // epoch their tokens are owed to: a rejoin after reads them in the ledger
+                // (and the parcel, named for an epoch the store left, owes nothing).
                 let counting = epoch::counting(shared, self.budget.state_dir());
                 let now = counting.epoch();
-                // Calls reserved in an epoch the store forgot whose reservations were not
-                // brought back by a rejoin (another process of this machine rejoined): each
-                // owes the store a call of its own.
-                let mut late: BTreeMap<(String, Option<String>, u64), u64> = BTreeMap::new();
-                for call in batch.iter().filter(|c| c.epoch != 0 && !c.record.refused) {
-                    let day = &call.record.day;
-                    let carried = epoch::landed(shared, call.epoch, day, call.client.as_deref());
-                    if call.epoch != now && !carried {
-                        *late
-                            .entry((day.clone(), call.client.clone(), call.epoch))
-                            .or_default() += 1;
+                match self.ledger.append_local(&lines) {
+                    // Each line names its reservation: from now on the line counts the call
+                    // (until then its reservation does).
+                    Ok(()) => reserved::journal(self.budget.state_dir()).settle(
+                        batch
+                            .iter()
+                            .filter_map(|call| call.record.reservation.as_deref()),
+                    ),
+                    Err(err) => {
+                        crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
                     }
-                }
-                if let Err(err) = self.ledger.append_local(&lines) {
-                    crate::term::warn(&format!("relay: could not write the ledger: {err:#}"));
                 }
                 let mut owed = Vec::new();
                 for ((day, client, epoch), tokens) in spent {
                     if epoch == 0 {
                         // Reserved on this machine's files (the store was away).
-                        self.record_locally(&Reservation { day, client, epoch }, &tokens);
+                        self.record_locally(
+                            &Reservation {
+                                day,
+                                client,
+                                epoch,
+                                id: String::new(),
+                            },
+                            &tokens,
+                        );
                         continue;
                     }
-                    let calls = late
-                        .get(&(day.clone(), client.clone(), epoch))
-                        .copied()
-                        .unwrap_or(0);
                     owed.push(Owed {
                         day,
                         client,
                         epoch: now,
-                        calls,
                         tokens: tokens.total(),
                     });
                 }

@@ -265,6 +265,7 @@ impl Call {
         record.ttfb_s = ttfb.map(|d| round_ms(d.as_secs_f64()));
         record.duration_s = round_ms(duration.as_secs_f64());
         record.day.clone_from(&self.reservation.day);
+        record.reservation = (!self.reservation.id.is_empty()).then(|| self.reservation.id.clone());
         match tokens {
             Some(tokens) => record.tokens = tokens,
             None if class == Some(ErrorClass::Ok) => {

@@ -117,6 +117,9 @@ pub struct Reservation {
     pub day: String,
     pub client: Option<String>,
     pub epoch: u64,
+    /// On the shared store: its id in this home's record of open reservations, which the
+    /// call's ledger line names (empty in `budget.json`).
+    pub id: String,
 }
 
 impl Reservation {
@@ -126,6 +129,7 @@ impl Reservation {
             day: day.to_string(),
             client: None,
             epoch: 0,
+            id: String::new(),
         }
     }
 }
@@ -255,6 +259,7 @@ impl Budget {
                 day: day.to_string(),
                 client: client.map(|c| c.name.clone()),
                 epoch: 0,
+                id: String::new(),
             },
             granted,
         ))
@@ -263,7 +268,9 @@ impl Budget {
     /// One call reserved on the shared store, in the epoch this process counts in: after
     /// the store forgot, this machine rejoins first (its count for the day brought back),
     /// and waits while the other replicas bring theirs — never served as if nothing had
-    /// been spent.
+    /// been spent. A reservation granted is on this home's disk before it is handed out
+    /// ([`store::reserved`]): a rebuild counts it even if this process dies with its call
+    /// in flight.
     fn reserve_shared(
         &self,
         shared: &store::Shared,
@@ -272,16 +279,36 @@ impl Budget {
     ) -> Result<Result<Reservation, Refusal>, store::Down> {
         let deadline =
             std::time::Instant::now() + store::epoch::REBUILD_WAIT + store::epoch::WATCH_EVERY;
+        let journal = store::reserved::journal(&self.state_dir);
         let mut rejoins = 0;
         loop {
-            // Held across the round trip: no rejoin counts this process's calls in flight
-            // between the server counting this one and this process knowing it.
             let counting = store::epoch::counting(shared, &self.state_dir);
-            let reserved =
+            // Held from the round trip until the reservation is on the disk: no rebuild of
+            // this home counts between the server counting this call and the disk knowing it.
+            let asking = match store::reserved::asking(&self.state_dir) {
+                Ok(asking) => asking,
+                Err(err) => return Ok(Err(Refusal::Unsaved(format!("{err:#}")))),
+            };
+            let mut reserved =
                 store::budget::reserve(shared, counting.epoch(), day, self.configured, client);
-            if let Ok(store::budget::Reserved::Answered { answer: Ok(_), .. }) = &reserved {
-                counting.reserved(shared, day, client.map(|c| c.name.as_str()));
+            if let Ok(store::budget::Reserved::Answered {
+                answer: Ok(reservation),
+                ..
+            }) = &mut reserved
+            {
+                reservation.id = store::reserved::new_id();
+                let open = store::reserved::Open {
+                    id: reservation.id.clone(),
+                    day: day.to_string(),
+                    client: reservation.client.clone(),
+                };
+                if let Err(err) = journal.record(open) {
+                    // Not sent, so not spent: given back.
+                    let _ = store::budget::release(shared, day, 1);
+                    return Ok(Err(Refusal::Unsaved(format!("{err:#}"))));
+                }
             }
+            drop(asking);
             drop(counting);
             match reserved? {
                 store::budget::Reserved::Answered { answer, set } => {
@@ -332,29 +359,29 @@ impl Budget {
         self.save(&mut file, Durability::Unsynced)
     }
 
+    /// A finished call's ledger line, which names `reservation`, is written: from now on
+    /// the line counts the call in a rebuild, and its reservation is settled on this home's
+    /// disk. (Until then the reservation counts it, so a line that could not be written
+    /// leaves the call counted.)
+    pub fn written(&self, reservation: &Reservation) {
+        if !reservation.id.is_empty() {
+            store::reserved::journal(&self.state_dir).settle([reservation.id.as_str()]);
+        }
+    }
+
     /// Adds a finished call's tokens to the day it reserved: on the shared store when it
-    /// was reserved there (in the epoch this process counts in now; a call reserved before
-    /// the store forgot, and not brought back by this process's rejoin, is owed as a call
-    /// too), else in `budget.json`.
+    /// was reserved there (in the epoch this process counts in now), else in `budget.json`.
     pub fn record(&self, reservation: &Reservation, tokens: &Tokens) -> anyhow::Result<()> {
         if reservation.epoch != 0
             && let Some(shared) = store::shared()
         {
-            let epoch = store::epoch::known(shared, &self.state_dir);
-            let carried = store::epoch::landed(
-                shared,
-                reservation.epoch,
-                &reservation.day,
-                reservation.client.as_deref(),
-            );
             let owed = store::budget::Owed {
                 day: reservation.day.clone(),
                 client: reservation.client.clone(),
-                epoch,
-                calls: u64::from(reservation.epoch != epoch && !carried),
+                epoch: store::epoch::known(shared, &self.state_dir),
                 tokens: tokens.total(),
             };
-            if owed.tokens == 0 && owed.calls == 0 {
+            if owed.tokens == 0 {
                 return Ok(());
             }
             match store::budget::record(shared, &owed) {

@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 
 use crate::state::events;
 use crate::state::file::{self as state_file, Durability, Locked};
-use crate::state::store::{self, Shared, document, lease};
+use crate::state::store::{self, Shared, document, epoch, lease};
 
 pub struct JsonFile<T> {
     path: PathBuf,
@@ -28,6 +28,8 @@ pub struct JsonFile<T> {
     rebuilt: &'static str,
     /// Lives in the shared store when one is configured.
     shared: bool,
+    /// Kept on this machine too, to put back when the store forgets it.
+    kept: bool,
     _contents: PhantomData<fn() -> T>,
 }
 
@@ -39,6 +41,7 @@ impl<T> Clone for JsonFile<T> {
             pretty: self.pretty,
             rebuilt: self.rebuilt,
             shared: self.shared,
+            kept: self.kept,
             _contents: PhantomData,
         }
     }
@@ -78,6 +81,7 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
             pretty: false,
             rebuilt: "started afresh",
             shared: false,
+            kept: false,
             _contents: PhantomData,
         }
     }
@@ -87,6 +91,17 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
     #[must_use]
     pub fn shared(mut self) -> Self {
         self.shared = true;
+        self
+    }
+
+    /// [`JsonFile::shared`], and kept on this machine as last read from the store, to be
+    /// put back when the store forgets it ([`document::keep`]): for what nothing else could
+    /// rebuild. Only through [`JsonFile::load_without_fallback`] and
+    /// [`JsonFile::update_without_fallback`].
+    #[must_use]
+    pub fn kept(mut self) -> Self {
+        self.shared = true;
+        self.kept = true;
         self
     }
 
@@ -233,16 +248,37 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         })?;
         let mut value = self.load_from(shared)?;
         let result = change(&mut value);
-        document::set(shared, &self.name(), &self.bytes(&value)?)?;
+        let bytes = self.bytes(&value)?;
+        document::set(shared, &self.name(), &bytes)?;
+        if self.kept {
+            document::keep(self.state_dir(), &self.name(), &bytes);
+        }
         Ok(result)
     }
 
+    fn state_dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new(""))
+    }
+
     /// The document as the store holds it; corrupt counts as empty, as in
-    /// [`JsonFile::load`].
+    /// [`JsonFile::load`]. One this machine keeps, found missing, is first put back if the
+    /// store forgot it.
     fn load_from(&self, shared: &Shared) -> Result<T, store::Down> {
-        Ok(match document::get(shared, &self.name())? {
+        let mut found = document::get(shared, &self.name())?;
+        if found.is_none() && self.kept && epoch::rejoin_if_forgot(shared, self.state_dir())? {
+            found = document::get(shared, &self.name())?;
+        }
+        Ok(match found {
             None => T::default(),
-            Some(bytes) => self.parse_shared(shared, &bytes).unwrap_or_default(),
+            Some(bytes) => match self.parse_shared(shared, &bytes) {
+                Ok(value) => {
+                    if self.kept {
+                        document::keep(self.state_dir(), &self.name(), &bytes);
+                    }
+                    value
+                }
+                Err(_) => T::default(),
+            },
         })
     }
 

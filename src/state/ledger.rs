@@ -82,6 +82,11 @@ pub struct CallRecord {
     /// that counts or costs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub refused: bool,
+    /// The reservation on the shared store the call was counted by: a rebuild of the day's
+    /// count after the store forgot counts the call by this line, not again by its
+    /// reservation still open on the disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservation: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -75,10 +75,12 @@ impl Meter {
             request_id: spent.request_id.clone(),
             session: spent.session.clone(),
             day: reservation.day.clone(),
+            reservation: (!reservation.id.is_empty()).then(|| reservation.id.clone()),
             ..CallRecord::default()
         };
-        if let Err(err) = self.ledger.append(&record) {
-            crate::term::warn(&format!("could not write the ledger: {err:#}"));
+        match self.ledger.append(&record) {
+            Ok(()) => self.budget.written(reservation),
+            Err(err) => crate::term::warn(&format!("could not write the ledger: {err:#}")),
         }
         if let Err(err) = self.budget.record(reservation, &spent.tokens) {
             crate::term::warn(&format!("could not record tokens in the budget: {err:#}"));

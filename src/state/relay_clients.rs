@@ -67,11 +67,12 @@ pub struct Clients {
 impl Clients {
     pub fn new(state_dir: &Path) -> Clients {
         Clients {
-            // The hashes cannot be rebuilt from anything: written with fsync.
+            // The hashes cannot be rebuilt from anything: written with fsync, and kept on
+            // this machine too, to put back if the shared store forgets them.
             file: JsonFile::new(state_dir, "relay_clients.json")
                 .pretty()
                 .synced()
-                .shared()
+                .kept()
                 .rebuilt_by(
                     "with no named clients: add them again with `agent --relay tokens add`",
                 ),

@@ -15,6 +15,16 @@ use serde::de::DeserializeOwned;
 /// end in one (a torn line left by a failed append stays a line of its own, which readers
 /// skip); and on a write error the file is cut back to where it was.
 pub fn append_line(path: &Path, text: &str) -> anyhow::Result<()> {
+    append(path, text, false)
+}
+
+/// [`append_line`], on the disk before it returns (`fdatasync`): for a record that must
+/// survive a crash of the machine, not only of the process.
+pub fn append_line_synced(path: &Path, text: &str) -> anyhow::Result<()> {
+    append(path, text, true)
+}
+
+fn append(path: &Path, text: &str, synced: bool) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
         super::ensure_state_dir(dir)?;
     }
@@ -30,6 +40,7 @@ pub fn append_line(path: &Path, text: &str) -> anyhow::Result<()> {
     append_whole(&mut file, text.as_bytes(), |file, bytes| {
         io::Write::write(file, bytes)
     })
+    .and_then(|()| if synced { file.sync_data() } else { Ok(()) })
     .with_context(|| format!("appending to {}", path.display()))
 }
 

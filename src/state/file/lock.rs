@@ -17,9 +17,17 @@ use anyhow::Context as _;
 /// with a notice) after a pause a person barely notices, instead of hanging.
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
-/// Holds the exclusive lock of one state file until dropped.
+/// Holds the lock of one state file until dropped.
 pub struct Locked {
     _file: File,
+}
+
+/// Whether others may hold the lock beside this holder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Many holders at once, none of them [`Mode::Exclusive`].
+    Shared,
+    Exclusive,
 }
 
 fn lock_path(path: &Path) -> PathBuf {
@@ -41,7 +49,17 @@ pub fn lock(path: &Path) -> anyhow::Result<Locked> {
     lock_within(path, LOCK_WAIT)
 }
 
+/// [`lock`] in `mode`, for a lock taken on every call by design (many holders, each for
+/// a moment): waited for [`LOCK_WAIT`] each time, never given up on for good.
+pub fn lock_as(path: &Path, mode: Mode) -> anyhow::Result<Locked> {
+    take(path, mode, LOCK_WAIT, false)
+}
+
 fn lock_within(path: &Path, wait: Duration) -> anyhow::Result<Locked> {
+    take(path, Mode::Exclusive, wait, true)
+}
+
+fn take(path: &Path, mode: Mode, wait: Duration, give_up: bool) -> anyhow::Result<Locked> {
     if let Some(dir) = path.parent() {
         super::ensure_dir(dir)?;
     }
@@ -55,17 +73,22 @@ fn lock_within(path: &Path, wait: Duration) -> anyhow::Result<Locked> {
         .open(&lock)
         .map_err(|err| super::explain_link(&lock, err))
         .with_context(|| format!("opening the lock file {}", lock.display()))?;
-    match file.try_lock() {
+    let tried = match mode {
+        Mode::Shared => file.try_lock_shared(),
+        Mode::Exclusive => file.try_lock(),
+    };
+    match tried {
         Ok(()) => return Ok(Locked { _file: file }),
         Err(TryLockError::WouldBlock) => {}
         Err(TryLockError::Error(err)) => {
             return Err(err).with_context(|| format!("locking {}", lock.display()));
         }
     }
-    let gave_up_before = stuck()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .contains(&lock);
+    let gave_up_before = give_up
+        && stuck()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(&lock);
     if !gave_up_before {
         // Queued in the kernel like any blocking lock (fair to the other waiters), but on a
         // thread, so the wait can end. The thread's handle shares this file's open
@@ -76,7 +99,10 @@ fn lock_within(path: &Path, wait: Duration) -> anyhow::Result<Locked> {
             .with_context(|| format!("locking {}", lock.display()))?;
         let (sender, receiver) = mpsc::channel();
         std::thread::spawn(move || {
-            let taken = waiter.lock();
+            let taken = match mode {
+                Mode::Shared => waiter.lock_shared(),
+                Mode::Exclusive => waiter.lock(),
+            };
             let _ = sender.send(taken);
         });
         match receiver.recv_timeout(wait) {
@@ -87,10 +113,12 @@ fn lock_within(path: &Path, wait: Duration) -> anyhow::Result<Locked> {
             Err(_) => {}
         }
     }
-    stuck()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .insert(lock.clone());
+    if give_up {
+        stuck()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(lock.clone());
+    }
     anyhow::bail!(
         "{} is held by another process that has not let go for {}s (one stopped with Ctrl-Z, or hung?); going on without it",
         lock.display(),

@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use anyhow::Context as _;
 
-pub use append::{append_line, read_jsonl};
-pub use lock::{LOCK_WAIT, Locked, lock};
+pub use append::{append_line, append_line_synced, read_jsonl};
+pub use lock::{LOCK_WAIT, Locked, Mode, lock, lock_as};
 
 /// Creates a directory agent writes in (0700) if needed.
 pub fn ensure_dir(dir: &Path) -> anyhow::Result<()> {

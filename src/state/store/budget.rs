@@ -135,6 +135,8 @@ pub fn reserve(
             day: day.to_string(),
             client: client.map(|c| c.name.clone()),
             epoch,
+            // Given by the caller, which writes it down.
+            id: String::new(),
         }),
         Some(-1) => {
             // The caps in this answer are the client's own.
@@ -153,29 +155,27 @@ pub fn reserve(
     })
 }
 
-/// What a finished call (or a batch of them) owes the store: its tokens, and the call
-/// itself when it was reserved in an epoch the store has forgotten since (its reservation
-/// was lost with it, and its ledger line was not there when this machine rejoined).
+/// What a finished call (or a batch of them) owes the store: its tokens. Never the call
+/// itself: its reservation counted it, and if the store forgot that, the rebuild counted
+/// it again from this home's disk (its ledger line, or its reservation still open).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owed {
     pub day: String,
     pub client: Option<String>,
     /// The epoch these counts belong in.
     pub epoch: u64,
-    pub calls: u64,
     pub tokens: u64,
 }
 
+/// `MGET` for the epoch: one of the wrong type reads as another epoch (a rejoin rewrites
+/// it) instead of failing the script.
 const RECORD: &str = r"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+if redis.call('MGET', KEYS[1])[1] ~= ARGV[1] then
   return 0
 end
 for i = 2, #KEYS do
   redis.call('HINCRBY', KEYS[i], 'tokens', ARGV[2])
-  if ARGV[3] ~= '0' then
-    redis.call('HINCRBY', KEYS[i], 'calls', ARGV[3])
-  end
-  redis.call('EXPIRE', KEYS[i], ARGV[4])
+  redis.call('EXPIRE', KEYS[i], ARGV[3])
 end
 return 1";
 
@@ -190,7 +190,6 @@ pub fn record(shared: &Shared, owed: &Owed) -> Result<Result<(), Stale>, Down> {
     invocation
         .arg(owed.epoch)
         .arg(owed.tokens)
-        .arg(owed.calls)
         .arg(KEEP_SECONDS);
     let done: i64 = shared.run(|c| invocation.invoke(c))?;
     Ok(if done == 1 { Ok(()) } else { Err(Stale) })
@@ -213,8 +212,8 @@ pub fn release(shared: &Shared, day: &str, calls: u64) -> Result<(), Down> {
 /// none, the store has forgotten or never counted).
 pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>, u64), Down> {
     type Pair = (Option<u64>, Option<u64>);
-    let ((calls, tokens), (cap_calls, cap_tokens), epoch): (Pair, Pair, Option<String>) = shared
-        .run(|c| {
+    let ((calls, tokens), (cap_calls, cap_tokens), epoch): (Pair, Pair, Vec<Option<String>>) =
+        shared.run(|c| {
             redis::pipe()
                 .cmd("HMGET")
                 .arg(day_key(shared, day))
@@ -224,7 +223,8 @@ pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>, u64), 
                 .arg(limits_key(shared))
                 .arg("calls")
                 .arg("tokens")
-                .cmd("GET")
+                // An epoch of the wrong type reads as none, for a rejoin to rewrite.
+                .cmd("MGET")
                 .arg(epoch::epoch_key(shared))
                 .query(c)
         })?;
@@ -241,7 +241,12 @@ pub fn status(shared: &Shared, day: &str) -> Result<(Day, Option<Limits>, u64), 
             tokens: tokens.unwrap_or(0),
         },
         set,
-        epoch.and_then(|e| e.parse().ok()).unwrap_or(0),
+        epoch
+            .into_iter()
+            .next()
+            .flatten()
+            .and_then(|e| e.parse().ok())
+            .unwrap_or(0),
     ))
 }
 

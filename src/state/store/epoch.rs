@@ -3,22 +3,26 @@
 //! served as if nothing had been spent.
 //!
 //! The store holds an epoch, `PREFIX:epoch`, made by the first process that finds it
-//! missing. Every reservation names the epoch its process counts in, and the reservation
-//! script refuses one that names another ([`Stale`]): the process then rejoins. Rejoining
-//! an epoch that began on a store that had forgotten adds this machine's own count for the
-//! day, read from its local `usage.jsonl` (every machine keeps one), once per machine per
-//! epoch, with this process's calls in flight (reserved in what the store forgot, their lines
-//! not written yet), and puts back the caps set with `agent --budget set` from this machine's
-//! copy of the last caps it read. Until every relay replica of the previous epoch has rejoined (each
-//! one's bookkeeping thread looks at the epoch every second, and names the replicas it knows)
-//! and at least [`REBUILD_AT_LEAST`] has passed, or [`REBUILD_WAIT`] has passed for one that
-//! is gone, reservations wait: no replica spends another's share before its count is back.
-//! A store that was never counted in (no process remembers an epoch) starts with no wait.
+//! missing — or damaged (not a number this store made, not even a string: taken for a store
+//! that forgot, rewritten, and told as a corrupt record). Every reservation names the epoch
+//! its process counts in, and the reservation script refuses one that names another
+//! ([`Stale`]): the process then rejoins. Rejoining an epoch that began on a store that had
+//! forgotten adds this home's own count for the day, once per home (state directory) per
+//! epoch: the calls in its `usage.jsonl` and the reservations of every process of this home
+//! still open on its disk (see [`super::reserved`]: calls in flight, a `kill -9`ed
+//! replica's among them), each call once; and puts back the caps set with `agent --budget
+//! set` and the documents kept to put back (the relay's named clients, see
+//! [`super::document`]) from this home's copies. Until every relay replica of the previous
+//! epoch has rejoined (each one's bookkeeping thread looks at the epoch every second, and
+//! names the replicas it knows) and at least [`REBUILD_AT_LEAST`] has passed, or
+//! [`REBUILD_WAIT`] has passed for one that is gone, reservations wait: no replica spends
+//! another's share before its count is back. A store that was never counted in (no process
+//! remembers an epoch) starts with no wait.
 //!
 //! What this machine remembers of the store lives in `store.json` (0600, written under its
 //! lock): its id, the epoch it joined, the relay replicas of that epoch, the last caps.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
@@ -26,9 +30,10 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::state::budget::{Day, Limits};
+use crate::state::events;
 use crate::state::json_file::JsonFile;
 use crate::state::ledger::Ledger;
-use crate::state::store::{Down, Shared};
+use crate::state::store::{Down, Shared, document, reserved};
 
 /// How long reservations wait for the relay replicas of the previous epoch to bring their
 /// counts back: longer than their bookkeeping threads take to look (a second), short enough
@@ -74,7 +79,6 @@ pub struct Memory {
     relay: bool,
     known: RwLock<Option<Remembered>>,
     watched: Mutex<Option<Instant>>,
-    in_flight: Mutex<InFlight>,
 }
 
 impl Memory {
@@ -83,52 +87,17 @@ impl Memory {
             relay,
             known: RwLock::new(None),
             watched: Mutex::new(None),
-            in_flight: Mutex::new(InFlight::default()),
         }
     }
-
-    fn in_flight(&self) -> std::sync::MutexGuard<'_, InFlight> {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-/// Calls this process reserved and has not written to its ledger yet, by epoch, day and
-/// client: a rejoin brings them back with the ledger's, since their reservations went
-/// with what the store forgot and their lines are not there yet.
-/// An epoch, a day, a named client.
-type Flight = (u64, String, Option<String>);
-
-#[derive(Default)]
-struct InFlight {
-    counts: HashMap<Flight, u64>,
-    /// Epochs and days whose calls in flight a rejoin brought back: when they finish, they
-    /// owe the store their tokens only.
-    carried: HashSet<(u64, String)>,
-}
-
-/// A call reserved in `epoch` has its line written now: no longer in flight. Whether a
-/// rejoin brought it back (then it owes the store no call of its own).
-pub fn landed(shared: &Shared, epoch: u64, day: &str, client: Option<&str>) -> bool {
-    let mut in_flight = shared.memory.in_flight();
-    let key = (epoch, day.to_string(), client.map(str::to_string));
-    if let Some(n) = in_flight.counts.get_mut(&key) {
-        *n = n.saturating_sub(1);
-        if *n == 0 {
-            in_flight.counts.remove(&key);
-        }
-    }
-    in_flight.carried.contains(&(epoch, day.to_string()))
 }
 
 fn file(state_dir: &Path) -> JsonFile<Remembered> {
     JsonFile::new(state_dir, "store.json").synced()
 }
 
-/// Held while a reservation is asked for and while a batch of finished calls is written: no
-/// rejoin counts the calls in flight or reads the ledger meanwhile, so each call is counted
-/// once (by the rejoin that found it, or by what its batch owes).
+/// Held while a reservation is asked for and while a batch of finished calls is written:
+/// the epoch it names is the one this process counts in until it is dropped (a rejoin of
+/// this process waits for it).
 pub struct Counting<'a> {
     guard: RwLockReadGuard<'a, Option<Remembered>>,
 }
@@ -137,17 +106,6 @@ impl Counting<'_> {
     /// The epoch this process counts in now (0: none yet).
     pub fn epoch(&self) -> u64 {
         self.guard.as_ref().map_or(0, |known| known.epoch)
-    }
-
-    /// The server reserved a call in [`Counting::epoch`]: in flight until its line is
-    /// written ([`landed`]).
-    pub fn reserved(&self, shared: &Shared, day: &str, client: Option<&str>) {
-        *shared
-            .memory
-            .in_flight()
-            .counts
-            .entry((self.epoch(), day.to_string(), client.map(str::to_string)))
-            .or_default() += 1;
     }
 }
 
@@ -243,16 +201,39 @@ fn save(state_dir: &Path, known: &Remembered) {
     }
 }
 
-/// Marks the start of a new epoch, counts this machine in, puts back the caps: all one
-/// step on the server. Made only when the store has no epoch; a new epoch whose day has no
-/// count left means the store forgot, and only then do joiners bring counts back and
+/// Marks the start of a new epoch, counts this home in, puts back the caps and the kept
+/// documents: all one step on the server. Made only when the store has no epoch, or one it
+/// cannot have made (not a number, not a string: then the epoch's own records of a wrong
+/// type go too, and the answer says it was damaged); a new epoch whose day has no count
+/// left means the store forgot, and only then do joiners bring counts back and
 /// reservations wait for the replicas.
 const JOIN: &str = r"
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local e = redis.call('GET', KEYS[1])
+local n, nc, nd = tonumber(ARGV[12]), tonumber(ARGV[13]), tonumber(ARGV[14])
+local damaged = '0'
+local e = false
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind == 'string' then
+  e = redis.call('GET', KEYS[1])
+  if not (string.match(e, '^[1-9]%d*$') and #e <= 19) then
+    e = false
+    damaged = '1'
+  end
+elseif kind ~= 'none' then
+  damaged = '1'
+end
+local kinds = {'string', 'set', 'set', 'set', 'string'}
+for i = 2, 6 do
+  local k = redis.call('TYPE', KEYS[i])['ok']
+  if k ~= 'none' and k ~= kinds[i - 1] then
+    redis.call('DEL', KEYS[i])
+    damaged = '1'
+  end
+end
 if not e then
   e = ARGV[1]
+  redis.call('DEL', KEYS[1])
   redis.call('SET', KEYS[1], e)
   redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
   if redis.call('EXISTS', KEYS[7]) == 0 then
@@ -265,7 +246,6 @@ if not e then
   end
 end
 local forgot = redis.call('GET', KEYS[6]) == '1'
-local n = tonumber(ARGV[12])
 if ARGV[4] == '1' then
   redis.call('SADD', KEYS[5], ARGV[2])
 end
@@ -275,29 +255,51 @@ if redis.call('SADD', KEYS[3], ARGV[2]) == 1 and forgot then
   redis.call('HINCRBY', KEYS[7], 'calls', ARGV[5])
   redis.call('HINCRBY', KEYS[7], 'tokens', ARGV[6])
   redis.call('EXPIRE', KEYS[7], ARGV[7])
-  for i = 9, #KEYS do
-    redis.call('HINCRBY', KEYS[i], 'calls', ARGV[12 + n + 2 * (i - 9) + 1])
-    redis.call('HINCRBY', KEYS[i], 'tokens', ARGV[12 + n + 2 * (i - 9) + 2])
-    redis.call('EXPIRE', KEYS[i], ARGV[7])
+  local at = 14 + n
+  for i = 1, nc do
+    redis.call('HINCRBY', KEYS[8 + i], 'calls', ARGV[at + 2 * i - 1])
+    redis.call('HINCRBY', KEYS[8 + i], 'tokens', ARGV[at + 2 * i])
+    redis.call('EXPIRE', KEYS[8 + i], ARGV[7])
   end
   if ARGV[8] ~= '' and redis.call('EXISTS', KEYS[8]) == 0 then
     redis.call('HSET', KEYS[8], 'calls', ARGV[8], 'tokens', ARGV[9])
+  end
+  at = at + 2 * nc
+  for j = 1, nd do
+    redis.call('SET', KEYS[8 + nc + j], ARGV[at + j], 'NX')
   end
 end
 local since = redis.call('GET', KEYS[2])
 if forgot and since then
   for i = 1, n do
-    redis.call('SADD', KEYS[4], ARGV[12 + i])
+    redis.call('SADD', KEYS[4], ARGV[14 + i])
   end
   if #redis.call('SDIFF', KEYS[4], KEYS[3]) == 0 and now - tonumber(since) >= tonumber(ARGV[11]) then
     redis.call('DEL', KEYS[2])
   end
 end
 local answer = redis.call('SMEMBERS', KEYS[5])
+table.insert(answer, 1, damaged)
 table.insert(answer, 1, added)
 table.insert(answer, 1, forgot and '1' or '0')
 table.insert(answer, 1, e)
 return answer";
+
+/// The largest epoch made (fewer than 19 digits: what the script takes for one it made).
+const EPOCH_BELOW: u64 = 1_000_000_000_000_000_000;
+
+/// The store's epoch now, `None` when it has none — or one that is not a number, or a key
+/// of another type (`MGET` answers those as missing instead of refusing): either way not
+/// the epoch this process counts in.
+pub fn current(shared: &Shared) -> Result<Option<u64>, Down> {
+    let found: Vec<Option<String>> =
+        shared.run(|c| redis::cmd("MGET").arg(epoch_key(shared)).query(c))?;
+    Ok(found
+        .into_iter()
+        .next()
+        .flatten()
+        .and_then(|e| e.parse().ok()))
+}
 
 /// The keys of the epoch's records.
 pub fn epoch_key(shared: &Shared) -> String {
@@ -320,37 +322,28 @@ pub fn expected_key(shared: &Shared) -> String {
     shared.key("epoch:expected")
 }
 
-/// Joins the store's epoch (making one if it has none), bringing this machine's count for
-/// `day` back if the store forgot. Returns the epoch now counted in.
+/// Joins the store's epoch (making one if it has none, or a damaged one), bringing this
+/// home's count for `day` back if the store forgot. Returns the epoch now counted in.
 pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down> {
     let mut guard = write(shared, state_dir);
     let Some(known) = guard.as_mut() else {
         return Ok(0);
     };
     // Another thread may have rejoined while this one waited.
-    let current: Option<String> =
-        shared.run(|c| redis::cmd("GET").arg(epoch_key(shared)).query(c))?;
-    if known.epoch != 0 && current.as_deref() == Some(known.epoch.to_string().as_str()) {
+    if known.epoch != 0 && current(shared)? == Some(known.epoch) {
         return Ok(known.epoch);
     }
-    let (mut team, mut clients) = count_day(&Ledger::new(state_dir), day);
-    // This process's calls in flight on `day`: reserved in what the store forgot, and not in
-    // the ledger yet.
-    let flying: Vec<(Flight, u64)> = shared
-        .memory
-        .in_flight()
-        .counts
-        .iter()
-        .filter(|((_, on, _), _)| on == day)
-        .map(|(key, n)| (key.clone(), *n))
-        .collect();
-    for ((_, _, client), n) in &flying {
-        team.calls += n;
-        if let Some(name) = client {
-            clients.entry(name.clone()).or_default().calls += n;
-        }
-    }
-    let fresh = fastrand::u64(1..);
+    // No process of this home has a call reserved on the server and not on the disk while
+    // this counts; the reservations are read before the ledger (see `reserved::open_on`).
+    let tally = reserved::tallying(state_dir).map_err(|err| {
+        Down(format!(
+            "this machine's reservations could not be counted: {err:#}"
+        ))
+    })?;
+    let open = reserved::open_on(&tally, state_dir, day);
+    let (team, clients) = count_day(&Ledger::new(state_dir), day, &open);
+    let documents = document::kept(state_dir);
+    let fresh = fastrand::u64(1..EPOCH_BELOW);
     let script = redis::Script::new(JOIN);
     let mut invocation = script.key(epoch_key(shared));
     invocation
@@ -376,7 +369,9 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
     invocation
         .arg(if known.epoch == 0 { "0" } else { "1" })
         .arg(millis(REBUILD_AT_LEAST))
-        .arg(known.replicas.len());
+        .arg(known.replicas.len())
+        .arg(clients.len())
+        .arg(documents.len());
     for replica in &known.replicas {
         invocation.arg(replica);
     }
@@ -384,26 +379,35 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
         invocation.key(super::budget::client_key(shared, day, name));
         invocation.arg(counts.calls).arg(counts.tokens);
     }
+    for (name, bytes) in &documents {
+        invocation.key(shared.key(name));
+        invocation.arg(bytes.as_bytes());
+    }
     let answer: Vec<String> = shared.run(|c| invocation.invoke(c))?;
+    drop(tally);
     let mut answer = answer.into_iter();
     let epoch = answer.next().and_then(|e| e.parse().ok()).unwrap_or(0);
-    let forgot = answer.next().as_deref() == Some("1");
+    // Whether the store forgot: what this rejoin did about it is the next answer.
+    let _forgot = answer.next();
+    let added = answer.next().as_deref() == Some("1");
     if answer.next().as_deref() == Some("1") {
-        // Brought back: they owe the store no call of their own when they land.
-        let mut in_flight = shared.memory.in_flight();
-        for (key, n) in flying {
-            in_flight.carried.insert((key.0, key.1.clone()));
-            if let Some(left) = in_flight.counts.get_mut(&key) {
-                *left = left.saturating_sub(n);
-                if *left == 0 {
-                    in_flight.counts.remove(&key);
-                }
-            }
-        }
+        let key = epoch_key(shared);
+        let why = "not an epoch this store made";
+        crate::term::warn(&format!(
+            "{key} was unreadable ({why}) in the shared store at {}; taken for a store that forgot: epoch {epoch} was made in its place, the day's count checked before serving",
+            shared.place
+        ));
+        events::record(
+            state_dir,
+            events::Kind::CorruptState,
+            &key,
+            &format!("epoch {epoch}"),
+            why,
+        );
     }
-    if forgot && known.epoch != 0 && epoch != known.epoch {
+    if added && known.epoch != 0 && epoch != known.epoch {
         crate::term::notice(&format!(
-            "the shared store at {} began anew; this machine's count for {day} ({} calls) is in it again",
+            "the shared store at {} began anew; this machine's count for {day} ({} calls, its calls in flight among them) is in it again",
             shared.place, team.calls
         ));
     }
@@ -412,6 +416,18 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
     known.replicas.sort();
     save(state_dir, known);
     Ok(epoch)
+}
+
+/// For a reader that found missing a document this home keeps a copy of: if the store
+/// forgot since this process last counted in it (its epoch is not this process's), rejoins
+/// now — which puts the copy back — and says so.
+pub fn rejoin_if_forgot(shared: &Shared, state_dir: &Path) -> Result<bool, Down> {
+    let mine = known(shared, state_dir);
+    if mine != 0 && current(shared)? == Some(mine) {
+        return Ok(false);
+    }
+    rejoin(shared, state_dir, &crate::state::budget::today())?;
+    Ok(true)
 }
 
 /// A relay's bookkeeping thread, at most every [`WATCH_EVERY`]: rejoins if the store forgot
@@ -429,9 +445,10 @@ pub fn watch(shared: &Shared, state_dir: &Path, day: &str) -> Result<(), Down> {
         }
         *watched = Some(Instant::now());
     }
-    let (current, mut replicas): (Option<String>, Vec<String>) = shared.run(|c| {
+    // `MGET`: an epoch of the wrong type reads as none (a rejoin rewrites it).
+    let (current, mut replicas): (Vec<Option<String>>, Vec<String>) = shared.run(|c| {
         redis::pipe()
-            .cmd("GET")
+            .cmd("MGET")
             .arg(epoch_key(shared))
             .cmd("SMEMBERS")
             .arg(replicas_key(shared))
@@ -442,6 +459,7 @@ pub fn watch(shared: &Shared, state_dir: &Path, day: &str) -> Result<(), Down> {
     let Some(remembered) = known.as_ref() else {
         return Ok(());
     };
+    let current = current.into_iter().next().flatten();
     if current.and_then(|e| e.parse().ok()) != Some(remembered.epoch) {
         drop(known);
         return rejoin(shared, state_dir, day).map(|_| ());
@@ -477,11 +495,14 @@ pub fn watch(shared: &Shared, state_dir: &Path, day: &str) -> Result<(), Down> {
     Ok(())
 }
 
-/// This machine's calls and tokens on `day` from its own ledger, the team's and each named
-/// client's (a call the relay turned away counts for nothing).
-fn count_day(ledger: &Ledger, day: &str) -> (Day, BTreeMap<String, Day>) {
+/// This home's calls and tokens on `day`: its ledger's, the team's and each named
+/// client's (a call the relay turned away counts for nothing), and its reservations still
+/// `open` whose ledger lines are not among them (a call whose line is written counts by
+/// its line, whether or not its reservation was settled).
+fn count_day(ledger: &Ledger, day: &str, open: &[reserved::Open]) -> (Day, BTreeMap<String, Day>) {
     let mut team = Day::default();
     let mut clients: BTreeMap<String, Day> = BTreeMap::new();
+    let mut written = BTreeSet::new();
     for record in ledger.read_local() {
         if record.refused {
             continue;
@@ -494,6 +515,9 @@ fn count_day(ledger: &Ledger, day: &str) -> (Day, BTreeMap<String, Day>) {
         if on != day {
             continue;
         }
+        if let Some(id) = record.reservation {
+            written.insert(id);
+        }
         let tokens = record.tokens.total();
         team.calls += 1;
         team.tokens = team.tokens.saturating_add(tokens);
@@ -503,5 +527,55 @@ fn count_day(ledger: &Ledger, day: &str) -> (Day, BTreeMap<String, Day>) {
             client.tokens = client.tokens.saturating_add(tokens);
         }
     }
+    for call in open
+        .iter()
+        .filter(|o| o.day == day && !written.contains(&o.id))
+    {
+        team.calls += 1;
+        if let Some(name) = &call.client {
+            clients.entry(name.clone()).or_default().calls += 1;
+        }
+    }
     (team, clients)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_is_counted_once_whether_by_its_line_its_open_reservation_or_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path());
+        let day = "2026-11-30";
+        let line = |reservation: &str, client: &str| {
+            format!(
+                r#"{{"time":"2026-11-30T10:00:00Z","run":"r","day":"{day}","error_kind":"ok","tokens":{{"input":3}},"reservation":"{reservation}","client":"{client}"}}"#
+            )
+        };
+        // Written and settled; written but its settlement lost (a crash between the two).
+        std::fs::write(
+            ledger.path(),
+            format!("{}\n{}\n", line("a", "ana"), line("b", "bo")),
+        )
+        .unwrap();
+        let open = |id: &str, on: &str, client: Option<&str>| reserved::Open {
+            id: id.into(),
+            day: on.into(),
+            client: client.map(str::to_string),
+        };
+        let (team, clients) = count_day(
+            &ledger,
+            day,
+            &[
+                open("b", day, Some("bo")),
+                // In flight, or its process killed: no line yet.
+                open("c", day, Some("ana")),
+                open("d", "2026-11-29", None),
+            ],
+        );
+        assert_eq!((team.calls, team.tokens), (3, 6));
+        assert_eq!(clients["ana"].calls, 2);
+        assert_eq!(clients["bo"].calls, 1);
+    }
 }

@@ -16,6 +16,7 @@ pub mod document;
 pub mod epoch;
 pub mod lease;
 pub mod outbox;
+pub mod reserved;
 pub mod server;
 pub mod stream;
 

@@ -1,5 +1,5 @@
 //! What the relay's finished calls owe the shared store — their ledger lines for the
-//! stream, their tokens (and, across a store that forgot, the calls themselves) for the
+//! stream, their tokens for the
 //! day's count — kept while the store does not answer and sent again until it takes them.
 //! A blip at the end of a call (the server paused, restarting, failing over) loses nothing:
 //! the client has its answer, this machine's `usage.jsonl` has the line, and the store gets
@@ -45,18 +45,15 @@ local owed = tonumber(ARGV[at])
 if owed == 0 then
   return {1, refused}
 end
-if redis.call('GET', KEYS[3]) ~= ARGV[3] then
+if redis.call('MGET', KEYS[3])[1] ~= ARGV[3] then
   return {0, refused}
 end
 local k = 4
 for i = 1, owed do
-  local keys, calls, tokens = tonumber(ARGV[at + 1]), ARGV[at + 2], ARGV[at + 3]
-  at = at + 3
+  local keys, tokens = tonumber(ARGV[at + 1]), ARGV[at + 2]
+  at = at + 2
   for j = 1, keys do
     redis.call('HINCRBY', KEYS[k], 'tokens', tokens)
-    if calls ~= '0' then
-      redis.call('HINCRBY', KEYS[k], 'calls', calls)
-    end
     redis.call('EXPIRE', KEYS[k], ARGV[4])
     k = k + 1
   end
@@ -119,7 +116,7 @@ impl Outbox {
             self.dropped += 1;
         }
         for owed in owed {
-            if owed.calls == 0 && owed.tokens == 0 {
+            if owed.tokens == 0 {
                 continue;
             }
             match parcel
@@ -127,10 +124,7 @@ impl Outbox {
                 .iter_mut()
                 .find(|o| o.day == owed.day && o.client == owed.client)
             {
-                Some(o) => {
-                    o.calls = o.calls.saturating_add(owed.calls);
-                    o.tokens = o.tokens.saturating_add(owed.tokens);
-                }
+                Some(o) => o.tokens = o.tokens.saturating_add(owed.tokens),
                 None => parcel.owed.push(owed),
             }
         }
@@ -239,7 +233,7 @@ fn send(shared: &Shared, parcel: &mut Parcel) -> Result<(bool, bool), Down> {
             invocation.key(client_key(shared, &owed.day, name));
             keys += 1;
         }
-        invocation.arg(keys).arg(owed.calls).arg(owed.tokens);
+        invocation.arg(keys).arg(owed.tokens);
     }
     let (status, refused): (i64, i64) = shared.run(|c| invocation.invoke(c))?;
     Ok((status != 0, refused == 1))
