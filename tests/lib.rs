@@ -23,6 +23,7 @@ mod logins_pool;
 mod mock_selftest;
 mod newcomer;
 mod parking;
+mod prompt_words;
 mod relay;
 mod relay_clients;
 mod relay_hostile;
