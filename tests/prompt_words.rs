@@ -211,3 +211,26 @@ fn a_prompt_too_long_for_one_argument_passes_the_rung_over_and_the_next_runs() {
     assert_eq!(opencode[..2], ["run", "--"]);
     assert_eq!(opencode[2..], words[..]);
 }
+
+#[test]
+fn a_cli_the_system_cannot_start_passes_to_the_next_rung_with_a_notice() {
+    let w = claude_capped_then("codex");
+    // One variable longer than an argument may be: starting codex fails with E2BIG.
+    let big = "x".repeat(140_000);
+    w.sb.write_config(&format!(
+        "[backends.codex]\nenv = {{ AGENT_TEST_BIG = \"{big}\" }}\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n\n[[rungs]]\nbackend = \"gemini\"\n"
+    ));
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(w.sb.calls("codex").is_empty());
+    assert!(
+        run.stderr
+            .contains("[agent] Codex (its default model) cannot start: starting ")
+            && run.stderr.contains("its command line is too long to start"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(argv_of(&w, "gemini"), ["--prompt=hi"]);
+}
