@@ -145,6 +145,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
         return report::check_fallback::run(&config, cli.json);
     }
     refuse_a_slip(&config, &cli)?;
+    // The user writes Claude Code's command line: what it refuses runs nowhere (§23).
+    if let Some(refused) = adapter::dialect::refused_by_claude(&cli.cli_args) {
+        return Err(exit_codes::usage(refused));
+    }
     let options = launch::Options {
         args: &cli.cli_args,
         dry_run: cli.dry_run,

@@ -59,7 +59,7 @@ fn every_anthropic_rung_failing_runs_the_first_independent_rung() {
         "no Claude Code rung may run"
     );
     // In Codex's words: its -p is --profile.
-    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "hi"]);
+    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "--", "hi"]);
     assert!(
         run.stderr
             .contains("[agent] using Codex (its default model)"),

@@ -142,7 +142,7 @@ fn dry_run_json_lists_argv_env_names_and_the_passed_rungs() {
     assert_eq!(run.code, Some(0), "{run:?}");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("valid JSON");
     assert_eq!(json["backend"], "gemini");
-    assert_eq!(json["argv"][1], "-p");
+    assert_eq!(json["argv"][1], "--prompt=hi");
     assert_eq!(json["passed"][0]["class"], "misconfigured");
     // No proxy is no option, like a CLI not installed: skipped, not failed.
     assert_eq!(
@@ -159,19 +159,19 @@ fn dry_run_on_each_rung_shows_the_command_line_in_its_clis_words_and_the_rule() 
         ("claude", "claude -p hi", None),
         (
             "codex",
-            "codex exec hi",
+            "codex exec -- hi",
             Some("dialect:   -p → exec (its headless run; codex's -p is --profile)"),
         ),
         (
             "gemini",
-            "gemini -p hi",
+            "gemini --prompt=hi",
             Some(
-                "dialect:   -p → -p PROMPT (its headless run takes the prompt as the flag's value)",
+                "dialect:   -p → --prompt=PROMPT (its headless run takes the prompt as the flag's value)",
             ),
         ),
         (
             "opencode",
-            "opencode run hi",
+            "opencode run -- hi",
             Some("dialect:   -p → run (its headless run; opencode's -p is --password)"),
         ),
     ];
@@ -201,9 +201,18 @@ fn dry_run_on_each_rung_shows_the_command_line_in_its_clis_words_and_the_rule() 
         }
         let json = w.sb.run(&["--dry-run", "--json", "-p", "hi"]);
         let json: serde_json::Value = serde_json::from_str(&json.stdout).expect("valid JSON");
+        // Codex and opencode also say where the prompt went: after their own `--`.
+        let after_their_double_dash = matches!(backend, "codex" | "opencode");
+        if after_their_double_dash {
+            assert!(
+                run.stdout.contains("dialect:   PROMPT → -- PROMPT (after its end of options: no word of it is a flag or a sub-command)"),
+                "{backend}: {}",
+                run.stdout
+            );
+        }
         assert_eq!(
             json["dialect"].as_array().map(Vec::len),
-            Some(usize::from(rule.is_some())),
+            Some(usize::from(rule.is_some()) + usize::from(after_their_double_dash)),
             "{backend}: {json}"
         );
     }

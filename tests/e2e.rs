@@ -450,6 +450,64 @@ backend = "codex"
     assert!(events.contains("\"event\":\"fastfail\""), "{events}");
 }
 
+/// `agent logout` with Claude Code capped: the word is Claude Code's prompt, so the real
+/// codex gets it after its own `--` (`codex -- logout`), its screen sends it to the mock as
+/// the first prompt, and its login stays — on 25b38d5 agent ran `codex logout`, which
+/// deleted `auth.json`. Interactive, so in tmux; `--no-daemon` (codex's own flag) keeps its
+/// background server from outliving the test, and the project is trusted in its settings.
+#[test]
+fn a_one_word_prompt_naming_a_codex_sub_command_reaches_the_real_codex_as_its_prompt() {
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    let login = r#"{"auth_mode": "apikey", "OPENAI_API_KEY": "sk-e2e-codex-login-0123456789"}"#;
+    w.sb.write_file(".codex/auth.json", login);
+    let settings = w.sb.home().join(".codex/config.toml");
+    let mut config = fs::read_to_string(&settings).expect("codex's settings");
+    config.push_str(&format!(
+        "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        project.display()
+    ));
+    fs::write(&settings, config).expect("trust the project");
+    w.sb.write_config(&format!(
+        "fastfail_seconds = {FASTFAIL_SECONDS}\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n"
+    ));
+    w.api.on(
+        Rule::path_contains("/v1/messages").reply(Reply::anthropic_error(
+            429,
+            "rate_limit_error",
+            "You have reached your usage limit",
+        )),
+    );
+    w.api
+        .on(Rule::path_contains("/responses")
+            .reply(Reply::ok_text("Hello from the mock, via Codex")));
+
+    let agent = env!("CARGO_BIN_EXE_agent");
+    let session = Tmux::start(&w.sb, &project, &[agent, "--no-daemon", "logout"]);
+    let prompted = || {
+        w.posts_to("/v1/responses")
+            .iter()
+            .any(|r| is_streamed(r) && r.body.contains("logout"))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while !prompted() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    let screen = session.screen();
+    drop(session);
+
+    assert!(prompted(), "codex never sent the prompt:\n{screen}");
+    assert!(w.claude_code_calls().is_empty(), "Claude Code ran");
+    assert_eq!(
+        fs::read_to_string(w.sb.home().join(".codex/auth.json"))
+            .ok()
+            .as_deref(),
+        Some(login),
+        "codex's login is untouched:\n{screen}"
+    );
+}
+
 /// `--use gemini:MODEL` execs the real gemini with `--model MODEL` and the user's args,
 /// without probing anything first.
 #[test]

@@ -27,7 +27,7 @@ fn arguments_pass_through_unchanged_and_in_order() {
     let run = w.sb.run(&args);
 
     assert_eq!(run.code, Some(0), "{run:?}");
-    // Everything but the first `--` (which ends agent's options) reaches the CLI.
+    // Everything reaches the CLI: a `--` after one of its words is its own.
     assert_eq!(
         w.sb.calls("claude")[0].argv,
         [
@@ -38,6 +38,7 @@ fn arguments_pass_through_unchanged_and_in_order() {
             "--verbose",
             "-c",
             "--resume",
+            "--",
             "--list",
             "--json"
         ]
@@ -62,7 +63,10 @@ fn the_top_cli_failing_at_once_runs_the_next_rung_with_the_same_request_in_its_w
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "explain this bug"]);
     // Codex's -p is --profile: headless is `codex exec PROMPT`.
-    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "explain this bug"]);
+    assert_eq!(
+        w.sb.calls("codex")[0].argv,
+        ["exec", "--", "explain this bug"]
+    );
     assert!(
         says_seconds(
             &run.stderr,
@@ -266,7 +270,7 @@ fn use_passes_the_exit_code_through_and_never_falls_back() {
     let run = w.sb.run(&["--use", "gemini", "-p", "hi"]);
 
     assert_eq!(run.code, Some(42), "{run:?}");
-    assert_eq!(w.sb.calls("gemini")[0].argv, ["-p", "hi"]);
+    assert_eq!(w.sb.calls("gemini")[0].argv, ["--prompt=hi"]);
     assert!(w.sb.calls("claude").is_empty() && w.sb.calls("codex").is_empty());
 }
 
@@ -430,7 +434,7 @@ fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
     // In Codex's words, the bytes kept: headless is `exec`, the prompt one word.
     assert_eq!(
         recorded_argv_bytes(&w, "codex", 1),
-        b"exec\0-m\0\x80\0\xff\xfe caf\xe9 ok\0"
+        b"exec\0-m\0\x80\0--\0\xff\xfe caf\xe9 ok\0"
     );
 
     // `--use` execs the CLI in agent's place, in its words: the same bytes again.
@@ -440,7 +444,7 @@ fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(
         recorded_argv_bytes(&w, "gemini", 1),
-        b"-m\0\x80\0-p\0\xff\xfe caf\xe9 ok\0"
+        b"-m\0\x80\0--prompt=\xff\xfe caf\xe9 ok\0"
     );
 }
 
@@ -478,8 +482,8 @@ fn a_headless_prompt_falls_to_codex_exec_then_gemini_p() {
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "hi"]);
-    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "hi"]);
-    assert_eq!(w.sb.calls("gemini")[0].argv, ["-p", "hi"]);
+    assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "--", "hi"]);
+    assert_eq!(w.sb.calls("gemini")[0].argv, ["--prompt=hi"]);
 }
 
 #[test]
@@ -514,7 +518,7 @@ fn a_claude_model_is_dropped_on_another_vendors_rung_with_a_notice() {
     // The rung's own model, with Codex's model flag.
     assert_eq!(
         w.sb.calls("codex")[0].argv,
-        ["exec", "-m", "gpt-5-codex", "hi"]
+        ["exec", "-m", "gpt-5-codex", "--", "hi"]
     );
     assert!(
         run.stderr.contains(

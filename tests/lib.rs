@@ -25,6 +25,7 @@ mod mock_selftest;
 mod newcomer;
 mod others_paths;
 mod parking;
+mod prompt_words;
 mod relay;
 mod relay_clients;
 mod relay_hostile;

@@ -580,7 +580,7 @@ fn agy_with_every_pool_spent_fails_until_the_reset_whatever_its_exit_code() {
     let gemini_launches = sb
         .calls("gemini")
         .iter()
-        .filter(|run| run.argv.iter().any(|arg| arg == "hi"))
+        .filter(|run| run.argv.iter().any(|arg| arg == "--prompt=hi"))
         .count();
     assert_eq!(
         gemini_launches, 1,

@@ -223,14 +223,17 @@ const fn start_lacking_both(
     }
 }
 
-/// Where the prompt (Claude Code's positional words) goes.
+/// Where the prompt (Claude Code's positional words) goes: always where the CLI reads it
+/// as data, so no word of it becomes one of its flags or sub-commands (`agent logout` is
+/// never `codex logout`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prompt {
-    /// The words as given, at the end.
+    /// The words as given, at the end, after the CLI's `--`.
     Words,
-    /// Joined into one word at the end (the CLI takes one prompt).
+    /// Joined into one word at the end, after the CLI's `--` (it takes one prompt).
     Joined,
-    /// Joined, after this flag (`gemini -p PROMPT`); given even when empty.
+    /// Joined, as this long flag's inline value (`gemini --prompt=PROMPT`, one word: the
+    /// CLI drops what follows its `--`); given even when empty when headless.
     Flag(&'static str),
 }
 
@@ -366,9 +369,11 @@ pub const CODEX: Dialect = Dialect {
         ),
         rule(
             Form::PermissionMode,
+            // No acceptEdits: codex's workspace-write sandbox runs shell commands without
+            // asking (exec never asks), more than Claude Code's acceptEdits grants, and
+            // read-only would refuse the edits asked for.
             Words::Values(&[
                 ("default", &[]),
-                ("acceptEdits", &["--sandbox", "workspace-write"]),
                 ("plan", &["--sandbox", "read-only"]),
                 (
                     "bypassPermissions",
@@ -437,8 +442,13 @@ pub const GEMINI: Dialect = Dialect {
         start(Headless, New, &[], &[]),
         start(Headless, Last, &["--resume", "latest"], &[]),
     ],
-    // Gemini CLI refuses a positional prompt beside -p.
-    prompt: [Prompt::Joined, Prompt::Flag("-p")],
+    // Gemini CLI 0.61 drops the words after its `--`, refuses a positional prompt beside
+    // -p, and reads a lone positional word as a sub-command (`mcp`, `hooks`): the prompt
+    // is the value of its prompt flags, in one word.
+    prompt: [
+        Prompt::Flag("--prompt-interactive"),
+        Prompt::Flag("--prompt"),
+    ],
     model_flag: "-m",
     model_needs_provider: false,
     rules: &[
@@ -742,6 +752,137 @@ fn split_flag(word: &OsStr) -> Option<(String, Option<OsString>)> {
     })
 }
 
+/// One word of Claude Code's command line, as Claude Code reads it.
+enum Read {
+    /// One of its flags, by the name written, with the value it took (`inline`: given as
+    /// `--name=value`).
+    Claude {
+        flag: &'static ClaudeFlag,
+        name: String,
+        value: Option<OsString>,
+        inline: bool,
+        word: OsString,
+    },
+    /// A flag it does not have (another CLI's, or none), by the name written.
+    Other {
+        name: String,
+        inline: bool,
+        word: OsString,
+    },
+    /// A word of the prompt: a positional, or any word after `--`.
+    Prompt(OsString),
+}
+
+/// Reads Claude Code's command line word by word: its flags with their values, and from
+/// the first `--` on (the marker itself left out) only prompt words.
+struct Reader<'a> {
+    words: std::slice::Iter<'a, OsString>,
+    data: bool,
+}
+
+impl<'a> Reader<'a> {
+    fn new(args: &'a [OsString]) -> Reader<'a> {
+        Reader {
+            words: args.iter(),
+            data: false,
+        }
+    }
+
+    /// The next word as a flag's value; `--` and the words after it never are.
+    fn value(&mut self) -> Option<OsString> {
+        let next = self.words.as_slice().first()?;
+        if self.data || next == "--" {
+            return None;
+        }
+        self.words.next().cloned()
+    }
+}
+
+impl Iterator for Reader<'_> {
+    type Item = Read;
+
+    fn next(&mut self) -> Option<Read> {
+        let word = self.words.next()?;
+        if self.data {
+            return Some(Read::Prompt(word.clone()));
+        }
+        if word == "--" {
+            self.data = true;
+            return self.next();
+        }
+        let Some((name, inline)) = split_flag(word) else {
+            return Some(Read::Prompt(word.clone()));
+        };
+        // `-p=hi`: Claude Code reads `-p`, then refuses `-=hi`; a switch given a value.
+        let short_switch = name
+            .get(..2)
+            .and_then(claude_flag)
+            .filter(|flag| flag.arity == Arity::Flag && name[2..].starts_with('='));
+        let (name, inline) = match (short_switch, inline) {
+            (Some(_), None) => {
+                let value = OsString::from(&name[3..]);
+                (name[..2].to_string(), Some(value))
+            }
+            (_, inline) => (name, inline),
+        };
+        let Some(flag) = claude_flag(&name) else {
+            return Some(Read::Other {
+                name,
+                inline: inline.is_some(),
+                word: word.clone(),
+            });
+        };
+        let given = inline.is_some();
+        let value = match (flag.arity, inline) {
+            (_, Some(inline)) => Some(inline),
+            (Arity::Flag, None) => None,
+            (Arity::Value, None) => self.value(),
+            (Arity::Optional, None) => match self.words.as_slice().first() {
+                Some(next) if split_flag(next).is_none() => self.value(),
+                _ => None,
+            },
+        };
+        Some(Read::Claude {
+            flag,
+            name,
+            value,
+            inline: given,
+            word: word.clone(),
+        })
+    }
+}
+
+/// What Claude Code itself would refuse in `args` (its command line), in words for a usage
+/// error: a switch given a value (`--print=hello`, `--dangerously-skip-permissions=false`).
+/// Claude Code says "unknown option"; another CLI's rung would read the value otherwise
+/// (the prompt dropped, the bypass turned on).
+pub fn refused_by_claude(args: &[OsString]) -> Option<String> {
+    Reader::new(args).find_map(|read| match read {
+        Read::Claude {
+            flag,
+            name,
+            inline: true,
+            word,
+            ..
+        } if flag.arity == Arity::Flag => Some(takes_no_value(&name, &word)),
+        _ => None,
+    })
+}
+
+fn takes_no_value(name: &str, word: &OsStr) -> String {
+    format!(
+        "{} — {name} takes no value, and Claude Code refuses it (\"unknown option\"); write {name} alone",
+        word.to_string_lossy()
+    )
+}
+
+/// The longest word Linux's `execve` takes (`MAX_ARG_STRLEN`, 32 pages, with its NUL): a
+/// longer one fails the spawn with E2BIG.
+#[cfg(target_os = "linux")]
+const LONGEST_WORD: usize = 32 * 4096 - 1;
+#[cfg(not(target_os = "linux"))]
+const LONGEST_WORD: usize = usize::MAX;
+
 /// Translates Claude Code's command line into the rung's CLI's (`dialect`; `None`: the words
 /// go unchanged, after the backend's model flag). The rung's own model goes with the CLI's
 /// model flag, unless the user named one of its vendor's.
@@ -775,10 +916,8 @@ struct Translator<'a> {
 
 impl<'a> Translator<'a> {
     fn new(dialect: &'a Dialect, request: &'a Request<'a>) -> Translator<'a> {
-        let headless = request
-            .args
-            .iter()
-            .any(|a| a.to_str().is_some_and(|a| a == "-p" || a == "--print"));
+        let headless = Reader::new(request.args)
+            .any(|read| matches!(read, Read::Claude { flag, .. } if flag.form == Form::Print));
         Translator {
             dialect,
             request,
@@ -814,46 +953,37 @@ impl<'a> Translator<'a> {
     }
 
     fn run(mut self) -> Result<Translation, Refusal> {
-        let args = self.request.args;
-        let mut i = 0;
-        while i < args.len() {
-            let word = &args[i];
-            i += 1;
-            let Some((name, inline)) = split_flag(word) else {
-                self.prompt.push(word.clone());
-                continue;
-            };
-            let name = name.as_str();
-            if let Some(flag) = claude_flag(name) {
-                let value: Option<OsString> = match (flag.arity, inline.clone()) {
-                    (_, Some(inline)) => Some(inline),
-                    (Arity::Flag, None) => None,
-                    (Arity::Value, None) => {
-                        let next = args.get(i).cloned();
-                        i += usize::from(next.is_some());
-                        next
-                    }
-                    (Arity::Optional, None) => match args.get(i) {
-                        Some(next) if split_flag(next).is_none() => {
-                            i += 1;
-                            Some(next.clone())
-                        }
-                        _ => None,
-                    },
-                };
-                self.claude_form(name, flag.form, value)?;
-            } else if let Some(takes_value) = self.dialect.own_flag(name) {
-                // The CLI's own word, written by a user who knows it.
-                self.flags.push(word.clone());
-                if takes_value
-                    && inline.is_none()
-                    && let Some(value) = args.get(i)
-                {
-                    self.flags.push(value.clone());
-                    i += 1;
+        let mut reader = Reader::new(self.request.args);
+        while let Some(read) = reader.next() {
+            match read {
+                Read::Prompt(word) => self.prompt.push(word),
+                Read::Claude {
+                    flag,
+                    name,
+                    inline: true,
+                    word,
+                    ..
+                } if flag.arity == Arity::Flag => {
+                    return Err(
+                        self.refuse(word.to_string_lossy(), format!("{name} takes no value"))
+                    );
                 }
-            } else {
-                return Err(self.refuse(name, "no flag of Claude Code's or its own"));
+                Read::Claude {
+                    flag, name, value, ..
+                } => self.claude_form(&name, flag.form, value)?,
+                Read::Other { name, inline, word } => {
+                    // The CLI's own word, written by a user who knows it.
+                    let Some(takes_value) = self.dialect.own_flag(&name) else {
+                        return Err(self.refuse(name, "no flag of Claude Code's or its own"));
+                    };
+                    self.flags.push(word);
+                    if takes_value
+                        && !inline
+                        && let Some(value) = reader.value()
+                    {
+                        self.flags.push(value);
+                    }
+                }
             }
         }
         self.finish()
@@ -996,8 +1126,8 @@ impl<'a> Translator<'a> {
             let mut shown = start.clone();
             let why = match (self.mode, dialect.prompt[1]) {
                 (Headless, Prompt::Flag(flag)) if start.is_empty() => {
-                    // The prompt flag says it (gemini -p PROMPT).
-                    shown = os(&[flag, "PROMPT"]);
+                    // The prompt flag says it (gemini --prompt=PROMPT).
+                    shown = vec![inline(flag, OsString::from("PROMPT"))];
                     "its headless run takes the prompt as the flag's value"
                 }
                 (Headless, _) => dialect.headless_why,
@@ -1031,22 +1161,49 @@ impl<'a> Translator<'a> {
         let prompt = std::mem::take(&mut self.prompt);
         let index = usize::from(self.mode == Headless);
         match dialect.prompt[index] {
-            Prompt::Words => argv.extend(prompt),
-            Prompt::Joined => argv.extend(join(&prompt)),
+            Prompt::Words | Prompt::Joined if prompt.is_empty() => {}
+            how @ (Prompt::Words | Prompt::Joined) => {
+                argv.push("--".into());
+                match how {
+                    Prompt::Words => argv.extend(prompt),
+                    _ => argv.extend(join(&prompt)),
+                }
+                self.said(
+                    "PROMPT",
+                    &os(&["--", "PROMPT"]),
+                    "after its end of options: no word of it is a flag or a sub-command",
+                );
+            }
             Prompt::Flag(flag) => {
                 if !prompt.is_empty() || self.mode == Headless {
-                    argv.push(flag.into());
-                    argv.push(join(&prompt).unwrap_or_default());
+                    argv.push(inline(flag, join(&prompt).unwrap_or_default()));
                     if self.mode == Interactive {
-                        // opencode's positional is a project path.
-                        self.said("PROMPT", &os(&[flag, "PROMPT"]), "its first prompt");
+                        self.said(
+                            "PROMPT",
+                            &[inline(flag, OsString::from("PROMPT"))],
+                            "its first prompt, one word: no word of it is a flag or a sub-command",
+                        );
                     }
                 }
             }
         }
+        if let Some(long) = argv.iter().find(|word| word.len() > LONGEST_WORD) {
+            // Joined, the prompt's words make one too long to start the CLI with.
+            return Err(self.refuse(
+                format!("a prompt of {} bytes in one argument", long.len()),
+                format!("the system takes at most {LONGEST_WORD} bytes in one"),
+            ));
+        }
         self.out.argv = argv;
         Ok(self.out)
     }
+}
+
+/// `--flag=VALUE`, one word: a value that looks like a flag stays the flag's value.
+fn inline(flag: &str, value: OsString) -> OsString {
+    let mut word = OsString::from(format!("{flag}="));
+    word.push(value);
+    word
 }
 
 /// The prompt's words as one, joined by spaces (byte for byte).
@@ -1110,17 +1267,17 @@ mod tests {
             (
                 &["-p", "explain this bug"],
                 [
-                    Some(&["exec", "explain this bug"]),
-                    Some(&["-p", "explain this bug"]),
-                    Some(&["run", "explain this bug"]),
+                    Some(&["exec", "--", "explain this bug"]),
+                    Some(&["--prompt=explain this bug"]),
+                    Some(&["run", "--", "explain this bug"]),
                 ],
             ),
             (
                 &["--print", "a", "b"],
                 [
-                    Some(&["exec", "a b"]),
-                    Some(&["-p", "a b"]),
-                    Some(&["run", "a", "b"]),
+                    Some(&["exec", "--", "a b"]),
+                    Some(&["--prompt=a b"]),
+                    Some(&["run", "--", "a", "b"]),
                 ],
             ),
             (
@@ -1134,9 +1291,9 @@ mod tests {
             (
                 &["-p", "--continue", "go on"],
                 [
-                    Some(&["exec", "resume", "--last", "go on"]),
-                    Some(&["--resume", "latest", "-p", "go on"]),
-                    Some(&["run", "-c", "go on"]),
+                    Some(&["exec", "resume", "--last", "--", "go on"]),
+                    Some(&["--resume", "latest", "--prompt=go on"]),
+                    Some(&["run", "-c", "--", "go on"]),
                 ],
             ),
             (&["--resume"], [Some(&["resume"]), None, None]),
@@ -1149,10 +1306,9 @@ mod tests {
                         "latest",
                         "--approval-mode",
                         "plan",
-                        "-p",
-                        "go on",
+                        "--prompt=go on",
                     ]),
-                    Some(&["run", "-c", "--agent", "plan", "go on"]),
+                    Some(&["run", "-c", "--agent", "plan", "--", "go on"]),
                 ],
             ),
             (&["fix it", "--resume"], [None, None, None]),
@@ -1160,65 +1316,104 @@ mod tests {
             (
                 &["-p", "hi", "--model", "gpt-5.1"],
                 [
-                    Some(&["exec", "-m", "gpt-5.1", "hi"]),
-                    Some(&["-p", "hi"]),
-                    Some(&["run", "hi"]),
+                    Some(&["exec", "-m", "gpt-5.1", "--", "hi"]),
+                    Some(&["--prompt=hi"]),
+                    Some(&["run", "--", "hi"]),
                 ],
             ),
             (
                 &["-p", "hi", "--model", "claude-sonnet-5"],
                 [
-                    Some(&["exec", "hi"]),
-                    Some(&["-p", "hi"]),
-                    Some(&["run", "hi"]),
+                    Some(&["exec", "--", "hi"]),
+                    Some(&["--prompt=hi"]),
+                    Some(&["run", "--", "hi"]),
                 ],
             ),
             (
                 &["-p", "hi", "--model=gemini-3-pro"],
                 [
-                    Some(&["exec", "hi"]),
-                    Some(&["-m", "gemini-3-pro", "-p", "hi"]),
-                    Some(&["run", "hi"]),
+                    Some(&["exec", "--", "hi"]),
+                    Some(&["-m", "gemini-3-pro", "--prompt=hi"]),
+                    Some(&["run", "--", "hi"]),
                 ],
             ),
             (
                 &["-p", "hi", "--model", "mock/gpt-x"],
                 [
-                    Some(&["exec", "-m", "mock/gpt-x", "hi"]),
-                    Some(&["-m", "mock/gpt-x", "-p", "hi"]),
-                    Some(&["run", "-m", "mock/gpt-x", "hi"]),
+                    Some(&["exec", "-m", "mock/gpt-x", "--", "hi"]),
+                    Some(&["-m", "mock/gpt-x", "--prompt=hi"]),
+                    Some(&["run", "-m", "mock/gpt-x", "--", "hi"]),
                 ],
             ),
             (
                 &["-p", "hi", "--output-format", "json"],
                 [
-                    Some(&["exec", "--json", "hi"]),
-                    Some(&["-o", "json", "-p", "hi"]),
-                    Some(&["run", "--format", "json", "hi"]),
+                    Some(&["exec", "--json", "--", "hi"]),
+                    Some(&["-o", "json", "--prompt=hi"]),
+                    Some(&["run", "--format", "json", "--", "hi"]),
                 ],
             ),
             (
                 &["-p", "hi", "--output-format", "stream-json", "--verbose"],
                 [
-                    Some(&["exec", "--json", "hi"]),
-                    Some(&["-o", "stream-json", "-p", "hi"]),
-                    Some(&["run", "--format", "json", "hi"]),
+                    Some(&["exec", "--json", "--", "hi"]),
+                    Some(&["-o", "stream-json", "--prompt=hi"]),
+                    Some(&["run", "--format", "json", "--", "hi"]),
                 ],
             ),
             (
                 &["--dangerously-skip-permissions", "fix it"],
                 [
-                    Some(&["--dangerously-bypass-approvals-and-sandbox", "fix it"]),
-                    Some(&["--yolo", "fix it"]),
-                    Some(&["--auto", "--prompt", "fix it"]),
+                    Some(&["--dangerously-bypass-approvals-and-sandbox", "--", "fix it"]),
+                    Some(&["--yolo", "--prompt-interactive=fix it"]),
+                    Some(&["--auto", "--prompt=fix it"]),
                 ],
             ),
             (
                 &["-p", "hi", "--dangerously-skip-permissions"],
                 [
-                    Some(&["exec", "--dangerously-bypass-approvals-and-sandbox", "hi"]),
-                    Some(&["--yolo", "-p", "hi"]),
-                    Some(&["run", "--auto", "hi"]),
+                    Some(&[
+                        "exec",
+                        "--dangerously-bypass-approvals-and-sandbox",
+                        "--",
+                        "hi",
+                    ]),
+                    Some(&["--yolo", "--prompt=hi"]),
+                    Some(&["run", "--auto", "--", "hi"]),
+                ],
+            ),
+            // After `--` every word is the prompt: a flag's name is only text.
+            (
+                &["-p", "--", "--dangerously-skip-permissions"],
+                [
+                    Some(&["exec", "--", "--dangerously-skip-permissions"]),
+                    Some(&["--prompt=--dangerously-skip-permissions"]),
+                    Some(&["run", "--", "--dangerously-skip-permissions"]),
+                ],
+            ),
+            (
+                &["-p", "--", "-c", "--model", "x"],
+                [
+                    Some(&["exec", "--", "-c --model x"]),
+                    Some(&["--prompt=-c --model x"]),
+                    Some(&["run", "--", "-c", "--model", "x"]),
+                ],
+            ),
+            // A word that names one of the CLI's sub-commands is a prompt too.
+            (
+                &["logout"],
+                [
+                    Some(&["--", "logout"]),
+                    Some(&["--prompt-interactive=logout"]),
+                    Some(&["--prompt=logout"]),
+                ],
+            ),
+            (
+                &["-p", "mcp"],
+                [
+                    Some(&["exec", "--", "mcp"]),
+                    Some(&["--prompt=mcp"]),
+                    Some(&["run", "--", "mcp"]),
                 ],
             ),
             (
@@ -1229,13 +1424,10 @@ mod tests {
                     Some(&["--agent", "plan"]),
                 ],
             ),
+            // Codex has no mode that edits without running commands unasked.
             (
                 &["--permission-mode", "acceptEdits"],
-                [
-                    Some(&["--sandbox", "workspace-write"]),
-                    Some(&["--approval-mode", "auto_edit"]),
-                    None,
-                ],
+                [None, Some(&["--approval-mode", "auto_edit"]), None],
             ),
             (
                 &["--add-dir", "../lib"],
@@ -1248,12 +1440,16 @@ mod tests {
             (
                 &["fix the tests"],
                 [
-                    Some(&["fix the tests"]),
-                    Some(&["fix the tests"]),
-                    Some(&["--prompt", "fix the tests"]),
+                    Some(&["--", "fix the tests"]),
+                    Some(&["--prompt-interactive=fix the tests"]),
+                    Some(&["--prompt=fix the tests"]),
                 ],
             ),
             (&[], [Some(&[]), Some(&[]), Some(&[])]),
+            (
+                &["-p"],
+                [Some(&["exec"]), Some(&["--prompt="]), Some(&["run"])],
+            ),
             (
                 &["--output-format", "json"],
                 [Some(&[]), Some(&[]), Some(&[])],
@@ -1270,21 +1466,41 @@ mod tests {
             (
                 &["-p", "hi", "--debug", "api", "--fallback-model", "sonnet"],
                 [
-                    Some(&["exec", "hi"]),
-                    Some(&["-p", "hi"]),
-                    Some(&["run", "hi"]),
+                    Some(&["exec", "--", "hi"]),
+                    Some(&["--prompt=hi"]),
+                    Some(&["run", "--", "hi"]),
                 ],
             ),
             (&["--system-prompt", "be brief"], [None, None, None]),
+            // A switch given a value is a form Claude Code refuses: never translated.
+            (&["--print=hello"], [None, None, None]),
+            (&["-p=hello"], [None, None, None]),
+            (
+                &["-p", "hi", "--dangerously-skip-permissions=false"],
+                [None, None, None],
+            ),
             (
                 &["-p", "hi", "--json"],
-                [Some(&["exec", "--json", "hi"]), None, None],
+                [Some(&["exec", "--json", "--", "hi"]), None, None],
             ),
             (&["--json"], [None, None, None]),
             (&["--bogus-flag"], [None, None, None]),
             (
                 &["-p", "hi", "--skip-git-repo-check"],
-                [Some(&["exec", "--skip-git-repo-check", "hi"]), None, None],
+                [
+                    Some(&["exec", "--skip-git-repo-check", "--", "hi"]),
+                    None,
+                    None,
+                ],
+            ),
+            // Codex's `-i` takes every word after it: the prompt after `--` is not one.
+            (
+                &["-p", "-i", "shot.png", "what is this"],
+                [
+                    Some(&["exec", "-i", "shot.png", "--", "what is this"]),
+                    Some(&["-i", "shot.png", "--prompt=what is this"]),
+                    Some(&["run", "-i", "--", "shot.png", "what is this"]),
+                ],
             ),
         ];
         let dialects = [&CODEX, &GEMINI, &OPENCODE];
@@ -1316,7 +1532,7 @@ mod tests {
     #[test]
     fn the_rungs_own_model_goes_with_the_clis_model_flag_after_the_start() {
         let out = run_with(&CODEX, &["-p", "hi"], Some("gpt-5-codex")).unwrap();
-        assert_eq!(out.argv, os(&["exec", "-m", "gpt-5-codex", "hi"]));
+        assert_eq!(out.argv, os(&["exec", "-m", "gpt-5-codex", "--", "hi"]));
         assert!(
             out.rules.iter().any(|r| r.starts_with("-p → exec")),
             "{out:?}"
@@ -1326,7 +1542,7 @@ mod tests {
     #[test]
     fn another_vendors_model_is_dropped_with_a_notice_and_the_rungs_runs() {
         let out = run_with(&CODEX, &["--model", "opus", "-p", "hi"], Some("gpt-5")).unwrap();
-        assert_eq!(out.argv, os(&["exec", "-m", "gpt-5", "hi"]));
+        assert_eq!(out.argv, os(&["exec", "-m", "gpt-5", "--", "hi"]));
         assert_eq!(
             out.notices,
             ["--model opus is anthropic's model: dropped on Codex, which runs gpt-5"]
@@ -1336,7 +1552,7 @@ mod tests {
     #[test]
     fn a_model_of_the_rungs_vendor_replaces_the_rungs_own() {
         let out = run_with(&CODEX, &["-p", "hi", "--model", "o3"], Some("gpt-5")).unwrap();
-        assert_eq!(out.argv, os(&["exec", "-m", "o3", "hi"]));
+        assert_eq!(out.argv, os(&["exec", "-m", "o3", "--", "hi"]));
     }
 
     #[test]
@@ -1361,7 +1577,7 @@ mod tests {
     fn the_clis_own_flags_keep_their_values() {
         assert_eq!(
             argv(&CODEX, &["-p", "--sandbox", "read-only", "hi"]),
-            ["exec", "--sandbox", "read-only", "hi"]
+            ["exec", "--sandbox", "read-only", "--", "hi"]
         );
     }
 
@@ -1403,7 +1619,7 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(out.argv[1].as_bytes(), b"caf\xe9");
+        assert_eq!(out.argv[2].as_bytes(), b"caf\xe9");
     }
 
     /// The tables name only flags the CLIs have: each dialect's words for a form are its
@@ -1557,6 +1773,51 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_switch_given_a_value_is_what_claude_code_refuses() {
+        let refused = |args: &[&str]| refused_by_claude(&os(args));
+        for args in [
+            &["--print=hello"][..],
+            &["-p=hello"],
+            &["-p", "hi", "--dangerously-skip-permissions=false"],
+            &["--verbose=1", "-p", "hi"],
+            &["-c=yes"],
+        ] {
+            assert!(refused(args).is_some(), "{args:?}");
+        }
+        assert_eq!(
+            refused(&["--print=hello"]).unwrap(),
+            "--print=hello — --print takes no value, and Claude Code refuses it (\"unknown option\"); write --print alone"
+        );
+        // A value of a flag that takes one, a prompt, and anything after `--` are words.
+        for args in [
+            &["-p", "--append-system-prompt", "--print=x", "hi"][..],
+            &["-p", "--", "--print=hello"],
+            &["--model=opus", "--resume=4f1d", "-p", "--verbose"],
+        ] {
+            assert_eq!(refused(args), None, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn a_prompt_too_long_for_one_argument_passes_the_rung_over_before_it_runs() {
+        let words: Vec<String> = (0..20_000).map(|i| format!("w{i:05}")).collect();
+        let mut args = vec!["-p"];
+        args.extend(words.iter().map(String::as_str));
+        // Joined for Codex and Gemini CLI: one word over the limit.
+        for dialect in [&CODEX, &GEMINI] {
+            let refusal = run(dialect, &args).unwrap_err();
+            assert!(
+                refusal.flag.starts_with("a prompt of 1")
+                    && refusal.flag.ends_with(" bytes in one argument"),
+                "{}: {refusal}",
+                dialect.command
+            );
+        }
+        // opencode run takes the words one by one.
+        assert_eq!(run(&OPENCODE, &args).unwrap().argv.len(), 2 + words.len());
     }
 
     #[test]

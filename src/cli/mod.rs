@@ -19,12 +19,17 @@ use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser};
 const AFTER_HELP: &str = "\
 Every argument that is not one of agent's options is Claude Code's command line and passes to
 the chosen CLI in order: unchanged to Claude Code, in its own words to Codex, Gemini CLI and
-opencode (-p → `codex exec`, `gemini -p`, `opencode run`; -c, --model, --output-format and
+opencode (-p → `codex exec`, `gemini --prompt=…`, `opencode run`; -c, --model, --output-format and
 the permission flags likewise); a rung whose CLI cannot take a flag is passed over, and a CLI
 that refuses the arguments stops the fallback. `agent --dry-run ARGS` shows the words and the
-rules; `translate = false` under [backends.NAME] passes them unchanged. `--` ends agent's
-options (everything after it passes through). In a launch, `--json` also passes through
-(codex uses it); it is agent's only next to a report flag.
+rules; `translate = false` under [backends.NAME] passes them unchanged. The first `--` ends
+agent's options: before any of the CLI's words it is agent's (everything after it passes
+through); after one (`agent -p -- \"$TEXT\"`) it is the CLI's own, kept, and every word after
+it is the prompt. On another CLI's rung the prompt goes after that CLI's end of options
+(`codex exec -- PROMPT`, `gemini --prompt=PROMPT`), so no prompt word becomes its flag or
+sub-command. A form Claude Code refuses (`--print=hello`: a switch given a value) is a usage
+error. In a launch, `--json` also passes through (codex uses it); it is agent's only next to a
+report flag.
 
 Examples:
   agent                          auto-pick the best live rung and run it
@@ -267,8 +272,9 @@ impl Cli {
 
 /// Splits argv (without argv0) into agent's words and the CLI's words, then parses agent's.
 ///
-/// agent's options are recognised anywhere before `--`; everything else, including values
-/// that look like flags, passes through in order.
+/// agent's options are recognised anywhere before the first `--`; everything else,
+/// including values that look like flags, passes through in order. That `--` is agent's when
+/// no word of the CLI's came before it, and the CLI's (kept) when one did (DESIGN.md §23).
 pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     // Built once: it both tells agent's flags apart and parses them (the launch path pays
     // for every clap build). The listings of the management flags' own arguments are read
@@ -287,6 +293,11 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             continue;
         };
         if text == "--" {
+            // Before any of the CLI's words it ends agent's options; after one, it is the
+            // CLI's own (`-p -- "$TEXT"`) and is kept: the words after it are data.
+            if !theirs.is_empty() {
+                theirs.push(arg);
+            }
             theirs.extend(args.by_ref());
             break;
         }
@@ -463,6 +474,18 @@ mod tests {
         assert!(cli.dry_run);
         assert!(!cli.list);
         assert_eq!(cli.cli_args, ["--list", "--", "x"]);
+    }
+
+    #[test]
+    fn a_double_dash_after_a_cli_word_is_the_clis_and_ends_agents_options_too() {
+        let cli = split(&["-p", "--", "--dangerously-skip-permissions", "--status"]);
+        assert!(!cli.status);
+        assert_eq!(
+            cli.cli_args,
+            ["-p", "--", "--dangerously-skip-permissions", "--status"]
+        );
+        let cli = split(&["--", "-p", "--", "--list"]);
+        assert_eq!(cli.cli_args, ["-p", "--", "--list"]);
     }
 
     #[test]

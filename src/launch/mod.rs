@@ -149,7 +149,19 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             ended,
             elapsed,
             stderr_head,
-        } = child::run(command)?;
+        } = match child::run(command) {
+            Ok(outcome) => outcome,
+            Err(err) if too_long_to_start(&err) => {
+                // The system refused the words before the CLI ran: nothing ran, nothing
+                // is unhealthy, and another rung (another CLI's words) may fit.
+                let reason = format!("{err:#} — its command line is too long to start");
+                term::notice(&format!("{} cannot start: {reason}", rung.label()));
+                why_not.push((rung.label(), reason));
+                start = winner + 1;
+                continue;
+            }
+            Err(err) => return Err(err),
+        };
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
         } else {
@@ -254,6 +266,16 @@ fn learn_windows(
 fn acted_before_failing(rung: &rung::Rung, run_start: jiff::Timestamp) -> Option<acted::Actions> {
     let cwd = std::env::current_dir().ok()?;
     Some(acted::by_run(rung, &cwd, run_start)).filter(acted::Actions::acted)
+}
+
+/// Whether starting the CLI failed because its words and environment are more than the
+/// system takes (`E2BIG`).
+fn too_long_to_start(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ArgumentListTooLong)
+    })
 }
 
 /// Whether the rung's CLI refused the arguments, and how it said so: its usage-error exit

@@ -208,6 +208,7 @@ fn agys_exit_0_on_a_spent_quota_is_no_pass() {
 #[test]
 fn each_cli_is_given_its_own_headless_words_with_the_rungs_model() {
     let dir = tempfile::tempdir().unwrap();
+    let gemini_prompt = format!("--prompt={PROMPT}");
     let cases: [(&str, &str, &[&str]); 5] = [
         (
             "claude",
@@ -221,16 +222,20 @@ fn each_cli_is_given_its_own_headless_words_with_the_rungs_model() {
                 "json",
             ],
         ),
-        ("codex", "gpt-6", &["exec", "-m", "gpt-6", "--json", PROMPT]),
+        (
+            "codex",
+            "gpt-6",
+            &["exec", "-m", "gpt-6", "--json", "--", PROMPT],
+        ),
         (
             "gemini",
             "gemini-3-pro",
-            &["-m", "gemini-3-pro", "-o", "json", "-p", PROMPT],
+            &["-m", "gemini-3-pro", "-o", "json", &gemini_prompt],
         ),
         (
             "opencode",
             "mock/gpt-x",
-            &["run", "-m", "mock/gpt-x", "--format", "json", PROMPT],
+            &["run", "-m", "mock/gpt-x", "--format", "json", "--", PROMPT],
         ),
         (
             "agy",
