@@ -25,6 +25,8 @@ mod newcomer;
 mod parking;
 mod relay;
 mod relay_clients;
+mod relay_connections;
+mod relay_credentials;
 mod relay_hostile;
 mod relay_shared_health;
 mod secrets;

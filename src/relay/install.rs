@@ -15,6 +15,8 @@ use crate::state::file::{self as state_file, Durability};
 
 pub const SYSTEMD_UNIT: &str = "agent-relay.service";
 pub const LAUNCHD_LABEL: &str = "dev.agent.relay";
+/// Beside the configuration: the keys the service reads at start.
+pub const ENV_FILE: &str = "relay.env";
 
 /// What an installation writes, and what to run after.
 pub struct Plan {
@@ -49,7 +51,7 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
     let agent = std::env::current_exe().context("finding agent's own path")?;
     let agent = std::fs::canonicalize(&agent).unwrap_or(agent);
     let config_dir = crate::paths::config_dir().context("no configuration directory")?;
-    let env_file = config_dir.join("relay.env");
+    let env_file = config_dir.join(ENV_FILE);
     // The service starts in another directory: a relative --config would name another file.
     let config_flag =
         config_flag.map(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
