@@ -54,6 +54,16 @@ pub fn raise_open_file_limit() -> u64 {
     soft
 }
 
+/// The open-file limit a service unit asks for: enough for `max_connections` and the
+/// reserve, and never less than macOS's `OPEN_MAX`, which every system grants.
+pub fn open_files_for(max_connections: usize) -> u64 {
+    let connections = u64::try_from(max_connections).unwrap_or(u64::MAX);
+    connections
+        .saturating_mul(DESCRIPTORS_PER_CONNECTION)
+        .saturating_add(RESERVE)
+        .max(10_240)
+}
+
 /// The caps in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -355,6 +365,14 @@ mod tests {
         );
         let tiny = Limits::fitted(&config, 10);
         assert_eq!((tiny.total, tiny.per_address), (1, 1));
+        // What a service unit asks for backs the configured total.
+        let asked = open_files_for(config.max_connections);
+        assert_eq!(Limits::fitted(&config, asked).total, config.max_connections);
+        assert_eq!(
+            Limits::fitted(&config, open_files_for(100_000)).total,
+            config.max_connections
+        );
+        assert_eq!(open_files_for(100_000), 200_064);
     }
 
     #[test]
