@@ -391,6 +391,29 @@ mod tests {
     }
 
     #[test]
+    fn connection_caps_are_whole_and_positive_and_the_idle_timeout_too() {
+        let config = merged(
+            "[relay]\nmax_connections = 64\nmax_connections_per_address = 8\nidle_timeout_seconds = 2.5\n",
+        )
+        .unwrap();
+        assert_eq!(config.max_connections, 64);
+        assert_eq!(config.max_connections_per_address, 8);
+        assert_eq!(config.idle_timeout, Duration::from_millis(2500));
+        for (text, key) in [
+            ("max_connections = 0", "relay.max_connections"),
+            ("max_connections = 1.5", "relay.max_connections"),
+            (
+                "max_connections_per_address = -1",
+                "relay.max_connections_per_address",
+            ),
+            ("idle_timeout_seconds = 0", "relay.idle_timeout_seconds"),
+        ] {
+            let err = merged(&format!("[relay]\n{text}\n")).unwrap_err();
+            assert_eq!(err.key, key, "{text}");
+        }
+    }
+
+    #[test]
     fn env_names_replace_dashes() {
         let upstream = Upstream {
             name: "claude-cli".into(),

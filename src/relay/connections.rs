@@ -136,6 +136,7 @@ impl Connections {
     /// refused when every connection in its way is busy. A line about it, at most one a
     /// minute, goes to stderr.
     pub fn admit(self: &Arc<Self>, peer: IpAddr) -> Result<Slot, Refused> {
+        let peer = address_of(peer);
         let (admitted, line) = {
             let mut table = self.table();
             let full =
@@ -173,6 +174,18 @@ impl Connections {
             id,
             close,
         })))
+    }
+}
+
+/// The address a cap counts a peer under: IPv4 as itself (an IPv4-mapped IPv6 peer too),
+/// IPv6 by its /64 — one host is handed a whole /64, and could pick any address in it.
+fn address_of(peer: IpAddr) -> IpAddr {
+    match peer.to_canonical() {
+        IpAddr::V6(v6) => {
+            let [a, b, c, d, ..] = v6.segments();
+            IpAddr::from([a, b, c, d, 0, 0, 0, 0])
+        }
+        v4 @ IpAddr::V4(_) => v4,
     }
 }
 
@@ -412,6 +425,23 @@ mod tests {
             flood.iter().filter(|slot| slot.begin().is_none()).count(),
             1
         );
+    }
+
+    #[test]
+    fn an_ipv6_host_is_one_address_whichever_of_its_64_it_uses() {
+        let connections = Connections::new(limits(10, 1));
+        let first: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let second: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        let _busy = connections.admit(first).unwrap().begin().unwrap();
+        assert!(connections.admit(second).is_err());
+        assert!(
+            connections
+                .admit("2001:db8:1:3::1".parse().unwrap())
+                .is_ok()
+        );
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
+        let _local = connections.admit(address(1)).unwrap().begin().unwrap();
+        assert!(connections.admit(mapped).is_err(), "the same IPv4 peer");
     }
 
     #[test]
