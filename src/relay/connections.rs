@@ -298,6 +298,39 @@ impl Drop for Busy {
     }
 }
 
+/// An answer's body that keeps its connection busy until it is sent or dropped; its size
+/// passes through, so a known length is still sent as `content-length` in one write.
+pub struct BusyBody<B> {
+    body: B,
+    _busy: Busy,
+}
+
+impl<B> BusyBody<B> {
+    pub fn new(body: B, busy: Busy) -> BusyBody<B> {
+        BusyBody { body, _busy: busy }
+    }
+}
+
+impl<B: http_body::Body + Unpin> http_body::Body for BusyBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
 impl Slot {
     /// A request starts on this connection, unless it was told to close.
     pub fn begin(&self) -> Option<Busy> {

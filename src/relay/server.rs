@@ -40,7 +40,7 @@ use tower::ServiceExt as _;
 use super::accounting::Books;
 use super::call::error_response;
 use super::clients::{Unadmitted, admit};
-use super::connections::{Connections, Limits, Refused};
+use super::connections::{BusyBody, Connections, Limits, Refused};
 use super::gate::Gate;
 use super::keys::{Key, Keys};
 use super::target::{Base, Target};
@@ -369,12 +369,7 @@ async fn accept_loop(
                     }
                     let response = router.oneshot(request.map(Body::new)).await?;
                     // Busy until the answer's last byte is sent (or the body is dropped).
-                    Ok(response.map(|body| {
-                        Body::new(body.map_frame(move |frame| {
-                            let _held = &busy;
-                            frame
-                        }))
-                    }))
+                    Ok(response.map(|body| Body::new(BusyBody::new(body, busy))))
                 }
             });
         let connection = http.serve_connection(TokioIo::new(stream), service);
