@@ -5,7 +5,7 @@
 use std::fs;
 use std::io::{self, Read as _};
 use std::net::{SocketAddr, ToSocketAddrs as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use http::HeaderMap;
@@ -42,6 +42,24 @@ pub fn listen_address(setting: &str, text: &str, allow_remote: bool) -> anyhow::
     Ok(first)
 }
 
+/// Says so when a secret's file may be read by its group or everyone: served anyway (the
+/// owner may mean it, and refusing would stop a relay on a reboot), but never silently.
+/// `renew` says what to do if someone may have read it.
+pub fn warn_if_others_read(path: &Path, what: &str, renew: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(meta) = fs::metadata(path) else {
+        return;
+    };
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        crate::term::warn(&format!(
+            "{} is {mode:o}: other users can read {what} in it and spend every key behind the relay; chmod 600 {}, and if someone may have read it, {renew}",
+            path.display(),
+            crate::text::shell_quote(&path.to_string_lossy())
+        ));
+    }
+}
+
 /// A bearer token a client must present.
 #[derive(Clone)]
 pub struct Token(String);
@@ -74,6 +92,11 @@ impl Token {
                         return Err(err).with_context(|| format!("reading {}", path.display()));
                     }
                 };
+                warn_if_others_read(
+                    &path,
+                    "the relay token",
+                    "`agent --relay init --force` makes a new one",
+                );
                 (text.trim().to_string(), path.display().to_string())
             }
         };

@@ -28,6 +28,8 @@ mod parking;
 mod prompt_words;
 mod relay;
 mod relay_clients;
+mod relay_connections;
+mod relay_credentials;
 mod relay_hostile;
 mod relay_shared_health;
 mod secrets;

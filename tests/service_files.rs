@@ -227,3 +227,38 @@ fn a_path_with_a_newline_is_refused_for_cron_with_the_reason() {
         run.stderr
     );
 }
+
+#[test]
+fn the_relays_service_asks_for_the_open_files_its_connection_cap_needs() {
+    let sb = Sandbox::new();
+    sb.fake_cli("systemctl").install();
+    sb.fake_cli("launchctl").install();
+    // Two descriptors a connection (its own and its upstream's) and a reserve of 64.
+    sb.write_config("[relay]\nmax_connections = 20000\n");
+
+    for service in ["systemd", "launchd"] {
+        let run = sb.run(&["--relay", "install", "--service", service]);
+        assert_eq!(run.code, Some(0), "{run:?}");
+    }
+
+    let unit = sb.home().join(".config/systemd/user/agent-relay.service");
+    let text = std::fs::read_to_string(&unit).unwrap();
+    assert!(
+        text.lines().any(|line| line == "LimitNOFILE=40064"),
+        "{text}"
+    );
+    let analyze = which::which("systemd-analyze")
+        .expect("systemd-analyze is needed (Debian: apt-get install systemd)");
+    let verify = Command::new(analyze)
+        .arg("verify")
+        .arg(&unit)
+        .output()
+        .unwrap();
+    let complaints = String::from_utf8_lossy(&verify.stderr);
+    assert!(
+        verify.status.success() && !complaints.contains("ignoring"),
+        "systemd-analyze verify: {complaints}"
+    );
+    let job = plist(&sb.home().join("Library/LaunchAgents/dev.agent.relay.plist"));
+    assert_eq!(job["SoftResourceLimits"]["NumberOfFiles"], 40064, "{job}");
+}

@@ -16,6 +16,13 @@ const DEFAULT_CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_UPSTREAM_TIMEOUT: Duration = Duration::from_secs(600);
 const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(10);
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Every client behind one ssh tunnel or on this host is one address (127.0.0.1): half the
+/// total leaves the other half to everyone else without starving a tunnel's team.
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 256;
+/// More connections than this could never be backed by descriptors on any system.
+const MAX_CONNECTIONS: u64 = 1 << 20;
 /// Any of the relay's timeouts: more than 0 (a zero timeout fails every call), at most a
 /// day (tokio and hyper add it to the clock).
 const TIMEOUT: Bounds = Bounds::positive(crate::bounds::DAY);
@@ -79,9 +86,15 @@ pub struct RelayConfig {
     pub listen: String,
     /// Request bodies larger than this are refused with 413.
     pub body_limit: u64,
-    /// How long a client may take to send a request's headers and body (and how long an
-    /// idle keep-alive connection is kept).
+    /// How long a client may take to send a request's headers and body.
     pub client_timeout: Duration,
+    /// How long a connection with no request in hand (just opened, between two requests,
+    /// or still sending its headers) is kept.
+    pub idle_timeout: Duration,
+    /// Connections served at once, in total and from one remote address; the total is
+    /// lowered at start to what the open-file limit can back.
+    pub max_connections: usize,
+    pub max_connections_per_address: usize,
     pub connect_timeout: Duration,
     /// The longest silence from an upstream: before its answer starts, between two chunks
     /// of it, and the longest a `claude-cli` run may take.
@@ -111,6 +124,9 @@ impl Default for RelayConfig {
             listen: DEFAULT_LISTEN.to_string(),
             body_limit: DEFAULT_BODY_LIMIT_MB * 1024 * 1024,
             client_timeout: DEFAULT_CLIENT_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             upstream_timeout: DEFAULT_UPSTREAM_TIMEOUT,
             stop_grace: DEFAULT_STOP_GRACE,
@@ -132,6 +148,9 @@ pub struct RelayFile {
     listen: Option<Spanned<String>>,
     body_limit_mb: Option<Spanned<f64>>,
     client_timeout_seconds: Option<Spanned<f64>>,
+    idle_timeout_seconds: Option<Spanned<f64>>,
+    max_connections: Option<Spanned<f64>>,
+    max_connections_per_address: Option<Spanned<f64>>,
     connect_timeout_seconds: Option<Spanned<f64>>,
     upstream_timeout_seconds: Option<Spanned<f64>>,
     stop_grace_seconds: Option<Spanned<f64>>,
@@ -187,6 +206,28 @@ impl RelayConfig {
             };
         if let Some(d) = seconds(file.client_timeout_seconds, "relay.client_timeout_seconds")? {
             self.client_timeout = d;
+        }
+        if let Some(d) = seconds(file.idle_timeout_seconds, "relay.idle_timeout_seconds")? {
+            self.idle_timeout = d;
+        }
+        let connections =
+            |value: Option<Spanned<f64>>, key: &str| -> Result<Option<usize>, FileError> {
+                value
+                    .map(|spanned| {
+                        crate::bounds::count(*spanned.get_ref(), 1, MAX_CONNECTIONS)
+                            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                            .map_err(|why| error(spanned.span().start, key, why))
+                    })
+                    .transpose()
+            };
+        if let Some(n) = connections(file.max_connections, "relay.max_connections")? {
+            self.max_connections = n;
+        }
+        if let Some(n) = connections(
+            file.max_connections_per_address,
+            "relay.max_connections_per_address",
+        )? {
+            self.max_connections_per_address = n;
         }
         if let Some(d) = seconds(
             file.connect_timeout_seconds,
@@ -347,6 +388,29 @@ mod tests {
     fn names_are_route_segments() {
         let err = merged("[relay.upstreams.\"a/b\"]\nkind = \"claude-cli\"\n").unwrap_err();
         assert!(err.message.contains("letters, digits"), "{}", err.message);
+    }
+
+    #[test]
+    fn connection_caps_are_whole_and_positive_and_the_idle_timeout_too() {
+        let config = merged(
+            "[relay]\nmax_connections = 64\nmax_connections_per_address = 8\nidle_timeout_seconds = 2.5\n",
+        )
+        .unwrap();
+        assert_eq!(config.max_connections, 64);
+        assert_eq!(config.max_connections_per_address, 8);
+        assert_eq!(config.idle_timeout, Duration::from_millis(2500));
+        for (text, key) in [
+            ("max_connections = 0", "relay.max_connections"),
+            ("max_connections = 1.5", "relay.max_connections"),
+            (
+                "max_connections_per_address = -1",
+                "relay.max_connections_per_address",
+            ),
+            ("idle_timeout_seconds = 0", "relay.idle_timeout_seconds"),
+        ] {
+            let err = merged(&format!("[relay]\n{text}\n")).unwrap_err();
+            assert_eq!(err.key, key, "{text}");
+        }
     }
 
     #[test]

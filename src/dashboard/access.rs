@@ -23,8 +23,19 @@ pub const COOKIE: &str = "agent_dashboard";
 /// How long a session opens the page; the cookie's `Max-Age` says the same.
 pub const SESSION_FOR: Duration = Duration::from_secs(8 * 3600);
 
-/// Sessions kept at once; a login past this many ends the oldest.
+/// Sessions kept at once per credential; a login past this many ends the oldest of the
+/// same credential, so logging in with the relay's token any number of times never ends
+/// the session the printed URL opened.
 const SESSIONS_KEPT: usize = 64;
+
+/// What opened a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Credential {
+    /// The printed URL's token or `--open`'s one-time value: this process's owner, once each.
+    Owner,
+    /// The relay's token, which every holder of it may present any number of times.
+    Relay,
+}
 
 /// What opens the page, and the sessions open now.
 pub struct Access {
@@ -58,7 +69,7 @@ impl Access {
     /// `?token=`: the printed token (spent by this use) or the relay's opens a new
     /// session, whose cookie value is returned; anything else `None`.
     pub fn log_in(&self, presented: &str) -> anyhow::Result<Option<String>> {
-        let login = {
+        let owner = {
             let mut login = lock(&self.login);
             let matched = login
                 .as_ref()
@@ -72,12 +83,18 @@ impl Access {
             .relay
             .as_ref()
             .is_some_and(|t| t.matches(presented.as_bytes()));
-        self.open_if(login | relay)
+        // Both compared whichever matches; the printed token is the owner's when it does.
+        let credential = match (owner, relay) {
+            (true, _) => Some(Credential::Owner),
+            (false, true) => Some(Credential::Relay),
+            (false, false) => None,
+        };
+        self.open_if(credential)
     }
 
     /// `?once=`: a one-time value issued for `--open`, unused and fresh, opens a session.
     pub fn log_in_once(&self, presented: &str) -> anyhow::Result<Option<String>> {
-        self.open_if(self.onces.redeem(presented))
+        self.open_if(self.onces.redeem(presented).then_some(Credential::Owner))
     }
 
     /// A new one-time value for `--open`.
@@ -85,19 +102,17 @@ impl Access {
         self.onces.issue()
     }
 
-    fn open_if(&self, admitted: bool) -> anyhow::Result<Option<String>> {
-        if admitted {
-            self.sessions.open().map(Some)
-        } else {
-            Ok(None)
-        }
+    fn open_if(&self, credential: Option<Credential>) -> anyhow::Result<Option<String>> {
+        credential
+            .map(|credential| self.sessions.open(credential))
+            .transpose()
     }
 }
 
 /// The sessions this process opened: random values, each good for its lifetime.
 struct Sessions {
     lifetime: Duration,
-    open: Mutex<VecDeque<(Token, Instant)>>,
+    open: Mutex<VecDeque<(Token, Instant, Credential)>>,
 }
 
 impl Sessions {
@@ -109,22 +124,26 @@ impl Sessions {
     }
 
     /// A new session's value (64 hex digits, nothing that names what it opens).
-    fn open(&self) -> anyhow::Result<String> {
+    fn open(&self, credential: Credential) -> anyhow::Result<String> {
         let value = crate::access::generate("")?;
         let mut open = lock(&self.open);
-        if open.len() >= SESSIONS_KEPT {
-            open.pop_front();
+        let same = |(_, _, by): &&(Token, Instant, Credential)| *by == credential;
+        if open.iter().filter(same).count() >= SESSIONS_KEPT
+            && let Some(oldest) = open.iter().position(|s| same(&s))
+        {
+            open.remove(oldest);
         }
-        open.push_back((Token::from_text(&value), Instant::now()));
+        open.push_back((Token::from_text(&value), Instant::now(), credential));
         Ok(value)
     }
 
     /// Whether `presented` is an open session, every one compared in constant time.
     fn holds(&self, presented: &[u8]) -> bool {
         let mut open = lock(&self.open);
-        open.retain(|(_, at)| at.elapsed() < self.lifetime);
-        open.iter()
-            .fold(false, |found, (value, _)| found | value.matches(presented))
+        open.retain(|(_, at, _)| at.elapsed() < self.lifetime);
+        open.iter().fold(false, |found, (value, _, _)| {
+            found | value.matches(presented)
+        })
     }
 }
 
@@ -260,9 +279,22 @@ mod tests {
     }
 
     #[test]
+    fn logins_end_only_sessions_of_their_own_credential() {
+        let access = access();
+        let owner = access.log_in(LOGIN).unwrap().unwrap();
+        let relay: Vec<String> = (0..=SESSIONS_KEPT)
+            .map(|_| access.log_in(RELAY).unwrap().unwrap())
+            .collect();
+        let opens = |value: &str| access.admits(&with("cookie", &format!("{COOKIE}={value}")));
+        assert!(opens(&owner));
+        assert!(!opens(&relay[0]), "the relay's oldest made room");
+        assert!(relay[1..].iter().all(|value| opens(value)));
+    }
+
+    #[test]
     fn a_session_ends_with_its_lifetime_and_no_other_dashboard_knows_it() {
         let ended = Sessions::new(Duration::ZERO);
-        let value = ended.open().unwrap();
+        let value = ended.open(Credential::Owner).unwrap();
         assert!(!ended.holds(value.as_bytes()));
 
         let (here, there) = (access(), access());

@@ -2,7 +2,8 @@
 //! launchd agent on macOS. The unit pins agent's absolute path and a `PATH` with every
 //! directory where a CLI was found (the `claude-cli` upstream needs `claude`); keys come
 //! from `~/.config/agent/relay.env` (0600, `AGENT_RELAY_<NAME>_KEY=…`), which the service
-//! reads, so no secret is ever written into the unit itself.
+//! reads, so no secret is ever written into the unit itself. The unit also sets the
+//! open-file limit the relay's connection cap needs (`LimitNOFILE=`, `NumberOfFiles`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,8 @@ use crate::state::file::{self as state_file, Durability};
 
 pub const SYSTEMD_UNIT: &str = "agent-relay.service";
 pub const LAUNCHD_LABEL: &str = "dev.agent.relay";
+/// Beside the configuration: the keys the service reads at start.
+pub const ENV_FILE: &str = "relay.env";
 
 /// What an installation writes, and what to run after.
 pub struct Plan {
@@ -49,11 +52,13 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
     let agent = std::env::current_exe().context("finding agent's own path")?;
     let agent = std::fs::canonicalize(&agent).unwrap_or(agent);
     let config_dir = crate::paths::config_dir().context("no configuration directory")?;
-    let env_file = config_dir.join("relay.env");
+    let env_file = config_dir.join(ENV_FILE);
     // The service starts in another directory: a relative --config would name another file.
     let config_flag =
         config_flag.map(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()));
     let argv = argv(&agent, config_flag.as_deref());
+    // The relay raises its soft limit to the hard one; this makes the hard one enough.
+    let open_files = super::connections::open_files_for(config.relay.max_connections);
     let env = pinned_env(crate::backend::discover::pinned_path(config, &agent));
     if launchd {
         let file = home
@@ -88,7 +93,7 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         }
         let _ = write!(
             text,
-            "  </dict>\n  <key>RunAtLoad</key><true/>\n  <key>KeepAlive</key><true/>\n  <key>Umask</key><integer>63</integer>\n  <key>StandardErrorPath</key><string>{}</string>\n</dict>\n</plist>\n",
+            "  </dict>\n  <key>SoftResourceLimits</key>\n  <dict>\n    <key>NumberOfFiles</key><integer>{open_files}</integer>\n  </dict>\n  <key>RunAtLoad</key><true/>\n  <key>KeepAlive</key><true/>\n  <key>Umask</key><integer>63</integer>\n  <key>StandardErrorPath</key><string>{}</string>\n</dict>\n</plist>\n",
             plist_text("the log file", &log.to_string_lossy())?
         );
         let next = vec![format!(
@@ -119,6 +124,7 @@ pub fn plan(config: &Config, config_flag: Option<&Path>, launchd: bool) -> anyho
         "EnvironmentFile=-{}",
         systemd_path("relay.env", &env_file.to_string_lossy())?
     );
+    let _ = writeln!(text, "LimitNOFILE={open_files}");
     text.push_str("Restart=on-failure\nRestartSec=2\nUMask=0077\nNoNewPrivileges=yes\n\n[Install]\nWantedBy=default.target\n");
     let next = vec![
         "systemctl --user daemon-reload".to_string(),

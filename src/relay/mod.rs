@@ -9,6 +9,7 @@ mod accounting;
 mod call;
 mod claude_cli;
 mod clients;
+mod connections;
 mod gate;
 mod install;
 mod keys;

@@ -6,6 +6,8 @@
 //!   meets delayed ACKs and adds ~40 ms to every small answer.
 //! - A client must send its request (headers and body) within `client_timeout_seconds`;
 //!   bodies over `body_limit_mb` get 413.
+//! - Connections are capped in total and per remote address, and idle ones are closed
+//!   after `idle_timeout_seconds` or to make room ([`super::connections`]).
 //! - Origin-form and absolute-form targets are accepted, but an absolute-form target naming
 //!   any other host is refused: the relay is never an open proxy.
 //! - The path is checked before anything is used ([`Target`]): one leading `/`, no empty or
@@ -38,6 +40,7 @@ use tower::ServiceExt as _;
 use super::accounting::Books;
 use super::call::error_response;
 use super::clients::{Unadmitted, admit};
+use super::connections::{BusyBody, Connections, Limits, Refused};
 use super::gate::Gate;
 use super::keys::{Key, Keys};
 use super::target::{Base, Target};
@@ -147,6 +150,13 @@ pub fn serve(
     let listen = listen.unwrap_or(&relay_config.listen).to_string();
     let addr = crate::access::listen_address("relay.listen", &listen, allow_remote)?;
     let token = Token::load_relay()?;
+    if let Some(keys) = crate::paths::config_dir().map(|dir| dir.join(super::install::ENV_FILE)) {
+        crate::access::warn_if_others_read(
+            &keys,
+            "the relay's keys",
+            "replace those keys with their vendors",
+        );
+    }
     let mut bases = BTreeMap::new();
     for upstream in relay_config.upstreams.values() {
         if upstream.kind == Kind::ClaudeCli {
@@ -177,6 +187,15 @@ pub fn serve(
                 super::subscriptions::why_refused(&personal)
             )));
         }
+    }
+
+    let open_files = super::connections::raise_open_file_limit();
+    let limits = Limits::fitted(&relay_config, open_files);
+    if limits.total < relay_config.max_connections {
+        crate::term::warn(&format!(
+            "relay: the open-file limit is {open_files} (RLIMIT_NOFILE, already raised to its hard limit), enough for {} connections at once rather than relay.max_connections = {}; raise the hard limit (`LimitNOFILE=` in a systemd unit) for more",
+            limits.total, relay_config.max_connections
+        ));
     }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -222,7 +241,7 @@ pub fn serve(
             .config
             .dashboard
             .then(|| crate::dashboard::under_relay(config, relay.token.clone(), local.ip()));
-        let outcome = accept_loop(&listener, &relay, pages).await;
+        let outcome = accept_loop(&listener, &relay, pages, limits).await;
         relay.books.close();
         outcome
     });
@@ -261,10 +280,38 @@ fn http_client(config: &RelayConfig) -> HttpClient {
         .build(https)
 }
 
+/// What a connection over the caps reads before it is closed.
+fn over_cap() -> Vec<u8> {
+    let body =
+        json!({"type": "error", "error": {"type": "overloaded_error", "code": "overloaded_error",
+        "message": "relay: every connection it can hold is busy with a call; try again shortly"}})
+        .to_string();
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// A request arriving on a connection just told to close (idle, or making room).
+fn closing() -> Response {
+    let mut response = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "overloaded_error",
+        "relay: this connection was being closed to make room; send the request again",
+    );
+    response.headers_mut().insert(
+        http::header::CONNECTION,
+        http::HeaderValue::from_static("close"),
+    );
+    response
+}
+
 async fn accept_loop(
     listener: &tokio::net::TcpListener,
     relay: &Arc<Relay>,
     pages: Option<Router>,
+    limits: Limits,
 ) -> anyhow::Result<()> {
     let mut router = Router::new()
         .route("/healthz", get(healthz))
@@ -274,6 +321,8 @@ async fn accept_loop(
         router = router.merge(pages);
     }
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let caps = Connections::new(limits);
+    let over_cap = over_cap();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(relay.config.client_timeout)
@@ -285,24 +334,47 @@ async fn accept_loop(
     while let Some(stream) = crate::access::next_connection(listener, &mut terminate, "relay").await
     {
         while connections.try_join_next().is_some() {}
+        let Ok(peer) = stream.peer_addr() else {
+            continue;
+        };
+        let slot = match caps.admit(peer.ip()) {
+            Ok(slot) => slot,
+            Err(Refused) => {
+                // Never waiting: what the client sent already is read first, or closing
+                // with it unread would reset the connection before the answer is seen.
+                let mut sent = [0u8; 4096];
+                for _ in 0..16 {
+                    if !matches!(stream.try_read(&mut sent), Ok(n) if n > 0) {
+                        break;
+                    }
+                }
+                let _ = stream.try_write(&over_cap);
+                continue;
+            }
+        };
         let router = router.clone();
         let relay = Arc::clone(relay);
+        let held = slot.clone();
         let service =
             hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
                 let router = router.clone();
                 let relay = Arc::clone(&relay);
+                let busy = held.begin();
                 async move {
+                    let Some(busy) = busy else {
+                        return Ok::<_, Infallible>(closing());
+                    };
                     if let Some(refusal) = refuse_target(&relay, &request) {
-                        return Ok::<_, Infallible>(refusal);
+                        return Ok(refusal);
                     }
-                    router.oneshot(request.map(Body::new)).await
+                    let response = router.oneshot(request.map(Body::new)).await?;
+                    // Busy until the answer's last byte is sent (or the body is dropped).
+                    Ok(response.map(|body| Body::new(BusyBody::new(body, busy))))
                 }
             });
         let connection = http.serve_connection(TokioIo::new(stream), service);
         let watched = graceful.watch(connection);
-        connections.spawn(async move {
-            let _ = watched.await;
-        });
+        connections.spawn(slot.serve(watched));
     }
     let grace = relay.config.stop_grace;
     crate::term::notice(&format!(

@@ -56,9 +56,19 @@ impl RelayProc {
     /// `agent --relay serve --listen 127.0.0.1:0 ARGS…` in the sandbox; waits until it
     /// says where it listens.
     pub fn start(sb: &Sandbox, args: &[&str]) -> RelayProc {
+        RelayProc::start_with(sb, args, |_| {})
+    }
+
+    /// As [`RelayProc::start`], with the command adjusted first (its limits, say).
+    pub fn start_with(
+        sb: &Sandbox,
+        args: &[&str],
+        adjust: impl FnOnce(&mut std::process::Command),
+    ) -> RelayProc {
         let mut argv = vec!["--relay", "serve", "--listen", "127.0.0.1:0"];
         argv.extend_from_slice(args);
         let mut cmd = sb.command(&argv);
+        adjust(&mut cmd);
         cmd.stdout(Stdio::null())
             .stderr(Stdio::piped())
             .process_group(0);
@@ -93,6 +103,11 @@ impl RelayProc {
             addr,
             stderr,
         }
+    }
+
+    /// The relay's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
     }
 
     /// What the relay printed so far.
