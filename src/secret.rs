@@ -3,7 +3,6 @@
 //! whose first line of output is the secret. Every secret found is registered for
 //! redaction before anyone can print it.
 
-use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
@@ -31,7 +30,7 @@ pub fn resolve(value: Option<&str>, command: Option<&str>, what: &str) -> anyhow
 /// they would type it) with stdin closed, and returns its first line.
 pub fn from_command(command: &str) -> anyhow::Result<String> {
     let output = crate::child::run(
-        Command::new("/bin/sh").args(["-c", command]),
+        crate::child_env::command("/bin/sh").args(["-c", command]),
         &crate::child::Job::new(COMMAND_TIMEOUT, crate::child::Group::Shared),
     )
     .context("starting /bin/sh")?

@@ -8,6 +8,7 @@ mod alerts_replicas;
 mod bad_input;
 mod budget;
 mod checks;
+mod child_env;
 mod children;
 mod choosing;
 mod command_line;

@@ -201,6 +201,24 @@ impl Family {
         }
     }
 
+    /// Other vendors' key variables, which this CLI never reads: removed from its
+    /// environment (DESIGN §23), so a repository's hook or MCP server it runs cannot take
+    /// them. Empty for opencode, which reads every provider's own variable, and for a
+    /// program agent has no adapter for, which may read any.
+    pub fn foreign_credential_vars(self) -> Vec<&'static str> {
+        if matches!(self, Family::Opencode | Family::Other) {
+            return Vec::new();
+        }
+        let own = self.credential_vars();
+        let mut foreign: Vec<&'static str> = Vec::new();
+        for var in ALL.iter().flat_map(|family| family.credential_vars()) {
+            if !own.contains(var) && !foreign.contains(var) {
+                foreign.push(var);
+            }
+        }
+        foreign
+    }
+
     /// The variables that carry a credential for the CLI: removed from a launched CLI's
     /// environment so it uses the chosen account and no other.
     pub fn credential_vars(self) -> &'static [&'static str] {

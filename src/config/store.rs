@@ -75,6 +75,10 @@ impl StoreFile {
                 message: "kind = \"redis\" needs url = \"redis://HOST:PORT\"".into(),
             });
         };
+        // The URL may carry the store's password: no child sees the variables it is from.
+        for name in crate::expand::references(&url) {
+            crate::child_env::withhold(&name);
+        }
         let url = crate::expand::expand(&url).map_err(|missing| Bad {
             key: "store.url",
             message: missing.to_string(),
