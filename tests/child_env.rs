@@ -426,3 +426,40 @@ fn every_child_is_made_by_the_one_door() {
         found.join("\n")
     );
 }
+
+/// Whether process `pid` is gone (a zombie no one reaps yet counts as gone: it runs nothing).
+fn is_gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+#[test]
+fn a_hung_secret_command_runs_once_for_two_rungs_and_leaves_nothing_running() {
+    let w = world();
+    let home = w.sb.home().display().to_string();
+    // It counts its runs, starts a grandchild that writes its pid, and never answers.
+    w.sb.write_config(&format!(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"sonnet\"\nrun_model = \"sonnet\"\n\n[[accounts]]\nname = \"a\"\nbackend = \"claude\"\nkind = \"api_key\"\nsecret_cmd = \"echo ran >> '{home}/runs'; sh -c 'echo $$ > {home}/grandchild; exec sleep 1000' & sleep 1000\"\n"
+    ));
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_ne!(run.code, Some(0), "no rung had its secret: {run:?}");
+    assert!(
+        run.stderr.contains("did not finish within 20.0s"),
+        "{run:?}"
+    );
+    let runs = std::fs::read_to_string(w.sb.home().join("runs")).unwrap();
+    assert_eq!(runs.lines().count(), 1, "two rungs, one run: {runs:?}");
+    let grandchild = std::fs::read_to_string(w.sb.home().join("grandchild")).unwrap();
+    assert!(
+        is_gone(grandchild.trim()),
+        "the secret command's grandchild {} outlived agent",
+        grandchild.trim()
+    );
+    assert!(w.sb.calls("claude").is_empty(), "{run:?}");
+}
