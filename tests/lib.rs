@@ -32,6 +32,7 @@ mod secrets;
 mod self_checks;
 mod service_files;
 mod state;
+mod store_url_secrets;
 mod statusline;
 mod team_relay;
 mod team_state;
