@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 use crate::relay::{ANTHROPIC_KEY, OPENAI_KEY, TOKEN, messages_body, relay_world};
 use crate::support::Sandbox;
@@ -108,8 +108,13 @@ fn environs(sb: &Sandbox, tag: &str) -> Vec<BTreeMap<String, String>> {
 fn assert_none_holds(sb: &Sandbox, tag: &str, secrets: &[&str], what: &str) {
     let seen = environs(sb, tag);
     assert!(!seen.is_empty(), "{tag} never ran ({what})");
-    for dir in std::fs::read_dir(dumps(sb)).unwrap() {
-        let path = dir.unwrap().path();
+    let mut copies: Vec<PathBuf> = std::fs::read_dir(dumps(sb))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    // The child asked about first, then every other child the run started.
+    copies.sort_by_key(|path| !path.file_name().unwrap().to_string_lossy().starts_with(tag));
+    for path in copies {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
         for secret in secrets {
             assert!(
@@ -446,20 +451,28 @@ fn a_hung_secret_command_runs_once_for_two_rungs_and_leaves_nothing_running() {
         "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"sonnet\"\nrun_model = \"sonnet\"\n\n[[accounts]]\nname = \"a\"\nbackend = \"claude\"\nkind = \"api_key\"\nsecret_cmd = \"echo ran >> '{home}/runs'; sh -c 'echo $$ > {home}/grandchild; exec sleep 1000' & sleep 1000\"\n"
     ));
 
-    let run = w.sb.run(&["-p", "hi"]);
+    // Not `Sandbox::run`, whose clean-up kills agent's whole process group: what agent left
+    // behind must be gone by agent's own doing.
+    let run = w.sb.command(&["-p", "hi"]).output().unwrap();
 
-    assert_ne!(run.code, Some(0), "no rung had its secret: {run:?}");
+    let grandchild = std::fs::read_to_string(w.sb.home().join("grandchild")).unwrap();
+    let grandchild = grandchild.trim();
+    let outlived = !is_gone(grandchild);
+    if outlived {
+        let _ = Command::new("kill").args(["-9", grandchild]).status();
+    }
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_ne!(
+        run.status.code(),
+        Some(0),
+        "no rung had its secret: {stderr}"
+    );
+    assert!(stderr.contains("did not finish within 20.0s"), "{stderr}");
     assert!(
-        run.stderr.contains("did not finish within 20.0s"),
-        "{run:?}"
+        !outlived,
+        "the secret command's grandchild {grandchild} outlived agent"
     );
     let runs = std::fs::read_to_string(w.sb.home().join("runs")).unwrap();
     assert_eq!(runs.lines().count(), 1, "two rungs, one run: {runs:?}");
-    let grandchild = std::fs::read_to_string(w.sb.home().join("grandchild")).unwrap();
-    assert!(
-        is_gone(grandchild.trim()),
-        "the secret command's grandchild {} outlived agent",
-        grandchild.trim()
-    );
-    assert!(w.sb.calls("claude").is_empty(), "{run:?}");
+    assert!(w.sb.calls("claude").is_empty(), "{stderr}");
 }

@@ -26,7 +26,8 @@ fn a_store_down_notice_names_the_store_without_its_query_password() {
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(
-        run.stderr.contains("at redis://127.0.0.1:1/?pass=[redacted]&db=0"),
+        run.stderr
+            .contains("at redis://127.0.0.1:1/?pass=[redacted]&db=0"),
         "the notice names the store: {run:?}"
     );
     assert!(!run.stderr.contains(QUERY_PASSWORD), "{run:?}");
