@@ -219,8 +219,7 @@ fn without_query_secrets(path: &str) -> std::borrow::Cow<'_, str> {
     let (query, fragment) = query.split_at(query.find('#').unwrap_or(query.len()));
     let mut out = String::with_capacity(path.len());
     out.push_str(head);
-    let mut pairs = query.split_inclusive(['&', ';']).peekable();
-    while let Some(pair) = pairs.next() {
+    for pair in query.split_inclusive(['&', ';']) {
         let (pair, separator) = match pair.strip_suffix(['&', ';']) {
             Some(bare) => (bare, &pair[bare.len()..]),
             None => (pair, ""),
