@@ -538,7 +538,8 @@ pub fn withhold_foreign_keys(
     env_remove: &mut Vec<String>,
 ) {
     let family = Family::of_backend(&backend.name, &backend.command);
-    for var in family.foreign_credential_vars() {
+    let child = crate::adapter::Env::child(env, env_remove);
+    for var in family.foreign_credential_vars(&child) {
         let set_on_purpose = env.iter().any(|(name, _)| name == var);
         if !set_on_purpose
             && std::env::var_os(var).is_some()

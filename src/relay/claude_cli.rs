@@ -305,7 +305,9 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
         ])
         .current_dir(&scratch.0);
     // The relay's own secrets never reach it (`child_env`), nor another vendor's key.
-    for name in crate::adapter::Family::Claude.foreign_credential_vars() {
+    for name in
+        crate::adapter::Family::Claude.foreign_credential_vars(&crate::adapter::Env::process())
+    {
         command.env_remove(name);
     }
     let job = crate::child::Job::new(timeout, crate::child::Group::Own)
