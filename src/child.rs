@@ -34,8 +34,8 @@ const TICK: Duration = Duration::from_millis(20);
 /// What an overrun kills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
-    /// The program runs in agent's process group (it may ask the terminal, as a password
-    /// manager's pinentry does); an overrun kills the program alone.
+    /// The program runs in agent's process group (it may ask the terminal, as macOS's
+    /// `security` or an alert command may); an overrun kills the program alone.
     Shared,
     /// The program leads a process group of its own (a CLI that starts helpers); an
     /// overrun kills it and everything it started.

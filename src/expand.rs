@@ -53,6 +53,24 @@ pub fn expand_with(
     Ok(out)
 }
 
+/// Every variable `text` refers to, defaults' own references included, in order.
+pub fn references(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let body_start = start + 2;
+        let Some(body_len) = closing_brace(&rest[body_start..]) else {
+            break;
+        };
+        let body = &rest[body_start..body_start + body_len];
+        let (name, default) = body.split_once(":-").unwrap_or((body, ""));
+        names.push(name.to_string());
+        names.extend(references(default));
+        rest = &rest[body_start + body_len + 1..];
+    }
+    names
+}
+
 /// Whether `text` refers to any variable at all.
 pub fn has_reference(text: &str) -> bool {
     text.contains("${")
@@ -96,6 +114,14 @@ mod tests {
         assert_eq!(expand_with("${UNSET:-fallback}", &env).unwrap(), "fallback");
         assert_eq!(expand_with("${UNSET:-${SET}}", &env).unwrap(), "value");
         assert_eq!(expand_with("no refs $HOME", &env).unwrap(), "no refs $HOME");
+    }
+
+    #[test]
+    fn references_name_every_variable_defaults_included() {
+        assert_eq!(
+            references("redis://:${PASS}@${HOST:-${FALLBACK_HOST}}:6379 $NOT ${"),
+            ["PASS", "HOST", "FALLBACK_HOST"]
+        );
     }
 
     #[test]

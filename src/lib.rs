@@ -10,6 +10,7 @@ pub mod access;
 pub mod bounded_read;
 pub mod bounds;
 pub mod child;
+pub mod child_env;
 pub mod digest;
 pub mod error_class;
 pub mod exit_codes;

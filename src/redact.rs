@@ -94,9 +94,9 @@ impl Redactor {
     }
 
     /// `text` with every known secret, every `WINDOW`-character fragment of a secret's own
-    /// part and every URL's userinfo replaced by `[redacted]`.
+    /// part and every URL's credentials (its userinfo, a `?pass=`) removed.
     pub fn redact(&self, text: &str) -> String {
-        let text = strip_userinfo(text);
+        let text = strip_url_credentials(text);
         let bytes = text.as_bytes();
         let mut marked = vec![false; bytes.len()];
         let mut any = false;
@@ -153,10 +153,12 @@ fn replace_marked(text: &str, marked: &[bool]) -> String {
     out
 }
 
-/// `scheme://user:password@host/…` → `scheme://host/…`, for every URL in `text`. A URL's
-/// userinfo is a credential however it was written, so it is never shown or stored.
-pub fn strip_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("://") || !text.contains('@') {
+/// `scheme://user:password@host/…?pass=P&db=0` → `scheme://host/…?pass=[redacted]&db=0`,
+/// for every URL in `text`. A URL's userinfo is a credential however it was written, and so
+/// is a query parameter named for one (`pass`, `password`, `token`, `key`, `sig`, …): neither
+/// is ever shown or stored.
+pub fn strip_url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") || !(text.contains('@') || text.contains('?')) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -164,19 +166,75 @@ pub fn strip_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
     while let Some(at) = rest.find("://") {
         let (before, after) = rest.split_at(at + 3);
         out.push_str(before);
-        let authority_len = after
-            .find(|c: char| {
-                matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`') || c.is_whitespace()
-            })
+        let url_len = after
+            .find(|c: char| matches!(c, '"' | '\'' | '<' | '>' | '`') || c.is_whitespace())
             .unwrap_or(after.len());
+        let authority_len = after[..url_len].find(['/', '?', '#']).unwrap_or(url_len);
         let authority = &after[..authority_len];
         match authority.rfind('@') {
             Some(userinfo_end) => out.push_str(&authority[userinfo_end + 1..]),
             None => out.push_str(authority),
         }
-        rest = &after[authority_len..];
+        // The rest of this URL, its query's secrets gone; a URL inside it is looked at next.
+        let (path, tail) = after[authority_len..].split_at(url_len - authority_len);
+        let path = without_query_secrets(path);
+        if path.contains("://") {
+            out.push_str(&strip_url_credentials(&path));
+        } else {
+            out.push_str(&path);
+        }
+        rest = tail;
     }
     out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether a URL's query parameter of this name carries a credential.
+pub fn is_secret_query_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    looks_secret(name)
+        || ["pass", "passwd", "pwd", "auth", "sig", "signature"].contains(&lower.as_str())
+}
+
+/// The values of a URL's query parameters named for a credential, as written.
+pub fn query_secrets(url: &str) -> Vec<&str> {
+    let Some((_, query)) = url.split_once('?') else {
+        return Vec::new();
+    };
+    let query = query.split('#').next().unwrap_or("");
+    query
+        .split(['&', ';'])
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(name, value)| !value.is_empty() && is_secret_query_name(name))
+        .map(|(_, value)| value)
+        .collect()
+}
+
+/// `path?query#fragment` with the value of each parameter named for a credential replaced.
+fn without_query_secrets(path: &str) -> std::borrow::Cow<'_, str> {
+    let Some(mark) = path.find('?') else {
+        return std::borrow::Cow::Borrowed(path);
+    };
+    let (head, query) = path.split_at(mark + 1);
+    let (query, fragment) = query.split_at(query.find('#').unwrap_or(query.len()));
+    let mut out = String::with_capacity(path.len());
+    out.push_str(head);
+    for pair in query.split_inclusive(['&', ';']) {
+        let (pair, separator) = match pair.strip_suffix(['&', ';']) {
+            Some(bare) => (bare, &pair[bare.len()..]),
+            None => (pair, ""),
+        };
+        match pair.split_once('=') {
+            Some((name, value)) if !value.is_empty() && is_secret_query_name(name) => {
+                out.push_str(name);
+                out.push('=');
+                out.push_str(MARK);
+            }
+            _ => out.push_str(pair),
+        }
+        out.push_str(separator);
+    }
+    out.push_str(fragment);
     std::borrow::Cow::Owned(out)
 }
 
@@ -233,7 +291,7 @@ pub fn register(secret: &str) {
     registry().note(secret);
 }
 
-/// Scrubs every secret this process knows, and every URL's userinfo, from `text`.
+/// Scrubs every secret this process knows, and every URL's credentials, from `text`.
 pub fn redact(text: &str) -> String {
     registry().redactor().redact(text)
 }
@@ -307,6 +365,29 @@ mod tests {
         assert_eq!(
             redactor.redact("mail me@example.org"),
             "mail me@example.org"
+        );
+    }
+
+    #[test]
+    fn a_url_loses_the_secrets_in_its_query_and_keeps_the_rest() {
+        let redactor = Redactor::default();
+        assert_eq!(
+            redactor.redact("store at redis://h:6379/?pass=hunter2hunter2&db=3 is down"),
+            "store at redis://h:6379/?pass=[redacted]&db=3 is down"
+        );
+        assert_eq!(
+            redactor
+                .redact("redis://h/0?Password=p4ssw0rd#x and https://e/?q=1&token=t0k3n;sig=s1g"),
+            "redis://h/0?Password=[redacted]#x and https://e/?q=1&token=[redacted];sig=[redacted]"
+        );
+        assert_eq!(
+            redactor.redact("https://e/?next=http://u:pw@h/?key=k3y&page=2"),
+            "https://e/?next=http://h/?key=[redacted]&page=2"
+        );
+        assert_eq!(redactor.redact("what? a://b"), "what? a://b");
+        assert_eq!(
+            query_secrets("redis://h/?pass=one&db=0&auth=two"),
+            ["one", "two"]
         );
     }
 

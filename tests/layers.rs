@@ -16,6 +16,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "bounded_read",
             "bounds",
             "child",
+            "child_env",
             "digest",
             "error_class",
             "exit_codes",

@@ -201,6 +201,31 @@ impl Family {
         }
     }
 
+    /// Other vendors' key variables, which this CLI never reads in `env`: removed from its
+    /// environment (DESIGN §23), so a repository's hook or MCP server it runs cannot take
+    /// them. Empty for opencode, which reads every provider's own variable, and for a
+    /// program agent has no adapter for, which may read any; never the variable Codex's
+    /// own provider names as its `env_key`.
+    pub fn foreign_credential_vars(self, env: &Env) -> Vec<&'static str> {
+        if matches!(self, Family::Opencode | Family::Other) {
+            return Vec::new();
+        }
+        let own = self.credential_vars();
+        let provider_key = match self {
+            Family::Codex => codex::config(env)
+                .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone())),
+            _ => None,
+        };
+        let mut foreign: Vec<&'static str> = Vec::new();
+        for var in ALL.iter().flat_map(|family| family.credential_vars()) {
+            if !own.contains(var) && !foreign.contains(var) && provider_key.as_deref() != Some(var)
+            {
+                foreign.push(var);
+            }
+        }
+        foreign
+    }
+
     /// The variables that carry a credential for the CLI: removed from a launched CLI's
     /// environment so it uses the chosen account and no other.
     pub fn credential_vars(self) -> &'static [&'static str] {

@@ -308,3 +308,38 @@ fn every_adapter_says_how_its_cli_is_checked_and_what_to_do_when_its_login_is_re
     }
     assert!(Family::Other.self_check().is_none());
 }
+
+#[test]
+fn a_cli_is_kept_from_other_vendors_keys_but_not_from_its_own_or_its_providers() {
+    let none = Env::only(&[]);
+    let claude = Family::Claude.foreign_credential_vars(&none);
+    for var in [
+        "OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "OPENCODE_API_KEY",
+    ] {
+        assert!(claude.contains(&var), "{var}: {claude:?}");
+    }
+    for var in Family::Claude.credential_vars() {
+        assert!(!claude.contains(var), "{var}: {claude:?}");
+    }
+    assert!(Family::Opencode.foreign_credential_vars(&none).is_empty());
+    assert!(Family::Other.foreign_credential_vars(&none).is_empty());
+    assert!(
+        Family::Agy
+            .foreign_credential_vars(&none)
+            .contains(&"GEMINI_API_KEY")
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "model_provider = \"gateway\"\n\n[model_providers.gateway]\nbase_url = \"http://127.0.0.1:9\"\nenv_key = \"ANTHROPIC_API_KEY\"\n",
+    )
+    .unwrap();
+    let set = vars(&[("CODEX_HOME", &dir.path().display().to_string())]);
+    let codex = Family::Codex.foreign_credential_vars(&Env::only(&set));
+    assert!(!codex.contains(&"ANTHROPIC_API_KEY"), "{codex:?}");
+    assert!(codex.contains(&"GEMINI_API_KEY"), "{codex:?}");
+}

@@ -47,6 +47,22 @@ pub struct CommandConfig {
 }
 
 impl AlertsConfig {
+    /// Withholds from every child the variables an alert's secret is expanded from: the
+    /// Telegram token's and the webhook URL's (a chat hook's URL is its credential).
+    pub fn withhold_variables(&self) {
+        let templates = [
+            self.telegram.as_ref().and_then(|t| t.bot_token.as_deref()),
+            self.webhook.as_ref().map(|w| w.url.as_str()),
+        ];
+        for name in templates
+            .into_iter()
+            .flatten()
+            .flat_map(crate::expand::references)
+        {
+            crate::child_env::withhold(&name);
+        }
+    }
+
     pub fn is_configured(&self) -> bool {
         self.telegram.is_some() || self.webhook.is_some() || self.command.is_some()
     }

@@ -482,6 +482,7 @@ fn merge(
                 |why| source.error(deadline.span().start, "alerts.deadline_seconds", &why),
             )?;
         }
+        alerts.withhold_variables();
         config.alerts = alerts;
     }
     if let Some(relay) = file.relay {

@@ -44,7 +44,7 @@ pub struct StoreFile {
 /// A Redis store, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisStore {
-    /// May hold a password: never printed as is (see `redact::strip_userinfo`).
+    /// May hold a password: never printed as is (see `redact::strip_url_credentials`).
     pub url: String,
     pub prefix: String,
     pub on_store_down: OnStoreDown,
@@ -75,6 +75,10 @@ impl StoreFile {
                 message: "kind = \"redis\" needs url = \"redis://HOST:PORT\"".into(),
             });
         };
+        // The URL may carry the store's password: no child sees the variables it is from.
+        for name in crate::expand::references(&url) {
+            crate::child_env::withhold(&name);
+        }
         let url = crate::expand::expand(&url).map_err(|missing| Bad {
             key: "store.url",
             message: missing.to_string(),
@@ -84,12 +88,15 @@ impl StoreFile {
                 key: "store.url",
                 message: format!(
                     "{} is not a redis:// or rediss:// URL",
-                    crate::redact::strip_userinfo(&url)
+                    crate::redact::strip_url_credentials(&url)
                 ),
             });
         }
         if let Some(password) = userinfo_password(&url) {
             crate::redact::register(password);
+        }
+        for secret in crate::redact::query_secrets(&url) {
+            crate::redact::register(secret);
         }
         let prefix = self.prefix.unwrap_or_else(|| DEFAULT_PREFIX.to_string());
         let fits = |c: char| c.is_ascii_alphanumeric() || "-_.:".contains(c);

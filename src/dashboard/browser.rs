@@ -2,7 +2,7 @@
 //! every local user (`ps`), so it carries no token: only a one-time address
 //! ([`super::access::Onces`]) that opens the page once, within a minute.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// The browser command: `$BROWSER` (its first entry, as `xdg-open` reads it), else `open`
 /// on macOS and `xdg-open` elsewhere.
@@ -28,7 +28,7 @@ fn command() -> String {
 /// not a failure (the printed URL still works).
 pub fn open(url: &str) {
     let program = command();
-    let started = Command::new(&program)
+    let started = crate::child_env::command(&program)
         .arg(url)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -17,7 +17,15 @@ use crate::state::health::Outcome;
 
 /// Asks agy about its quota when its version allows, records what it says, and judges the
 /// rung by it: a full window fails it until that window's reset; anything else runs.
-pub fn run(binary: &Path, login_key: &str, timeout: Duration) -> Outcome {
+pub fn run(binary: &Path, env_remove: &[String], login_key: &str, timeout: Duration) -> Outcome {
+    let asking = |args: &[&str]| {
+        let mut command = crate::child_env::command(binary);
+        command.args(args);
+        for name in env_remove {
+            command.env_remove(name);
+        }
+        command
+    };
     let started = Instant::now();
     let outcome = |class: ErrorClass, reason: String, clears_at| Outcome {
         class,
@@ -26,7 +34,7 @@ pub fn run(binary: &Path, login_key: &str, timeout: Duration) -> Outcome {
         clears_at,
     };
     let unprobed = |why: &str| outcome(ErrorClass::Unproved, why.to_string(), None);
-    let version = capture(Command::new(binary).arg("--version"), timeout);
+    let version = capture(&mut asking(&["--version"]), timeout);
     if !version.is_some_and(|v| agy::usage_command_supported(&v)) {
         return unprobed(&format!(
             "agy older than {}.{}.{} cannot report its quota without a prompt",
@@ -36,7 +44,7 @@ pub fn run(binary: &Path, login_key: &str, timeout: Duration) -> Outcome {
         ));
     }
     let now = Timestamp::now();
-    let Some(windows) = capture(Command::new(binary).args(agy::USAGE_ARGS), timeout)
+    let Some(windows) = capture(&mut asking(&agy::USAGE_ARGS), timeout)
         .and_then(|text| agy::parse_usage(&text, now))
     else {
         return unprobed("agy /usage gave no windows");

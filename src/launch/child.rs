@@ -57,7 +57,7 @@ pub fn command(
     env: &[(String, String)],
     env_remove: &[String],
 ) -> Command {
-    let mut command = Command::new(&argv[0]);
+    let mut command = crate::child_env::command(&argv[0]);
     command.args(&argv[1..]).args(user_args);
     for name in env_remove {
         command.env_remove(name);

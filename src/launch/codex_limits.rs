@@ -6,7 +6,6 @@
 //! `parking::Parking::ask_codex`).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -31,7 +30,7 @@ pub fn ask(
     env_remove: &[String],
     timeout: Duration,
 ) -> Option<Reply> {
-    let mut command = Command::new(binary);
+    let mut command = crate::child_env::command(binary);
     command
         .arg("app-server")
         .envs(env.iter().map(|(k, v)| (k, v)));

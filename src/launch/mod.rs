@@ -412,7 +412,9 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
     for notice in &translation.notices {
         term::notice(notice);
     }
-    let mut command = child::command(&argv, &translation.argv, &env, &backend.env_remove);
+    let mut env_remove = backend.env_remove.clone();
+    rung::withhold_foreign_keys(backend, &env, &mut env_remove);
+    let mut command = child::command(&argv, &translation.argv, &env, &env_remove);
     let label = format!(
         "{} ({})",
         backend.label,
@@ -421,7 +423,7 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
             .unwrap_or(reported_model::DEFAULT_MODEL_WORDS)
     );
     let login = crate::adapter::Family::of_backend(&backend.name, &backend.command)
-        .login_key(&crate::adapter::Env::child(&env, &backend.env_remove), None);
+        .login_key(&crate::adapter::Env::child(&env, &env_remove), None);
     child::tell_the_statusline(&mut command, &label, login.as_deref());
     Err(child::exec(command))
 }

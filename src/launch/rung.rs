@@ -467,6 +467,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         env.push((var.clone(), secret));
         account_var = Some(var);
     }
+    withhold_foreign_keys(backend, &env, &mut env_remove);
     let account = context
         .account
         .zip(account_var.as_deref())
@@ -508,6 +509,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     {
         plan.call = probe::Call::SelfReport {
             binary: binary.clone(),
+            env_remove: env_remove.clone(),
             login_key: login.key.clone(),
             judge: super::agy_usage::run,
         };
@@ -525,6 +527,27 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         plan,
         login,
     })
+}
+
+/// Other vendors' key variables that agent has, removed from the CLI's environment (DESIGN
+/// §23; the adapter knows which the CLI reads), unless the backend's `env` sets one on
+/// purpose.
+pub fn withhold_foreign_keys(
+    backend: &Backend,
+    env: &[(String, String)],
+    env_remove: &mut Vec<String>,
+) {
+    let family = Family::of_backend(&backend.name, &backend.command);
+    let child = crate::adapter::Env::child(env, env_remove);
+    for var in family.foreign_credential_vars(&child) {
+        let set_on_purpose = env.iter().any(|(name, _)| name == var);
+        if !set_on_purpose
+            && std::env::var_os(var).is_some()
+            && !env_remove.iter().any(|name| name == var)
+        {
+            env_remove.push(var.to_string());
+        }
+    }
 }
 
 /// A `login` account's environment: its CLI's home variable at its directory, and every

@@ -212,7 +212,7 @@ pub fn run(
 /// The child: the rung's binary and launch environment, in `dir`, stdin closed (the
 /// door closes it), in a process group of its own.
 fn command(ready: &Ready, args: &[OsString], dir: &Path) -> Command {
-    let mut command = Command::new(&ready.binary);
+    let mut command = crate::child_env::command(&ready.binary);
     command.args(args).current_dir(dir);
     for name in &ready.env_remove {
         command.env_remove(name);

@@ -11,7 +11,7 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 /// The password of the generic item `service` (of `account`, else of `$USER` as Claude
 /// Code asks), registered for redaction at once; `None` when there is none.
 pub fn read(service: &str, account: Option<&str>) -> Option<String> {
-    let mut command = Command::new("/usr/bin/security");
+    let mut command = crate::child_env::command("/usr/bin/security");
     command.arg("find-generic-password");
     let user = std::env::var("USER").ok().filter(|u| !u.is_empty());
     if let Some(account) = account.or(user.as_deref()) {

@@ -2,7 +2,6 @@
 //! stdin closed — the only probe that catches a CLI that refuses to start (gemini's
 //! untrusted-folder exit 55: the seed's "probe passed, launch failed").
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::Outcome;
@@ -56,7 +55,7 @@ fn run_unmetered(
                 .map_or(p.clone(), |n| n.to_string_lossy().into_owned())
         })
         .unwrap_or_default();
-    let mut command = Command::new(&argv[0]);
+    let mut command = crate::child_env::command(&argv[0]);
     command.args(&argv[1..]);
     for name in env_remove {
         command.env_remove(name);

@@ -84,8 +84,10 @@ pub enum Call {
     /// answer with `login::`).
     SelfReport {
         binary: std::path::PathBuf,
+        /// What the rung removes from the CLI's environment (other vendors' keys).
+        env_remove: Vec<String>,
         login_key: String,
-        judge: fn(&std::path::Path, &str, Duration) -> Outcome,
+        judge: fn(&std::path::Path, &[String], &str, Duration) -> Outcome,
     },
 }
 
@@ -109,9 +111,10 @@ pub fn run(plan: &ProbePlan, meter: &Meter) -> Outcome {
         },
         Call::SelfReport {
             binary,
+            env_remove,
             login_key,
             judge,
-        } => judge(binary, login_key, plan.timeout),
+        } => judge(binary, env_remove, login_key, plan.timeout),
         call => http::run(call, plan.model.as_deref(), plan.timeout, meter, &plan.info),
     };
     outcome.reason = crate::redact::redact(&outcome.reason);

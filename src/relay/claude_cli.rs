@@ -15,7 +15,6 @@
 use std::fmt::Write as _;
 use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -284,7 +283,7 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
             ErrorClass::Upstream5xx,
         )
     })?;
-    let mut command = Command::new(binary);
+    let mut command = crate::child_env::command(binary);
     command
         .args([
             "-p",
@@ -305,11 +304,11 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
             NEUTRAL_SYSTEM_PROMPT,
         ])
         .current_dir(&scratch.0);
-    // The relay's own secrets are not the CLI's business.
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("AGENT_RELAY_") {
-            command.env_remove(name);
-        }
+    // The relay's own secrets never reach it (`child_env`), nor another vendor's key.
+    for name in
+        crate::adapter::Family::Claude.foreign_credential_vars(&crate::adapter::Env::process())
+    {
+        command.env_remove(name);
     }
     let job = crate::child::Job::new(timeout, crate::child::Group::Own)
         .stdin(prompt.as_bytes())

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::json;
@@ -371,7 +371,7 @@ fn check_relay_token(checks: &mut Vec<Check>) {
 /// The first line a binary prints for `--version`, within a timeout.
 fn version_of(binary: &Path) -> String {
     let ran = crate::child::run(
-        Command::new(binary).arg("--version"),
+        crate::child_env::command(binary).arg("--version"),
         &crate::child::Job::new(VERSION_TIMEOUT, crate::child::Group::Own),
     );
     let output = match ran.map(crate::child::Ran::output) {

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
@@ -212,7 +212,7 @@ pub fn previous_output(state_dir: &Path, input: &str) -> Option<String> {
         .stdin(input.as_bytes())
         .cap(PREVIOUS_CAP);
     let output = crate::child::run(
-        Command::new("/bin/sh")
+        crate::child_env::command("/bin/sh")
             .args(["-c", command])
             .env(NESTED_VAR, "1"),
         &job,

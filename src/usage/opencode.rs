@@ -6,7 +6,7 @@
 //! {read, write}}`; a message is counted once by its id.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -54,7 +54,7 @@ pub fn read(records: &Records, into: &mut Transcripts) -> SourceStats {
 /// The rows of [`adapter::USAGE_QUERY`], from the CLI itself; `None` when it did not
 /// answer with JSON in time.
 fn query(binary: &Path, database: &Path) -> Option<Value> {
-    let mut command = Command::new(binary);
+    let mut command = crate::child_env::command(binary);
     command
         .args(["db", adapter::USAGE_QUERY, "--format", "json", "--pure"])
         .env("OPENCODE_DB", database)

@@ -480,7 +480,10 @@ fn tool(command: &mut Command, stdin: &[u8]) -> anyhow::Result<std::process::Out
 }
 
 fn run(command: &[String]) -> anyhow::Result<()> {
-    let output = tool(Command::new(&command[0]).args(&command[1..]), b"")?;
+    let output = tool(
+        crate::child_env::command(&command[0]).args(&command[1..]),
+        b"",
+    )?;
     if output.status.success() {
         return Ok(());
     }
@@ -493,7 +496,8 @@ fn run(command: &[String]) -> anyhow::Result<()> {
 }
 
 fn current_crontab() -> anyhow::Result<String> {
-    let output = tool(Command::new("crontab").arg("-l"), b"").context("running crontab -l")?;
+    let output =
+        tool(crate::child_env::command("crontab").arg("-l"), b"").context("running crontab -l")?;
     // "no crontab for user" is an empty crontab, not an error.
     Ok(if output.status.success() {
         String::from_utf8_lossy(&output.stdout).into_owned()
@@ -503,8 +507,11 @@ fn current_crontab() -> anyhow::Result<String> {
 }
 
 fn set_crontab(text: &str) -> anyhow::Result<()> {
-    let output =
-        tool(Command::new("crontab").arg("-"), text.as_bytes()).context("running crontab -")?;
+    let output = tool(
+        crate::child_env::command("crontab").arg("-"),
+        text.as_bytes(),
+    )
+    .context("running crontab -")?;
     if !output.status.success() {
         bail!(
             "crontab - failed: {}",

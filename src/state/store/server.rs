@@ -60,7 +60,7 @@ struct Outage {
 
 impl Shared {
     pub fn new(store: &RedisStore, on_down: OnStoreDown) -> anyhow::Result<Shared> {
-        let place = crate::redact::strip_userinfo(&store.url).into_owned();
+        let place = crate::redact::strip_url_credentials(&store.url).into_owned();
         let client = Client::open(store.url.as_str()).map_err(|err| {
             anyhow::anyhow!(
                 "store.url {place}: {}",

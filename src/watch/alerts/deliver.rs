@@ -2,7 +2,6 @@
 //! or a command with the message as its last argument. HTTP deliveries follow the retry
 //! discipline of agent's own calls within what is left of the run's deadline.
 
-use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
@@ -97,7 +96,7 @@ fn run_command(argv: &[String], message: &str, deadline: Duration) -> anyhow::Re
     };
     let limit = deadline.min(Duration::from_secs(30));
     let output = crate::child::run(
-        Command::new(program).args(args).arg(message),
+        crate::child_env::command(program).args(args).arg(message),
         &crate::child::Job::new(limit, crate::child::Group::Shared),
     )
     .with_context(|| format!("starting {program}"))?

@@ -1,0 +1,95 @@
+//! What no child agent starts may inherit: agent's own secrets (DESIGN §23). A launched CLI
+//! runs the repository's hooks and MCP servers, a probe or a self-check runs the same CLI,
+//! and every one of them would otherwise see the relay's token and upstream keys, the alert
+//! tokens and the store's password — none of which any CLI reads.
+//!
+//! This is the one list, and [`command`] is the one way a [`Command`] is made (a test reads
+//! `src/` and fails on a `Command::new` anywhere else): each withheld variable agent itself
+//! has is removed before the caller sets anything, so a value the caller sets on purpose (a
+//! backend's `env = { ANTHROPIC_AUTH_TOKEN = "${AGENT_PROXY_KEY}" }`) still reaches the child
+//! under the name the CLI reads — the child gets the mapped variable, never agent's own.
+//!
+//! Other vendors' key variables are the adapter's business (it knows which a CLI reads):
+//! a rung removes them through its own `env_remove`.
+
+use std::ffi::{OsStr, OsString};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// agent's own secrets by name. `AGENT_PROXY_KEY` is here too: Claude Code reads the
+/// proxy's token from `ANTHROPIC_AUTH_TOKEN`, which the claude-proxy backend sets from it.
+pub const OWN_SECRETS: &[&str] = &[
+    "AGENT_RELAY_TOKEN",
+    "AGENT_TELEGRAM_TOKEN",
+    "AGENT_PROXY_KEY",
+];
+
+/// The relay's variables: its token and each upstream's `AGENT_RELAY_<NAME>_KEY` (and its
+/// `_BASE`, no secret but of no use to any CLI, which keeps the rule one prefix).
+pub const RELAY_PREFIX: &str = "AGENT_RELAY_";
+
+fn named_by_config() -> std::sync::MutexGuard<'static, Vec<OsString>> {
+    static NAMES: OnceLock<Mutex<Vec<OsString>>> = OnceLock::new();
+    NAMES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Withholds one more variable for the rest of the process: one the configuration expands
+/// into a secret (an alert's `bot_token = "${VAR}"`, a webhook's URL, the store's URL).
+pub fn withhold(name: &str) {
+    let mut names = named_by_config();
+    if !names.iter().any(|known| known == name) {
+        names.push(name.into());
+    }
+}
+
+/// Whether a child may not inherit `name` from agent.
+pub fn is_withheld(name: &OsStr) -> bool {
+    let text = name.to_string_lossy();
+    text.starts_with(RELAY_PREFIX)
+        || OWN_SECRETS.contains(&text.as_ref())
+        || named_by_config().iter().any(|known| known == name)
+}
+
+/// A command for `program` that inherits agent's environment without agent's own secrets.
+/// What the caller sets on it afterwards is set as asked.
+pub fn command(program: impl AsRef<OsStr>) -> Command {
+    let mut command = Command::new(program);
+    for (name, _) in std::env::vars_os() {
+        if is_withheld(&name) {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_relays_variables_and_agents_tokens_are_withheld_and_others_are_not() {
+        for name in [
+            "AGENT_RELAY_TOKEN",
+            "AGENT_RELAY_ANTHROPIC_KEY",
+            "AGENT_RELAY_CLAUDE_CLI_BASE",
+            "AGENT_TELEGRAM_TOKEN",
+            "AGENT_PROXY_KEY",
+        ] {
+            assert!(is_withheld(OsStr::new(name)), "{name}");
+        }
+        for name in ["AGENT_PROXY_URL", "AGENT_STATE_DIR", "HOME", "PATH"] {
+            assert!(!is_withheld(OsStr::new(name)), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_variable_the_configuration_names_is_withheld_from_then_on() {
+        let name = "CHILD_ENV_TEST_STORE_URL";
+        assert!(!is_withheld(OsStr::new(name)));
+        withhold(name);
+        assert!(is_withheld(OsStr::new(name)));
+    }
+}
