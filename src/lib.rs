@@ -18,6 +18,7 @@ pub mod http;
 pub mod paths;
 pub mod redact;
 pub mod retry;
+pub mod scratch;
 pub mod secret;
 pub mod service_text;
 pub mod signals;

@@ -13,8 +13,7 @@
 //! asked to stream — with the CLI's usage; a usage limit becomes 429 `relay_cli_quota`.
 
 use std::fmt::Write as _;
-use std::os::unix::fs::DirBuilderExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,6 +31,7 @@ use super::proxy::{record_for, reserve};
 use super::server::Relay;
 use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;
+use crate::scratch::Scratch;
 use crate::state::ledger::Tokens;
 
 /// What the CLI is told about itself; the caller's own system prompt is in the prompt.
@@ -247,27 +247,6 @@ fn text_of(content: &Value) -> String {
     }
 }
 
-/// An empty private directory for one run, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> std::io::Result<Scratch> {
-        let dir = std::env::temp_dir().join(format!(
-            "agent-relay-cli-{}-{:x}",
-            std::process::id(),
-            fastrand::u64(..)
-        ));
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Runs the CLI once (blocking), within `timeout`.
 fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<Answer, Failure> {
     let failure = |status, kind, message: String, class| Failure {
@@ -276,7 +255,7 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
         message,
         class,
     };
-    let scratch = Scratch::new().map_err(|err| {
+    let scratch = Scratch::new_in(&std::env::temp_dir(), "agent-relay-cli").map_err(|err| {
         failure(
             StatusCode::INTERNAL_SERVER_ERROR,
             "api_error",
@@ -304,7 +283,7 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
             "--system-prompt",
             NEUTRAL_SYSTEM_PROMPT,
         ])
-        .current_dir(&scratch.0);
+        .current_dir(scratch.path());
     // The relay's own secrets are not the CLI's business.
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("AGENT_RELAY_") {
