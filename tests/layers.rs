@@ -24,6 +24,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "paths",
             "redact",
             "retry",
+            "scratch",
             "secret",
             "service_text",
             "signals",

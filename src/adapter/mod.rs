@@ -354,6 +354,55 @@ pub enum Trust {
     Refused(String),
 }
 
+/// Where a check of a CLI (its own check, or a `command` probe) runs for a launch in a
+/// folder (DESIGN §23: a report never runs a folder's code).
+pub enum CheckDir {
+    /// In the folder: the CLI's own record trusts it (or agent knows nothing of the
+    /// program).
+    Here,
+    /// In a scratch directory of agent's own, with the CLI's own words and variables that
+    /// turn a project's settings, hooks and MCP servers off.
+    Scratch {
+        dir: crate::scratch::Scratch,
+        args: &'static [&'static str],
+        env: &'static [(&'static str, &'static str)],
+    },
+    /// Nowhere: a launch there would be refused (the fact and its fix, one line).
+    Refused(String),
+}
+
+impl Family {
+    /// Where the CLI's check runs for a launch in `dir`, run with `args` in `env`, read
+    /// from its own trust record; a scratch directory is made under `scratch_parent`.
+    pub fn check_dir(
+        self,
+        env: &Env,
+        dir: &Path,
+        args: &[OsString],
+        scratch_parent: &Path,
+    ) -> std::io::Result<CheckDir> {
+        let Some(check) = self.self_check() else {
+            return Ok(CheckDir::Here);
+        };
+        Ok(match (check.trust)(env, dir, args) {
+            Trust::Trusted => CheckDir::Here,
+            Trust::Untrusted => CheckDir::Scratch {
+                dir: crate::scratch::Scratch::new_in(scratch_parent, "check")?,
+                args: check.scratch_args,
+                env: check.scratch_env,
+            },
+            Trust::Refused(why) => {
+                let fix = check.untrusted_fix_for(dir);
+                CheckDir::Refused(if fix.is_empty() {
+                    format!("a launch here would be refused: {why}")
+                } else {
+                    format!("a launch here would be refused: {why} — {fix}")
+                })
+            }
+        })
+    }
+}
+
 /// For a CLI that keeps no trust record: no folder is trusted, none refused.
 pub fn never_trusted(_env: &Env, _dir: &Path, _args: &[OsString]) -> Trust {
     Trust::Untrusted

@@ -28,13 +28,12 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 
 use crate::adapter::dialect::Refusal;
-use crate::adapter::{Env, Family, Meaning, Said, SelfCheck, Trust};
+use crate::adapter::{CheckDir, Env, Family, Meaning, Said, SelfCheck, Trust};
 use crate::child::{Group, Job, Stopped};
 use crate::error_class::ErrorClass;
 use crate::launch::parking::{self, Parking};
 use crate::launch::rung::{self, Ready, Rung};
 use crate::probe::Outcome;
-use crate::scratch::Scratch;
 use crate::state::ledger::Tokens;
 use crate::state::meter::{CallInfo, Meter, Spent, estimate_tokens};
 use crate::state::window::Window;
@@ -91,10 +90,8 @@ pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
     rung::translate_for(rung.backend, model(rung), &args).map(|t| t.argv)
 }
 
-/// What the rung's CLI's own trust record says of `dir`, for the words its check would run
-/// with there; read, nothing run.
-fn trust_in(check: &SelfCheck, ready: &Ready, dir: &Path, args: &[OsString]) -> Trust {
-    (check.trust)(&Env::child(&ready.env, &ready.env_remove), dir, args)
+fn model<'r>(rung: &'r Rung) -> Option<&'r str> {
+    rung.run_model.as_deref().or(rung.probe_model.as_deref())
 }
 
 /// Whether a launch of the rung in `dir` would be refused, by its CLI's own trust record:
@@ -105,11 +102,8 @@ pub fn refused_in(rung: &Rung, dir: &Path) -> bool {
     else {
         return false;
     };
-    matches!(trust_in(check, ready, dir, &args), Trust::Refused(_))
-}
-
-fn model<'r>(rung: &'r Rung) -> Option<&'r str> {
-    rung.run_model.as_deref().or(rung.probe_model.as_deref())
+    let env = Env::child(&ready.env, &ready.env_remove);
+    matches!((check.trust)(&env, dir, &args), Trust::Refused(_))
 }
 
 /// Runs the rung's CLI once as its own check, for a launch in `dir` (there when its CLI
@@ -145,39 +139,33 @@ pub fn run(
         Ok(args) => args,
         Err(refusal) => return refused_words(refusal),
     };
-    let scratch = match trust_in(check, ready, dir, &here) {
-        Trust::Trusted => None,
-        Trust::Untrusted => match make_scratch(state_dir) {
-            Ok(scratch) => Some(scratch),
-            Err(err) => {
-                return Finding::nothing_run(
-                    ErrorClass::Misconfigured,
-                    &format!("making a scratch directory for the check: {err:#}"),
-                );
-            }
-        },
-        Trust::Refused(why) => {
-            let fix = check.untrusted_fix_for(dir);
-            let reason = if fix.is_empty() {
-                format!("a launch here would be refused: {why}")
-            } else {
-                format!("a launch here would be refused: {why} — {fix}")
-            };
-            return Finding::nothing_run(ErrorClass::Misconfigured, &reason);
-        }
-    };
-    let (args, cwd) = match &scratch {
-        None => (here, dir),
-        Some(scratch) => match argv(rung, check.scratch_args) {
-            Ok(args) => (args, scratch.path()),
+    let place = crate::state::file::ensure_dir(state_dir)
+        .map_err(|err| std::io::Error::other(format!("{err:#}")))
+        .and_then(|()| {
+            family.check_dir(
+                &Env::child(&ready.env, &ready.env_remove),
+                dir,
+                &here,
+                state_dir,
+            )
+        });
+    let (args, cwd, scratch_env, _scratch) = match place {
+        Ok(CheckDir::Here) => (here, dir.to_path_buf(), &[][..], None),
+        Ok(CheckDir::Scratch { dir, args, env }) => match argv(rung, args) {
+            Ok(args) => (args, dir.path().to_path_buf(), env, Some(dir)),
             Err(refusal) => return refused_words(refusal),
         },
+        Ok(CheckDir::Refused(fact)) => {
+            return Finding::nothing_run(ErrorClass::Misconfigured, &fact);
+        }
+        Err(err) => {
+            return Finding::nothing_run(
+                ErrorClass::Misconfigured,
+                &format!("making a scratch directory for the check: {err}"),
+            );
+        }
     };
-    let scratch_env = if scratch.is_some() {
-        check.scratch_env
-    } else {
-        &[]
-    };
+    let cwd = cwd.as_path();
     // The launch environment's secrets never reach a reason or the ledger, by value.
     for (name, value) in &ready.env {
         if crate::redact::looks_secret(name) && !value.is_empty() {
@@ -285,13 +273,6 @@ fn command(ready: &Ready, args: &[OsString], dir: &Path, extra: &[(&str, &str)])
     command.envs(ready.env.iter().map(|(k, v)| (k, v)));
     command.envs(extra.iter().copied());
     command
-}
-
-/// A scratch directory for one check, in agent's own state directory (never a shared
-/// temporary one: a CLI looks for its settings in the folders above the one it runs in).
-fn make_scratch(state_dir: &Path) -> anyhow::Result<Scratch> {
-    crate::state::file::ensure_dir(state_dir)?;
-    Ok(Scratch::new_in(state_dir, "self-check")?)
 }
 
 fn binary_name(ready: &Ready) -> String {
