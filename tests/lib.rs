@@ -34,6 +34,7 @@ mod state;
 mod statusline;
 mod team_relay;
 mod team_state;
+mod trusted_folders;
 mod usage;
 mod waiting;
 mod watchdog;

@@ -104,7 +104,10 @@ fn run_unmetered(
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
     if let CheckDir::Scratch { dir, args, env } = place {
-        command.args(*args).envs(env.iter().copied()).current_dir(dir.path());
+        command
+            .args(*args)
+            .envs(env.iter().copied())
+            .current_dir(dir.path());
     }
     let job = crate::child::Job::new(timeout, crate::child::Group::Own);
     let output = match crate::child::run(&mut command, &job).map(crate::child::Ran::output) {
