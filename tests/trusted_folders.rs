@@ -88,14 +88,11 @@ fn hostile_repo(sb: &Sandbox, name: &str) -> PathBuf {
     repo
 }
 
-const CLAUDE: &str = "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n";
-
-#[test]
-fn claude_codes_check_runs_in_a_folder_it_trusts_and_in_agents_scratch_with_the_folders_settings_off_in_one_it_does_not()
- {
-    // Trusted: the folder a launch would use, with nothing added.
-    let (sb, _api) = logged_in();
-    sb.write_config(CLAUDE);
+/// `--status` in a hostile repository of `world`'s on a Claude Code login rung that
+/// answers: the rung is proved (`OK`) either way.
+fn claude_status_in_a_repo(world: (Sandbox, MockApi)) -> (Sandbox, PathBuf) {
+    let (sb, _api) = world;
+    sb.write_config("[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n");
     install(&sb, "claude", "claude-answered");
     let repo = hostile_repo(&sb, "repo");
     let status = sb.run(&["--status"]);
@@ -103,21 +100,20 @@ fn claude_codes_check_runs_in_a_folder_it_trusts_and_in_agents_scratch_with_the_
         line_of(&status.stdout, "claude").starts_with("OK "),
         "{status:?}"
     );
+    (sb, repo)
+}
+
+#[test]
+fn claude_codes_check_runs_where_it_trusts_else_in_scratch_with_the_folders_settings_off() {
+    // Trusted: the folder a launch would use, with nothing added.
+    let (sb, repo) = claude_status_in_a_repo(logged_in());
     assert_eq!(cwds(&sb, "claude"), [repo], "trusted: the check runs there");
     let argv = &sb.calls("claude")[0].argv;
     assert!(!argv.iter().any(|a| a == "--setting-sources"), "{argv:?}");
 
     // Not trusted (no record names it): a scratch directory of agent's, gone after, and
     // Claude Code told to load only the user's settings and no MCP server.
-    let (sb, _api) = untrusted();
-    sb.write_config(CLAUDE);
-    install(&sb, "claude", "claude-answered");
-    let repo = hostile_repo(&sb, "repo");
-    let status = sb.run(&["--status"]);
-    assert!(
-        line_of(&status.stdout, "claude").starts_with("OK "),
-        "still proved: {status:?}"
-    );
+    let (sb, repo) = claude_status_in_a_repo(untrusted());
     let ran_in = cwds(&sb, "claude");
     assert_eq!(ran_in.len(), 1, "{ran_in:?}");
     assert_ne!(ran_in[0], repo, "never in the untrusted repository");
