@@ -261,3 +261,61 @@ fn codex_outside_a_git_repository_is_a_fact_and_in_an_untrusted_one_is_checked_i
         sb.calls("codex")[0].argv
     );
 }
+
+#[test]
+fn the_dashboards_probe_now_goes_through_the_same_door() {
+    let (sb, _api) = untrusted();
+    sb.write_config(&format!("{GEMINI}\n[[rungs]]\nbackend = \"opencode\"\n"));
+    install(&sb, "gemini", "gemini-answered");
+    sb.fake_cli("opencode")
+        .script("pwd > \"$calls/$n/cwd\"\necho answered")
+        .install();
+    let repo = hostile_repo(&sb, "repo");
+    let dashboard = crate::dashboard::Dashboard::start(&sb);
+    let session = dashboard.log_in();
+    let page = crate::dashboard::get(&dashboard.addr, "/", &session);
+    let form = page
+        .body
+        .split("name=\"form\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a form token in the page")
+        .to_string();
+    let body = format!("form={form}");
+
+    let answer = crate::support::relay::raw(
+        &dashboard.addr,
+        &format!(
+            "POST /probe HTTP/1.1\nhost: {}\ncontent-type: application/x-www-form-urlencoded\ncontent-length: {}\nconnection: close\n{session}",
+            dashboard.addr,
+            body.len()
+        ),
+        &body,
+    );
+
+    assert_eq!(answer.status, 303, "{answer:?}");
+    assert_eq!(
+        check_runs(&sb.calls("gemini")),
+        0,
+        "the refused folder ran nothing"
+    );
+    let ran_in = cwds(&sb, "opencode");
+    assert_eq!(ran_in.len(), 1, "{ran_in:?}");
+    assert!(
+        ran_in[0].starts_with(sb.state_dir()) && ran_in[0] != repo,
+        "{ran_in:?}"
+    );
+    let rows = crate::dashboard::get(&dashboard.addr, "/status.json", &session).json();
+    let gemini = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["backend"] == "gemini")
+        .unwrap();
+    assert!(
+        gemini["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("a launch here would be refused: gemini does not trust")),
+        "{rows}"
+    );
+}
