@@ -20,6 +20,7 @@ pub mod ownership;
 pub mod paths;
 pub mod redact;
 pub mod retry;
+pub mod scratch;
 pub mod secret;
 pub mod service_text;
 pub mod signals;

@@ -371,12 +371,34 @@ fn a_cli_that_refuses_to_start_in_this_folder_fails_its_command_probe() {
     w.sb.write_config(
         "[backends.gemini]\nprobe = { kind = \"command\" }\n\n[[rungs]]\nbackend = \"gemini\"\n",
     );
-    w.sb.set_cwd("project");
+    let project = w.sb.set_cwd("project");
+    let trust = |rules: serde_json::Value| {
+        w.sb.write_file(".gemini/trustedFolders.json", &rules.to_string());
+    };
 
+    // Its own record trusts no folder here: the fact, read without running it.
+    trust(serde_json::json!({}));
+    let refused = w.sb.run(&["--status"]);
+    let runs_refused = w.sb.calls("gemini").len();
+    // Its record trusts the folder but it still refuses to start: its own words.
+    trust(serde_json::json!({ project.to_string_lossy(): "TRUST_FOLDER" }));
     let untrusted = w.sb.run(&["--status"]);
-    std::fs::write(w.sb.home().join("project/.trusted"), "").unwrap();
+    std::fs::write(project.join(".trusted"), "").unwrap();
     let trusted = w.sb.run(&["--status"]);
 
+    assert!(
+        refused.stdout.starts_with("FAIL     gemini"),
+        "{}",
+        refused.stdout
+    );
+    assert!(
+        refused
+            .stdout
+            .contains("a launch here would be refused: gemini does not trust this folder"),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(runs_refused, 0, "nothing ran for the fact");
     assert!(
         untrusted.stdout.starts_with("FAIL     gemini"),
         "{}",

@@ -26,6 +26,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "paths",
             "redact",
             "retry",
+            "scratch",
             "secret",
             "service_text",
             "signals",

@@ -42,6 +42,7 @@ mod store_forgets;
 mod store_url_secrets;
 mod team_relay;
 mod team_state;
+mod trusted_folders;
 mod usage;
 mod waiting;
 mod watchdog;

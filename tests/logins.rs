@@ -124,6 +124,7 @@ pub(crate) fn logged_in() -> (Sandbox, MockApi) {
         ".gemini/settings.json",
         r#"{"security": {"auth": {"selectedType": "oauth-personal"}}}"#,
     );
+    trusted_by_every_cli(&sb);
     for cli in ["claude", "codex", "gemini"] {
         sb.fake_cli(cli)
             .stdout(&format!("{cli} answered\n"))
@@ -133,6 +134,25 @@ pub(crate) fn logged_in() -> (Sandbox, MockApi) {
         .script(r#"case "$1" in --version) echo "agy 1.0.3";; *) echo "agy answered";; esac"#)
         .install();
     (sb, api)
+}
+
+/// The home (every folder under it) is a git repository each CLI's own record trusts, as a
+/// project the user works in is: their checks run in it (DESIGN §23).
+pub(crate) fn trusted_by_every_cli(sb: &Sandbox) {
+    let home = sb.home().to_string_lossy().into_owned();
+    std::fs::create_dir_all(sb.home().join(".git")).unwrap();
+    sb.write_file(
+        ".claude.json",
+        &json!({"projects": {&home: {"hasTrustDialogAccepted": true}}}).to_string(),
+    );
+    sb.write_file(
+        ".codex/config.toml",
+        &format!("[projects.\"{home}\"]\ntrust_level = \"trusted\"\n"),
+    );
+    sb.write_file(
+        ".gemini/trustedFolders.json",
+        &json!({ &home: "TRUST_FOLDER" }).to_string(),
+    );
 }
 
 /// No request the mock heard carries any login's token, in a header, its query or its body.

@@ -44,6 +44,11 @@ pub fn sandbox_on(api: &MockApi) -> Sandbox {
         ".gemini/settings.json",
         &format!("{{\"model\": {{\"name\": \"{GEMINI_MODEL}\"}}}}"),
     );
+    // A folder Gemini CLI trusts, as a user's project is: a launch there would run.
+    sb.write_file(
+        ".gemini/trustedFolders.json",
+        &serde_json::json!({ sb.home().to_string_lossy(): "TRUST_FOLDER" }).to_string(),
+    );
     for cli in ["claude", "codex", "gemini"] {
         sb.fake_cli(cli)
             .stdout(&format!("{cli} answered\n"))

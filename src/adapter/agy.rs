@@ -65,6 +65,10 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
         "\"status\":\"error\"",
         "api error",
     ],
+    // No trust record of its is known: its check runs in agent's scratch directory.
+    trust: super::never_trusted,
+    scratch_args: &[],
+    scratch_env: &[],
 };
 
 /// Its JSON result, plain or in a `{"event": "result", "result": {…}}` event: `status`,

@@ -15,10 +15,15 @@
 //!   next launch on the same token all see. An API key is no login.
 //! - **Records**: transcripts under `<home>/projects/<slug>/<session>.jsonl`.
 //! - **Model**: `$ANTHROPIC_MODEL`, else `model` in `<home>/settings.json`.
+//! - **Trust**: `projects.<folder>.hasTrustDialogAccepted` in its global config,
+//!   `$CLAUDE_CONFIG_DIR/.claude.json` else `~/.claude.json` (the interactive trust dialog
+//!   writes it). `-p` never asks, so a folder's `.claude/settings.json` (hooks, `env`) runs
+//!   unless `--setting-sources` leaves `project` out.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
-use super::{Account, Env};
+use super::{Account, Env, Trust};
 
 /// The variable that moves Claude Code's configuration directory.
 pub const CONFIG_DIR_VAR: &str = "CLAUDE_CONFIG_DIR";
@@ -154,7 +159,52 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
     untrusted_exit: None,
     untrusted_fix: "",
     failure: &["api error", "\"is_error\":true"],
+    trust,
+    // The user's own settings (their login, their hooks) stay; the folder's and every MCP
+    // server do not.
+    scratch_args: &["--setting-sources", "user", "--strict-mcp-config"],
+    scratch_env: &[],
 };
+
+/// Set, no record of trust counts (Claude Code's own rule).
+const IGNORE_TRUST_VAR: &str = "CLAUDE_CODE_IGNORE_PERSISTED_TRUST";
+
+/// Its global config, where the trust dialog's answers are kept.
+fn global_config(env: &Env) -> Option<PathBuf> {
+    match env.get(CONFIG_DIR_VAR) {
+        Some(dir) => Some(PathBuf::from(dir).join(".claude.json")),
+        None => env.home().map(|home| home.join(".claude.json")),
+    }
+}
+
+/// Claude Code's rule (2.1.332, `sD`/`xh` in its bundle): a folder is trusted when its
+/// project's entry (the git repository's root) says so, or the folder's own or any parent's
+/// up to that root (up to `/` outside a repository). It never refuses a folder headless.
+fn trust(env: &Env, dir: &Path, _args: &[OsString]) -> Trust {
+    if env.get(IGNORE_TRUST_VAR).is_some() {
+        return Trust::Untrusted;
+    }
+    let Some(config) = global_config(env).and_then(|path| super::read_json(&path)) else {
+        return Trust::Untrusted;
+    };
+    let accepted = |folder: &Path| {
+        folder.to_str().is_some_and(|key| {
+            config
+                .pointer("/projects")
+                .and_then(|projects| projects.get(key))
+                .and_then(|project| project.get("hasTrustDialogAccepted"))
+                .and_then(serde_json::Value::as_bool)
+                == Some(true)
+        })
+    };
+    let root = super::git_root(dir);
+    let within_root = |folder: &&Path| root.is_none_or(|root| folder.starts_with(root));
+    if root.is_some_and(accepted) || dir.ancestors().take_while(within_root).any(accepted) {
+        Trust::Trusted
+    } else {
+        Trust::Untrusted
+    }
+}
 
 /// Its `--output-format json` document: the answer or its error in `result`, the session
 /// and the usage of the run.

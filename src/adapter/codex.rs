@@ -8,13 +8,17 @@
 //!   `login::codex`.
 //! - **Records**: rollouts under `<home>/sessions/` and `<home>/archived_sessions/`.
 //! - **Model**: `model` in `<home>/config.toml`, which also names its provider.
+//! - **Trust**: `[projects."<folder>"] trust_level = "trusted"` in `<home>/config.toml`, for
+//!   the folder itself, else for its git repository's root. `codex exec` refuses to start
+//!   outside a git repository whatever that says (0.171).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{Account, Env};
+use super::{Account, Env, Trust};
 
 pub const HOME_VAR: &str = "CODEX_HOME";
 pub const HOME_VARS: &[&str] = &[HOME_VAR];
@@ -55,6 +59,14 @@ pub struct CodexConfig {
     pub model_provider: Option<String>,
     #[serde(default)]
     pub model_providers: BTreeMap<String, CodexProvider>,
+    #[serde(default)]
+    pub projects: BTreeMap<String, CodexProject>,
+}
+
+/// A project's entry: whether the user trusted it.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CodexProject {
+    pub trust_level: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -91,7 +103,7 @@ impl CodexConfig {
 /// `turn.completed` (`usage`), or `error` and `turn.failed` — and exits 1 on any failure.
 /// Outside a git repository it refuses to start ("Not inside a trusted directory and
 /// --skip-git-repo-check was not specified."): a trust guard agent does not lift for the
-/// user.
+/// user's folder — only in its own empty scratch directory, where there is nothing to guard.
 pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
     args: &["-p", "PROMPT", "--output-format", "json"],
     read: read_self_check,
@@ -116,9 +128,47 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
     auth_fix: "log Codex in again: run `codex login`",
     untrusted: &["not inside a trusted directory"],
     untrusted_exit: None,
-    untrusted_fix: "trust this folder in Codex (run `codex` in it once) or check from inside a git repository; agent does not add --skip-git-repo-check for you",
+    untrusted_fix: "run agent from inside a git repository (`codex exec` starts only in one; trust the folder in Codex by running `codex` in it once); agent does not add --skip-git-repo-check to your launches",
     failure: &["\"type\":\"turn.failed\"", "\nerror:", "unexpected status"],
+    trust,
+    scratch_args: &["--skip-git-repo-check"],
+    scratch_env: &[],
 };
+
+/// `codex exec`'s words that start it outside a git repository.
+const OUTSIDE_GIT_WORDS: &[&str] = &[
+    "--skip-git-repo-check",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "--yolo",
+];
+
+/// Codex's rule (0.171, `run_exec_session`): `exec` refuses a folder in no git repository
+/// (`.git` at or above it) unless told to skip that check; its project's trust is the
+/// folder's own entry, else its repository root's.
+fn trust(env: &Env, dir: &Path, args: &[OsString]) -> Trust {
+    let root = super::git_root(dir);
+    if root.is_none() && !super::has_word(args, OUTSIDE_GIT_WORDS) {
+        return Trust::Refused(format!(
+            "codex exec starts only inside a git repository and {} is in none",
+            dir.display()
+        ));
+    }
+    let projects = config(env)
+        .map(|config| config.projects)
+        .unwrap_or_default();
+    let level = |folder: &Path| {
+        folder
+            .to_str()
+            .and_then(|key| projects.get(key))
+            .map(|project| project.trust_level.as_deref() == Some("trusted"))
+    };
+    let trusted = level(dir).or_else(|| root.and_then(level)).unwrap_or(false);
+    if trusted {
+        Trust::Trusted
+    } else {
+        Trust::Untrusted
+    }
+}
 
 /// Its `--json` events: the session, the last agent message, the turn's usage (cached input
 /// and reasoning kept apart, as `--usage` reads its rollouts), or the turn's failure.

@@ -7,10 +7,14 @@
 //! - **Records**: chats under `<home>/tmp/<project>/chats/`.
 //! - **Model**: `$GEMINI_MODEL`, else `model.name` (older: `model`) in
 //!   `<home>/settings.json`.
+//! - **Trust**: `<home>/trustedFolders.json` (or `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`), a map
+//!   of folder to `TRUST_FOLDER`, `TRUST_PARENT` or `DO_NOT_TRUST`; headless, it refuses
+//!   (exit 55) a folder no rule trusts while `security.folderTrust.enabled` (default true).
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
-use super::{Account, Env};
+use super::{Account, Env, Trust};
 
 pub const HOME_VAR: &str = "GEMINI_CLI_HOME";
 pub const HOME_VARS: &[&str] = &[HOME_VAR];
@@ -87,12 +91,93 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
     auth_fix: "sign Gemini CLI in again: run `gemini` and choose /auth (or give the backend a GEMINI_API_KEY)",
     untrusted: &["not running in a trusted directory"],
     untrusted_exit: Some(55),
-    untrusted_fix: "trust this folder in Gemini CLI (run `gemini` in it once), or set GEMINI_CLI_TRUST_WORKSPACE=true in the backend's env",
+    untrusted_fix: "trust {dir} in Gemini CLI: run `gemini` in it and choose to trust the folder (Gemini CLI adds it to its trustedFolders.json)",
     failure: &[
         "error when talking to gemini api",
         "an unexpected critical error occurred",
     ],
+    trust,
+    scratch_args: &[],
+    scratch_env: &[],
 };
+
+/// The variable that trusts (`true`) or distrusts (`false`) every folder.
+const TRUST_WORKSPACE_VAR: &str = "GEMINI_CLI_TRUST_WORKSPACE";
+
+/// Gemini CLI's rule (0.61, `checkPathTrust` and `folderTrustCheck` in its bundle), in its
+/// order: restricted mode distrusts everything; the variable trusts everything; folder trust
+/// turned off trusts everything; else the longest rule of `trustedFolders.json` that holds
+/// the folder decides, and a headless run in a folder no rule trusts is refused. Only a rule
+/// naming the folder lets agent's check run there.
+fn trust(env: &Env, dir: &Path, args: &[OsString]) -> Trust {
+    let refused = || {
+        Trust::Refused(format!(
+            "gemini does not trust this folder ({})",
+            dir.display()
+        ))
+    };
+    let variable = env.get(TRUST_WORKSPACE_VAR);
+    if env.get("GEMINI_RESTRICTED_MODE").as_deref() == Some("true")
+        || variable.as_deref() == Some("false")
+    {
+        return refused();
+    }
+    if folder_rule(env, dir) == Some(true) {
+        return Trust::Trusted;
+    }
+    let trusted_anyway = variable.as_deref() == Some("true")
+        || super::has_word(args, &["--skip-trust"])
+        || !folder_trust_enabled(env);
+    if trusted_anyway {
+        Trust::Untrusted
+    } else {
+        refused()
+    }
+}
+
+/// Where Gemini CLI keeps its trusted folders.
+fn trusted_folders(env: &Env) -> Option<PathBuf> {
+    match env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") {
+        Some(path) => Some(PathBuf::from(path)),
+        None => home(env).map(|dir| dir.join("trustedFolders.json")),
+    }
+}
+
+/// What the longest rule holding `dir` says: trusted, distrusted, or `None` (no rule, or a
+/// file Gemini CLI itself would refuse).
+fn folder_rule(env: &Env, dir: &Path) -> Option<bool> {
+    let rules = super::read_json(&trusted_folders(env)?)?;
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let dir = real(dir);
+    let mut longest: Option<(usize, bool)> = None;
+    for (rule, level) in rules.as_object()? {
+        let (folder, trusted) = match level.as_str()? {
+            "TRUST_FOLDER" => (PathBuf::from(rule), true),
+            "TRUST_PARENT" => (Path::new(rule).parent()?.to_path_buf(), true),
+            "DO_NOT_TRUST" => (PathBuf::from(rule), false),
+            _ => return None,
+        };
+        if folder.is_absolute()
+            && dir.starts_with(real(&folder))
+            && longest.is_none_or(|(length, _)| rule.len() > length)
+        {
+            longest = Some((rule.len(), trusted));
+        }
+    }
+    longest.map(|(_, trusted)| trusted)
+}
+
+/// `security.folderTrust.enabled` in the user's settings (default true).
+fn folder_trust_enabled(env: &Env) -> bool {
+    model_settings(env)
+        .and_then(|path| super::read_json(&path))
+        .and_then(|settings| {
+            settings
+                .pointer("/security/folderTrust/enabled")
+                .and_then(serde_json::Value::as_bool)
+        })
+        .unwrap_or(true)
+}
 
 /// Its JSON document: the answer (stdout) or its error (the last document on stderr), the
 /// session, and the tokens of every model it called (the prompt count includes the cached

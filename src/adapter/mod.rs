@@ -19,6 +19,7 @@ pub mod dialect;
 pub mod gemini;
 pub mod opencode;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The environment a CLI gets: what is set on top of agent's, what is removed, and whether
@@ -352,10 +353,100 @@ pub struct SelfCheck {
     /// Words, and the exit code, that mean it will not run in this folder.
     pub untrusted: &'static [&'static str],
     pub untrusted_exit: Option<i32>,
-    /// What the user does about an untrusted folder.
+    /// What the user does about an untrusted folder (`{dir}` stands for the folder): trust
+    /// that folder in the CLI's own way, never a switch that trusts every folder.
     pub untrusted_fix: &'static str,
     /// Other words that mean it failed although it may exit 0.
     pub failure: &'static [&'static str],
+    /// What the CLI's own trust record says of a folder, read without running anything: its
+    /// check runs there only when the record trusts it ([`Trust`]).
+    pub trust: fn(env: &Env, dir: &Path, args: &[OsString]) -> Trust,
+    /// Its own words (passed as they are by its dialect) that turn off a project's
+    /// settings, hooks and MCP servers, for a check run in agent's scratch directory.
+    pub scratch_args: &'static [&'static str],
+    /// The variables that do the same.
+    pub scratch_env: &'static [(&'static str, &'static str)],
+}
+
+/// What a CLI's own trust record says of a folder (DESIGN §17, §23).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trust {
+    /// The record trusts it: the user let the CLI run the folder's settings there.
+    Trusted,
+    /// No record trusts it, and a launch there would still run.
+    Untrusted,
+    /// A launch there would be refused, because (a line naming the folder)…
+    Refused(String),
+}
+
+/// Where a check of a CLI (its own check, or a `command` probe) runs for a launch in a
+/// folder (DESIGN §23: a report never runs a folder's code).
+pub enum CheckDir {
+    /// In the folder: the CLI's own record trusts it (or agent knows nothing of the
+    /// program).
+    Here,
+    /// In a scratch directory of agent's own, with the CLI's own words and variables that
+    /// turn a project's settings, hooks and MCP servers off.
+    Scratch {
+        dir: crate::scratch::Scratch,
+        args: &'static [&'static str],
+        env: &'static [(&'static str, &'static str)],
+    },
+    /// Nowhere: a launch there would be refused (the fact and its fix, one line).
+    Refused(String),
+}
+
+impl Family {
+    /// Where the CLI's check runs for a launch in `dir`, run with `args` in `env`, read
+    /// from its own trust record; a scratch directory is made under `scratch_parent`.
+    pub fn check_dir(
+        self,
+        env: &Env,
+        dir: &Path,
+        args: &[OsString],
+        scratch_parent: &Path,
+    ) -> std::io::Result<CheckDir> {
+        let Some(check) = self.self_check() else {
+            return Ok(CheckDir::Here);
+        };
+        Ok(match (check.trust)(env, dir, args) {
+            Trust::Trusted => CheckDir::Here,
+            Trust::Untrusted => CheckDir::Scratch {
+                dir: crate::scratch::Scratch::new_in(scratch_parent, "check")?,
+                args: check.scratch_args,
+                env: check.scratch_env,
+            },
+            Trust::Refused(why) => {
+                let fix = check.untrusted_fix_for(dir);
+                CheckDir::Refused(if fix.is_empty() {
+                    format!("a launch here would be refused: {why}")
+                } else {
+                    format!("a launch here would be refused: {why} — {fix}")
+                })
+            }
+        })
+    }
+}
+
+/// For a CLI that keeps no trust record: no folder is trusted, none refused.
+pub fn never_trusted(_env: &Env, _dir: &Path, _args: &[OsString]) -> Trust {
+    Trust::Untrusted
+}
+
+/// The nearest folder at or above `dir` holding a `.git` (a directory, or a worktree's
+/// file): the repository the CLIs' trust rules name. Read, never `git`.
+pub fn git_root(dir: &Path) -> Option<&Path> {
+    dir.ancestors()
+        .find(|folder| std::fs::symlink_metadata(folder.join(".git")).is_ok())
+}
+
+/// Whether `args` holds one of `words` (a flag given alone or as `--flag=value`).
+fn has_word(args: &[OsString], words: &[&str]) -> bool {
+    args.iter().any(|arg| {
+        let arg = arg.to_string_lossy();
+        let name = arg.split('=').next().unwrap_or_default();
+        words.contains(&name)
+    })
 }
 
 /// What a CLI's headless output says of its run.
@@ -382,6 +473,12 @@ pub enum Meaning {
 }
 
 impl SelfCheck {
+    /// What the user does about the untrusted folder `dir`.
+    pub fn untrusted_fix_for(&self, dir: &Path) -> String {
+        self.untrusted_fix
+            .replace("{dir}", &dir.display().to_string())
+    }
+
     /// What `text` (the CLI's output) says, and the words that said it: untrusted folder,
     /// then a refused login, then a rate limit, a usage limit, any other failure.
     pub fn meaning(&self, text: &str) -> Option<(Meaning, &'static str)> {

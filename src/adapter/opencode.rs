@@ -210,6 +210,14 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
     untrusted_exit: None,
     untrusted_fix: "",
     failure: &["\"type\":\"error\"", "apierror"],
+    // It keeps no record of trust: every folder's `opencode.json` (its MCP commands, its
+    // plugins) would run, so its check always runs in agent's scratch directory.
+    trust: super::never_trusted,
+    scratch_args: &[],
+    // Its project settings off (`opencode.json`, `.opencode/` found from the folder up, and
+    // the folder's instructions); the user's own settings, which name the rung's provider,
+    // stay.
+    scratch_env: &[("OPENCODE_DISABLE_PROJECT_CONFIG", "true")],
 };
 
 /// Its `--format json` events: the session, the answer's text, every step's tokens, or the

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use std::ffi::OsString;
+
 use super::*;
 
 fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -342,4 +344,219 @@ fn a_cli_is_kept_from_other_vendors_keys_but_not_from_its_own_or_its_providers()
     let codex = Family::Codex.foreign_credential_vars(&Env::only(&set));
     assert!(!codex.contains(&"ANTHROPIC_API_KEY"), "{codex:?}");
     assert!(codex.contains(&"GEMINI_API_KEY"), "{codex:?}");
+}
+
+// ---- what each CLI's own trust record says of a folder ---------------------------------
+
+/// A home with a project under it, `repo/sub` inside a git repository `repo`, and `loose`
+/// in none.
+struct Folders {
+    _root: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+    sub: PathBuf,
+    loose: PathBuf,
+}
+
+fn folders() -> Folders {
+    let root = tempfile::tempdir().unwrap();
+    // Canonical, as the working directory agent reads is.
+    let base = root.path().canonicalize().unwrap();
+    let home = base.join("home");
+    let repo = base.join("work/repo");
+    let sub = repo.join("sub");
+    let loose = base.join("work/loose");
+    for dir in [&home, &sub, &loose, &repo.join(".git")] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    Folders {
+        _root: root,
+        home,
+        repo,
+        sub,
+        loose,
+    }
+}
+
+impl Folders {
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.home.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn trust(&self, family: Family, dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> Trust {
+        let mut set = vars(extra);
+        set.push(("HOME".into(), self.home.to_string_lossy().into_owned()));
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        (family.self_check().unwrap().trust)(&Env::only(&set), dir, &args)
+    }
+}
+
+fn key(dir: &Path) -> String {
+    dir.to_string_lossy().into_owned()
+}
+
+#[test]
+fn claude_code_trusts_a_folder_its_dialog_accepted_or_a_parent_up_to_the_repository() {
+    let f = folders();
+    let trust = |dir: &Path| f.trust(Family::Claude, dir, &[], &[]);
+    assert_eq!(trust(&f.sub), Trust::Untrusted, "no record at all");
+    let accept = |folder: &Path, yes: bool| {
+        let doc = serde_json::json!({"projects": {key(folder): {"hasTrustDialogAccepted": yes}}});
+        f.write(".claude.json", &doc.to_string());
+    };
+    accept(&f.sub, false);
+    assert_eq!(trust(&f.sub), Trust::Untrusted, "declined");
+    accept(&f.repo, true);
+    assert_eq!(
+        trust(&f.sub),
+        Trust::Trusted,
+        "the repository's root counts for its folders"
+    );
+    // Above the repository's root its rule does not reach.
+    accept(f.repo.parent().unwrap(), true);
+    assert_eq!(trust(&f.sub), Trust::Untrusted);
+    // Outside a repository every parent counts.
+    assert_eq!(trust(&f.loose), Trust::Trusted);
+    // Its variable moves the file; another one makes no record count.
+    assert_eq!(
+        f.trust(
+            Family::Claude,
+            &f.loose,
+            &[],
+            &[("CLAUDE_CONFIG_DIR", "/nowhere")]
+        ),
+        Trust::Untrusted
+    );
+    assert_eq!(
+        f.trust(
+            Family::Claude,
+            &f.loose,
+            &[],
+            &[("CLAUDE_CODE_IGNORE_PERSISTED_TRUST", "1")]
+        ),
+        Trust::Untrusted
+    );
+}
+
+#[test]
+fn gemini_cli_refuses_a_folder_no_rule_trusts_and_trusts_by_the_longest_rule() {
+    let f = folders();
+    let trust = |dir: &Path, extra: &[(&str, &str)]| f.trust(Family::Gemini, dir, &[], extra);
+    let refused = Trust::Refused(format!(
+        "gemini does not trust this folder ({})",
+        f.sub.display()
+    ));
+    assert_eq!(trust(&f.sub, &[]), refused, "folder trust is on by default");
+    let rules = |pairs: &[(&Path, &str)]| {
+        let doc: serde_json::Map<String, serde_json::Value> = pairs
+            .iter()
+            .map(|(dir, level)| (key(dir), serde_json::Value::from(*level)))
+            .collect();
+        f.write(
+            ".gemini/trustedFolders.json",
+            &serde_json::Value::Object(doc).to_string(),
+        );
+    };
+    rules(&[(&f.repo, "TRUST_FOLDER")]);
+    assert_eq!(
+        trust(&f.sub, &[]),
+        Trust::Trusted,
+        "a trusted folder's subfolders"
+    );
+    rules(&[(&f.repo, "TRUST_FOLDER"), (&f.sub, "DO_NOT_TRUST")]);
+    assert_eq!(trust(&f.sub, &[]), refused, "the longest rule decides");
+    rules(&[(&f.sub.join("file"), "TRUST_PARENT")]);
+    assert_eq!(
+        trust(&f.sub, &[]),
+        Trust::Trusted,
+        "TRUST_PARENT trusts the rule's parent"
+    );
+    rules(&[(&f.sub, "TRUST_EVERYTHING")]);
+    assert_eq!(
+        trust(&f.sub, &[]),
+        refused,
+        "a file it would refuse trusts nothing"
+    );
+    // Trusted everywhere by its variable, its flag or folder trust off: a launch runs, but
+    // no record names the folder, so agent's check stays out of it.
+    rules(&[]);
+    assert_eq!(
+        trust(&f.sub, &[("GEMINI_CLI_TRUST_WORKSPACE", "true")]),
+        Trust::Untrusted
+    );
+    assert_eq!(
+        f.trust(Family::Gemini, &f.sub, &["--skip-trust"], &[]),
+        Trust::Untrusted
+    );
+    f.write(
+        ".gemini/settings.json",
+        r#"{"security": {"folderTrust": {"enabled": false}}}"#,
+    );
+    assert_eq!(trust(&f.sub, &[]), Trust::Untrusted);
+    // Restricted, nothing is trusted, whatever a rule says.
+    rules(&[(&f.repo, "TRUST_FOLDER")]);
+    assert_eq!(
+        trust(&f.sub, &[("GEMINI_CLI_TRUST_WORKSPACE", "false")]),
+        refused
+    );
+}
+
+#[test]
+fn codex_exec_refuses_a_folder_outside_a_git_repository_and_trusts_by_its_projects() {
+    let f = folders();
+    let trust = |dir: &Path, args: &[&str]| f.trust(Family::Codex, dir, args, &[]);
+    assert!(
+        matches!(trust(&f.loose, &[]), Trust::Refused(why) if why.contains(&*f.loose.to_string_lossy())),
+        "outside a repository"
+    );
+    assert_eq!(
+        trust(&f.loose, &["--skip-git-repo-check"]),
+        Trust::Untrusted
+    );
+    assert_eq!(trust(&f.sub, &[]), Trust::Untrusted, "no record");
+    let level = |dir: &Path, level: &str| {
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"{level}\"\n",
+            dir.display()
+        )
+    };
+    f.write(".codex/config.toml", &level(&f.repo, "trusted"));
+    assert_eq!(trust(&f.sub, &[]), Trust::Trusted, "its repository's root");
+    f.write(
+        ".codex/config.toml",
+        &format!(
+            "{}{}",
+            level(&f.repo, "trusted"),
+            level(&f.sub, "untrusted")
+        ),
+    );
+    assert_eq!(
+        trust(&f.sub, &[]),
+        Trust::Untrusted,
+        "the folder's own entry first"
+    );
+}
+
+#[test]
+fn a_cli_without_a_trust_record_trusts_no_folder_and_turns_a_projects_settings_off() {
+    let f = folders();
+    for family in [Family::Opencode, Family::Agy] {
+        assert_eq!(
+            f.trust(family, &f.sub, &[], &[]),
+            Trust::Untrusted,
+            "{family:?}"
+        );
+    }
+    let opencode = Family::Opencode.self_check().unwrap();
+    assert_eq!(
+        opencode.scratch_env,
+        [("OPENCODE_DISABLE_PROJECT_CONFIG", "true")]
+    );
+    let claude = Family::Claude.self_check().unwrap();
+    assert_eq!(
+        claude.scratch_args,
+        ["--setting-sources", "user", "--strict-mcp-config"]
+    );
 }

@@ -10,10 +10,10 @@ pub struct InstallCli {
     /// How often to check: 30m, 2h, 1d
     #[arg(long, value_name = "INTERVAL", default_value = "2h")]
     pub every: String,
-    /// The directory the check runs in: each CLI is run there, and a CLI may refuse a folder
-    /// it does not trust (Gemini CLI, Codex outside a git repository). Must exist and be
-    /// yours alone (one another user can write, /tmp included, is refused) [default: the
-    /// current directory]
+    /// The directory the check is for: a CLI is run there only when it trusts it (else in
+    /// agent's scratch directory), and one it would refuse (Gemini CLI untrusted, Codex
+    /// outside a git repository) is reported. Must exist and be yours alone (one another
+    /// user can write, /tmp included, is refused) [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Print what would be written and run; change nothing

@@ -1,8 +1,15 @@
 //! The CLI's own check (DESIGN §17): a rung on a subscription login may not be probed with
 //! its token (the vendors reserve it for their own CLIs), so the CLI itself runs, headless,
-//! with its own login, the rung's model and a minimal prompt, in the directory a launch
-//! would use, bounded by a timeout; then what it printed and the record it wrote of that
-//! run say whether it answered, hit a limit (and which window, until when), or failed.
+//! with its own login, the rung's model and a minimal prompt, bounded by a timeout; then
+//! what it printed and the record it wrote of that run say whether it answered, hit a limit
+//! (and which window, until when), or failed.
+//!
+//! A report never runs a folder's code (DESIGN §23): the check runs in the directory a launch
+//! would use only when that CLI's own trust record trusts it; else in a scratch directory
+//! agent owns, with the CLI's project settings, hooks and MCP servers off where it can say
+//! so ([`SelfCheck::scratch_args`], [`SelfCheck::scratch_env`]). A folder in which a launch
+//! would be refused (Gemini CLI's untrusted folder, Codex outside a git repository) is
+//! reported as that fact, read from the record, and nothing runs.
 //!
 //! What each CLI prints and what its words mean is its adapter's ([`SelfCheck`]); this file
 //! only runs it and judges by those tables. Never by the exit code alone: Antigravity
@@ -21,7 +28,7 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 
 use crate::adapter::dialect::Refusal;
-use crate::adapter::{Family, Meaning, Said, SelfCheck};
+use crate::adapter::{CheckDir, Env, Family, Meaning, Said, SelfCheck, Trust};
 use crate::child::{Group, Job, Stopped};
 use crate::error_class::ErrorClass;
 use crate::launch::parking::{self, Parking};
@@ -69,13 +76,15 @@ impl Finding {
 
 /// The words the rung's binary is given: its CLI's headless form with a machine-readable
 /// answer ([`SelfCheck::args`], in Claude Code's words, said in the CLI's own by its
-/// dialect), the prompt, and the rung's run model (else its probe model).
-pub fn argv(rung: &Rung) -> Result<Vec<OsString>, Refusal> {
+/// dialect), the prompt, and the rung's run model (else its probe model); then `own`, the
+/// CLI's own words (its dialect passes them as they are).
+pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
     let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
     let args: Vec<OsString> = family
         .self_check()
         .map_or(&["-p", "PROMPT"][..], |check| check.args)
         .iter()
+        .chain(own)
         .map(|word| OsString::from(if *word == "PROMPT" { PROMPT } else { word }))
         .collect();
     rung::translate_for(rung.backend, model(rung), &args).map(|t| t.argv)
@@ -85,13 +94,28 @@ fn model<'r>(rung: &'r Rung) -> Option<&'r str> {
     rung.run_model.as_deref().or(rung.probe_model.as_deref())
 }
 
-/// Runs the rung's CLI once as its own check, in `dir`, within `timeout`, and judges what
-/// it said. The call is reserved through `meter` first (refused: nothing runs) and written
-/// to the ledger after; a limit's window is recorded under the login's key by `parking`.
+/// Whether a launch of the rung in `dir` would be refused, by its CLI's own trust record:
+/// a fact of this folder, so no earlier check's answer stands for it.
+pub fn refused_in(rung: &Rung, dir: &Path) -> bool {
+    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let (Some(check), Ok(ready), Ok(args)) = (family.self_check(), &rung.state, argv(rung, &[]))
+    else {
+        return false;
+    };
+    let env = Env::child(&ready.env, &ready.env_remove);
+    matches!((check.trust)(&env, dir, &args), Trust::Refused(_))
+}
+
+/// Runs the rung's CLI once as its own check, for a launch in `dir` (there when its CLI
+/// trusts it, else in a scratch directory under `state_dir`), within `timeout`, and judges
+/// what it said. The call is reserved through `meter` first (refused: nothing runs) and
+/// written to the ledger after; a limit's window is recorded under the login's key by
+/// `parking`.
 pub fn run(
     rung: &Rung,
     parking: &Parking,
     dir: &Path,
+    state_dir: &Path,
     timeout: Duration,
     meter: &Meter,
 ) -> Finding {
@@ -109,10 +133,39 @@ pub fn run(
             ),
         );
     };
-    let args = match argv(rung) {
+    let refused_words =
+        |refusal: Refusal| Finding::nothing_run(ErrorClass::BadArguments, &refusal.what());
+    let here = match argv(rung, &[]) {
         Ok(args) => args,
-        Err(refusal) => return Finding::nothing_run(ErrorClass::BadArguments, &refusal.what()),
+        Err(refusal) => return refused_words(refusal),
     };
+    let place = crate::state::file::ensure_dir(state_dir)
+        .map_err(|err| std::io::Error::other(format!("{err:#}")))
+        .and_then(|()| {
+            family.check_dir(
+                &Env::child(&ready.env, &ready.env_remove),
+                dir,
+                &here,
+                state_dir,
+            )
+        });
+    let (args, cwd, scratch_env, _scratch) = match place {
+        Ok(CheckDir::Here) => (here, dir.to_path_buf(), &[][..], None),
+        Ok(CheckDir::Scratch { dir, args, env }) => match argv(rung, args) {
+            Ok(args) => (args, dir.path().to_path_buf(), env, Some(dir)),
+            Err(refusal) => return refused_words(refusal),
+        },
+        Ok(CheckDir::Refused(fact)) => {
+            return Finding::nothing_run(ErrorClass::Misconfigured, &fact);
+        }
+        Err(err) => {
+            return Finding::nothing_run(
+                ErrorClass::Misconfigured,
+                &format!("making a scratch directory for the check: {err}"),
+            );
+        }
+    };
+    let cwd = cwd.as_path();
     // The launch environment's secrets never reach a reason or the ledger, by value.
     for (name, value) in &ready.env {
         if crate::redact::looks_secret(name) && !value.is_empty() {
@@ -134,7 +187,7 @@ pub fn run(
     let start = Timestamp::now();
     let started = Instant::now();
     let ran = crate::child::run(
-        &mut command(ready, &args, dir),
+        &mut command(ready, &args, cwd, scratch_env),
         &Job::new(timeout, Group::Own),
     );
     let latency = started.elapsed();
@@ -147,7 +200,7 @@ pub fn run(
             let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
             let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
             // The run's own record names the window it hit, whatever it printed.
-            let learned = parking.learn_from_run(rung, dir, start, Timestamp::now());
+            let learned = parking.learn_from_run(rung, cwd, start, Timestamp::now());
             judge(
                 check,
                 &Printed {
@@ -157,7 +210,7 @@ pub fn run(
                     stderr: &stderr,
                 },
                 &learned,
-                dir,
+                cwd,
             )
         }
     };
@@ -209,15 +262,16 @@ pub fn run(
     }
 }
 
-/// The child: the rung's binary and launch environment, in `dir`, stdin closed (the
-/// door closes it), in a process group of its own.
-fn command(ready: &Ready, args: &[OsString], dir: &Path) -> Command {
+/// The child: the rung's binary and launch environment (then `extra`), in `dir`, stdin
+/// closed (the door closes it), in a process group of its own.
+fn command(ready: &Ready, args: &[OsString], dir: &Path, extra: &[(&str, &str)]) -> Command {
     let mut command = crate::child_env::command(&ready.binary);
     command.args(args).current_dir(dir);
     for name in &ready.env_remove {
         command.env_remove(name);
     }
     command.envs(ready.env.iter().map(|(k, v)| (k, v)));
+    command.envs(extra.iter().copied());
     command
 }
 
@@ -319,7 +373,7 @@ fn judge(check: &SelfCheck, printed: &Printed, learned: &[Window], dir: &Path) -
                 "{name} will not run in {} ({how}: {}) — {}",
                 dir.display(),
                 words(),
-                check.untrusted_fix
+                check.untrusted_fix_for(dir)
             ),
         );
     }

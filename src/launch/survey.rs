@@ -60,13 +60,15 @@ pub fn check_all(
                 (Ok(Check::SelfCheck), Ok(_)) if park.is_none() => {
                     // The one rule says whether the last check still proves it (within
                     // self_check_cache_seconds, with no failed launch since).
+                    // A folder a launch would be refused in is a fact of this folder,
+                    // which no answer given elsewhere stands for.
                     let cached = matches!(
                         judge.state(rung, None, None),
                         RungState::Ok {
                             proof: Proof::SelfCheck,
                             ..
                         }
-                    );
+                    ) && !crate::launch::self_check::refused_in(rung, dir);
                     (!cached).then_some(Work::SelfCheck(position))
                 }
                 _ => None,
@@ -106,6 +108,7 @@ pub fn check_all(
                             rung,
                             parking,
                             dir,
+                            store.state_dir(),
                             config.self_check_timeout(),
                             meter,
                         );

@@ -1,11 +1,16 @@
-//! The `command` probe: run the CLI itself headless, in the user's current directory with
-//! stdin closed — the only probe that catches a CLI that refuses to start (gemini's
-//! untrusted-folder exit 55: the seed's "probe passed, launch failed").
+//! The `command` probe: run the CLI itself headless, stdin closed — in the user's current
+//! directory only when that CLI's own trust record trusts it, else in a scratch directory of
+//! agent's with the folder's settings, hooks and MCP servers off (DESIGN §23: a report
+//! never runs a folder's code). A folder in which a launch would be refused (Gemini CLI's
+//! untrusted folder: the seed's "probe passed, launch failed") fails the probe as that
+//! fact, read from the record, with nothing run.
 
+use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use super::Outcome;
 use super::classify::{classify_output, snippet};
+use crate::adapter::{CheckDir, Env, Family};
 use crate::error_class::ErrorClass;
 use crate::state::ledger::Tokens;
 use crate::state::meter::{CallInfo, Meter, Spent, estimate_tokens};
@@ -18,12 +23,23 @@ pub fn run(
     meter: &Meter,
     info: &CallInfo,
 ) -> Outcome {
+    let place = match where_to_run(argv, env, env_remove) {
+        Ok(place) => place,
+        Err(reason) => {
+            return Outcome {
+                class: ErrorClass::Misconfigured,
+                reason,
+                latency: Duration::ZERO,
+                clears_at: None,
+            };
+        }
+    };
     // The CLI makes its own LLM call: reserve it like any other.
     let reservation = match meter.reserve() {
         Ok(reservation) => reservation,
         Err(refusal) => return Outcome::refused(&refusal),
     };
-    let outcome = run_unmetered(argv, env, env_remove, timeout);
+    let outcome = run_unmetered(argv, env, env_remove, timeout, &place);
     // What the CLI sent is unknown here: the tokens are an estimate, marked as such.
     let spent = Spent {
         class: Some(outcome.class),
@@ -40,11 +56,36 @@ pub fn run(
     outcome
 }
 
+/// Where the probe runs: its CLI's own answer for the current directory (see the module's
+/// doc); `Err`: the fact that a launch here would be refused, or why no scratch directory
+/// could be made.
+fn where_to_run(
+    argv: &[String],
+    env: &[(String, String)],
+    env_remove: &[String],
+) -> Result<CheckDir, String> {
+    let family = Family::of(&argv[0]);
+    let Ok(dir) = std::env::current_dir() else {
+        return Ok(CheckDir::Here);
+    };
+    let args: Vec<OsString> = argv[1..].iter().map(OsString::from).collect();
+    let state_dir = crate::paths::state_dir();
+    crate::state::file::ensure_dir(&state_dir)
+        .map_err(|err| std::io::Error::other(format!("{err:#}")))
+        .and_then(|()| family.check_dir(&Env::child(env, env_remove), &dir, &args, &state_dir))
+        .map_err(|err| format!("making a scratch directory for the probe: {err}"))
+        .and_then(|place| match place {
+            CheckDir::Refused(fact) => Err(fact),
+            place => Ok(place),
+        })
+}
+
 fn run_unmetered(
     argv: &[String],
     env: &[(String, String)],
     env_remove: &[String],
     timeout: Duration,
+    place: &CheckDir,
 ) -> Outcome {
     let started = Instant::now();
     let name = argv
@@ -61,6 +102,12 @@ fn run_unmetered(
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
+    if let CheckDir::Scratch { dir, args, env } = place {
+        command
+            .args(*args)
+            .envs(env.iter().copied())
+            .current_dir(dir.path());
+    }
     let job = crate::child::Job::new(timeout, crate::child::Group::Own);
     let output = match crate::child::run(&mut command, &job).map(crate::child::Ran::output) {
         Ok(Ok(output)) => output,

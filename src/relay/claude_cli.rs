@@ -13,8 +13,7 @@
 //! asked to stream — with the CLI's usage; a usage limit becomes 429 `relay_cli_quota`.
 
 use std::fmt::Write as _;
-use std::os::unix::fs::DirBuilderExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,6 +30,7 @@ use super::proxy::{record_for, reserve};
 use super::server::Relay;
 use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;
+use crate::scratch::Scratch;
 use crate::state::ledger::Tokens;
 
 /// What the CLI is told about itself; the caller's own system prompt is in the prompt.
@@ -246,27 +246,6 @@ fn text_of(content: &Value) -> String {
     }
 }
 
-/// An empty private directory for one run, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> std::io::Result<Scratch> {
-        let dir = std::env::temp_dir().join(format!(
-            "agent-relay-cli-{}-{:x}",
-            std::process::id(),
-            fastrand::u64(..)
-        ));
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Runs the CLI once (blocking), within `timeout`.
 fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<Answer, Failure> {
     let failure = |status, kind, message: String, class| Failure {
@@ -275,7 +254,7 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
         message,
         class,
     };
-    let scratch = Scratch::new().map_err(|err| {
+    let scratch = Scratch::new_in(&std::env::temp_dir(), "agent-relay-cli").map_err(|err| {
         failure(
             StatusCode::INTERNAL_SERVER_ERROR,
             "api_error",
@@ -303,7 +282,7 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
             "--system-prompt",
             NEUTRAL_SYSTEM_PROMPT,
         ])
-        .current_dir(&scratch.0);
+        .current_dir(scratch.path());
     // The relay's own secrets never reach it (`child_env`), nor another vendor's key.
     for name in
         crate::adapter::Family::Claude.foreign_credential_vars(&crate::adapter::Env::process())

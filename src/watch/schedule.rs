@@ -4,8 +4,8 @@
 //! holding every directory where a CLI was found (launchd, systemd and cron start with a
 //! minimal `PATH`); credentials come from `~/.config/agent/watchdog.env` (0600), which the
 //! job reads, so no secret is ever written into a unit file. The job runs in a directory
-//! the user chose (`--dir`, else where `--install-watchdog` ran): the check runs each CLI
-//! there, and a CLI may refuse a folder it does not trust.
+//! the user chose (`--dir`, else where `--install-watchdog` ran): the check is for a launch
+//! there, runs a CLI there only when that CLI trusts it, and reports a folder it would refuse.
 
 use std::fmt::Write as _;
 use std::fs;

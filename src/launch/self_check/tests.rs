@@ -133,7 +133,11 @@ fn codex_outside_a_trusted_folder_tells_the_user_to_trust_it_not_to_skip_the_che
     let j = judged(Family::Codex, &fixture!("codex-untrusted"));
     assert_eq!(j.class, ErrorClass::Misconfigured, "{}", j.reason);
     assert!(j.reason.contains("/work/project"), "{}", j.reason);
-    assert!(j.reason.contains("trust this folder"), "{}", j.reason);
+    assert!(
+        j.reason.contains("trust the folder in Codex"),
+        "{}",
+        j.reason
+    );
     assert!(j.reason.contains("git repository"), "{}", j.reason);
 }
 
@@ -164,11 +168,15 @@ fn gemini_exit_55_is_an_untrusted_folder_with_its_fix() {
     let j = judged(Family::Gemini, &fixture!("gemini-untrusted"));
     assert_eq!(j.class, ErrorClass::Misconfigured, "{}", j.reason);
     assert!(j.reason.contains("exited 55"), "{}", j.reason);
+    // agent's advice (after the CLI's own words) trusts that folder, never every folder.
+    let (_, advice) = j.reason.rsplit_once(" — ").expect("agent's advice");
     assert!(
-        j.reason.contains("GEMINI_CLI_TRUST_WORKSPACE"),
-        "{}",
-        j.reason
+        advice.contains("trust /work/project in Gemini CLI"),
+        "{advice}"
     );
+    for global in ["GEMINI_CLI_TRUST_WORKSPACE", "folderTrust", "--skip-trust"] {
+        assert!(!advice.contains(global), "{advice}");
+    }
 }
 
 #[test]
@@ -254,7 +262,7 @@ fn each_cli_is_given_its_own_headless_words_with_the_rungs_model() {
         let backend = backend(name, &dir.path().join(name));
         let fake = Fake::new(dir.path(), name, "exit 0");
         let rung = fake.rung(&backend, Some(model));
-        let words: Vec<String> = argv(&rung)
+        let words: Vec<String> = argv(&rung, &[])
             .unwrap()
             .into_iter()
             .map(|w| w.into_string().unwrap())
@@ -271,9 +279,11 @@ fn backend(name: &str, command: &Path) -> Backend {
     backend
 }
 
-/// A fake CLI: a `#!/bin/sh` script named for the CLI in its own directory.
+/// A fake CLI: a `#!/bin/sh` script named for the CLI in its own directory, run with its
+/// home at `dir` (where the CLIs' trust records are read).
 struct Fake {
     binary: PathBuf,
+    home: PathBuf,
 }
 
 impl Fake {
@@ -283,7 +293,10 @@ impl Fake {
         let binary = bin.join(name);
         std::fs::write(&binary, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
-        Fake { binary }
+        Fake {
+            binary,
+            home: dir.to_path_buf(),
+        }
     }
 
     fn rung<'b>(&self, backend: &'b Backend, model: Option<&str>) -> Rung<'b> {
@@ -294,9 +307,10 @@ impl Fake {
         &self,
         backend: &'b Backend,
         model: Option<&str>,
-        env: Vec<(String, String)>,
+        mut env: Vec<(String, String)>,
         login: Option<RungLogin>,
     ) -> Rung<'b> {
+        env.push(("HOME".into(), self.home.to_string_lossy().into_owned()));
         Rung {
             index: 1,
             backend,
@@ -337,8 +351,12 @@ struct World {
     parking: Parking,
 }
 
+/// A world whose project every CLI's own record trusts (a git repository, trusted by
+/// Claude Code, Codex and Gemini CLI in their files under the world's home).
 fn world() -> World {
-    world_with(Limits::default())
+    let w = world_with(Limits::default());
+    w.trust_project();
+    w
 }
 
 fn world_with(limits: Limits) -> World {
@@ -360,12 +378,39 @@ fn world_with(limits: Limits) -> World {
 }
 
 impl World {
+    fn trust_project(&self) {
+        let project = self.project.to_string_lossy().into_owned();
+        std::fs::create_dir_all(self.project.join(".git")).unwrap();
+        let json = serde_json::json!({"projects": {&project: {"hasTrustDialogAccepted": true}}});
+        std::fs::write(self.root.join(".claude.json"), json.to_string()).unwrap();
+        std::fs::create_dir_all(self.root.join(".codex")).unwrap();
+        std::fs::write(
+            self.root.join(".codex/config.toml"),
+            format!("[projects.\"{project}\"]\ntrust_level = \"trusted\"\n"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(self.root.join(".gemini")).unwrap();
+        let json = serde_json::json!({ &project: "TRUST_FOLDER" });
+        std::fs::write(
+            self.root.join(".gemini/trustedFolders.json"),
+            json.to_string(),
+        )
+        .unwrap();
+    }
+
     fn ledger(&self) -> Vec<crate::state::ledger::CallRecord> {
         self.meter.ledger.read_local()
     }
 
     fn check(&self, rung: &Rung, timeout: Duration) -> Finding {
-        run(rung, &self.parking, &self.project, timeout, &self.meter)
+        run(
+            rung,
+            &self.parking,
+            &self.project,
+            &self.state,
+            timeout,
+            &self.meter,
+        )
     }
 }
 
