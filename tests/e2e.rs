@@ -463,11 +463,11 @@ fn a_one_word_prompt_naming_a_codex_sub_command_reaches_the_real_codex_as_its_pr
     let login = r#"{"auth_mode": "apikey", "OPENAI_API_KEY": "sk-e2e-codex-login-0123456789"}"#;
     w.sb.write_file(".codex/auth.json", login);
     let settings = w.sb.home().join(".codex/config.toml");
-    let mut config = fs::read_to_string(&settings).expect("codex's settings");
-    config.push_str(&format!(
-        "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+    let config = format!(
+        "{}\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        fs::read_to_string(&settings).expect("codex's settings"),
         project.display()
-    ));
+    );
     fs::write(&settings, config).expect("trust the project");
     w.sb.write_config(&format!(
         "fastfail_seconds = {FASTFAIL_SECONDS}\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n"
