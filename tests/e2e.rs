@@ -1777,8 +1777,13 @@ fn below_parked_claude_rungs_each_real_cli_runs_the_prompt_in_its_own_words() {
         .to_string(),
     )
     .expect("write windows.json");
+    // opencode's own check (its `run` against the mock) starts cold in a fresh directory:
+    // the step that reaches it took 20.9 s alone here (gemini's own 5 s retry included),
+    // and the check passed 10 s with the suite's other real CLIs beside it. The bound is
+    // the one opencode's own test uses: this test is about the words each CLI gets.
     w.sb.write_config(&format!(
         r#"fastfail_seconds = {FASTFAIL_SECONDS}
+probe_timeout_seconds = 60
 
 [[rungs]]
 backend = "claude"

@@ -201,14 +201,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                     "{} {reason} — not re-run from scratch on another rung; look at what it left, then run agent again",
                     rung.label()
                 ));
-                learn_windows(config, &cascade, &rung, run_start);
-                events::record(
-                    &state_dir,
-                    events::Kind::Fastfail,
-                    &rung.label(),
-                    "",
-                    &reason,
-                );
+                file_fast_failure(config, &cascade, &rung, run_start, &reason);
                 return Ok(ExitCode::from(exit_byte(code)));
             }
             (Ended::Code(code), Verdict::FastFail) => {
@@ -218,19 +211,30 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                     rung.label()
                 ));
                 cascade.store().distrust(&ready.plan.target, &reason);
-                learn_windows(config, &cascade, &rung, run_start);
-                events::record(
-                    &state_dir,
-                    events::Kind::Fastfail,
-                    &rung.label(),
-                    "",
-                    &reason,
-                );
+                file_fast_failure(config, &cascade, &rung, run_start, &reason);
                 why_not.push((rung.label(), reason));
                 start = winner + 1;
             }
         }
     }
+}
+
+/// What every fast failure leaves: the windows its run's record names, and an event.
+fn file_fast_failure(
+    config: &Config,
+    cascade: &Cascade,
+    rung: &rung::Rung,
+    run_start: jiff::Timestamp,
+    reason: &str,
+) {
+    learn_windows(config, cascade, rung, run_start);
+    events::record(
+        cascade.store().state_dir(),
+        events::Kind::Fastfail,
+        &rung.label(),
+        "",
+        reason,
+    );
 }
 
 /// After a fast failure: what that run's own record says of its login's windows is
