@@ -2,10 +2,11 @@
 //! CLI's own record shows it changed files or ran commands, so the next rung is not handed
 //! the same prompt from scratch; agent ends with the CLI's code and says what it did.
 
-use jiff::Timestamp;
 use serde_json::json;
 
-use crate::parking::{claude_failing_with_rows, codex_on_chatgpt, launches};
+use crate::parking::{
+    claude_failing_with_rows, codex_failing_with_rollout, codex_on_chatgpt, launches,
+};
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 fn assistant_with(content: &serde_json::Value) -> serde_json::Value {
@@ -82,34 +83,15 @@ fn a_claude_run_that_only_read_and_talked_fails_over_as_before() {
 fn a_codex_run_that_applied_a_patch_and_failed_fast_is_not_rerun_on_gemini() {
     let w = world();
     codex_on_chatgpt(&w.sb);
-    let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
-    let dir = w.sb.home().join(".codex/sessions").join(day);
     let patch = json!({"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch",
         "input": "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-a\n+b\n*** End Patch\n"});
-    let lines = [
-        json!({"timestamp": "@NOW@", "type": "session_meta", "payload": {"cwd": "@CWD@"}}),
-        json!({"timestamp": "@NOW@", "type": "response_item", "payload": patch}),
-    ];
-    let template = w.sb.tmp_dir().join("rollout-lines.jsonl");
-    std::fs::write(
-        &template,
-        format!("{}\n", lines.map(|l| l.to_string()).join("\n")),
-    )
-    .unwrap();
-    w.sb.fake_cli("codex")
-        .script(&format!(
-            r#"[ "$1" = app-server ] && exit 0
-mkdir -p '{dir}'
-now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-cwd=$(pwd -P)
-f='{dir}/rollout-2026-01-01T00-00-00-run.jsonl'
-sed "s|@NOW@|$now|g; s|@CWD@|$cwd|g" '{template}' >> "$f"
-touch -d "$now" "$f"
-exit 1"#,
-            dir = dir.display(),
-            template = template.display(),
-        ))
-        .install();
+    codex_failing_with_rollout(
+        &w.sb,
+        &[
+            json!({"timestamp": "@NOW@", "type": "session_meta", "payload": {"cwd": "@CWD@"}}),
+            json!({"timestamp": "@NOW@", "type": "response_item", "payload": patch}),
+        ],
+    );
 
     let run = w.sb.run(&["-p", "hi"]);
 

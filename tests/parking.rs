@@ -262,28 +262,7 @@ fn a_function_output_quoting_a_token_count_in_the_rollout_parks_nothing() {
         json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {
             "type": "user_message", "message": token_count}}),
     ];
-    let template = w.sb.tmp_dir().join("rollout-lines.jsonl");
-    std::fs::write(
-        &template,
-        format!("{}\n", lines.map(|l| l.to_string()).join("\n")),
-    )
-    .unwrap();
-    let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
-    let dir = w.sb.home().join(".codex/sessions").join(day);
-    w.sb.fake_cli("codex")
-        .script(&format!(
-            r#"[ "$1" = app-server ] && exit 0
-mkdir -p '{dir}'
-now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-cwd=$(pwd -P)
-f='{dir}/rollout-2026-01-01T00-00-00-run.jsonl'
-sed "s|@NOW@|$now|g; s|@CWD@|$cwd|g" '{template}' >> "$f"
-touch -d "$now" "$f"
-exit 1"#,
-            dir = dir.display(),
-            template = template.display(),
-        ))
-        .install();
+    codex_failing_with_rollout(&w.sb, &lines);
 
     let first = w.sb.run(&["-p", "hi"]);
     assert_eq!(first.code, Some(0), "{first:?}");
@@ -298,6 +277,31 @@ exit 1"#,
     let windows =
         std::fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap_or_default();
     assert!(!windows.contains(&codex_login(&w.sb)), "{windows}");
+}
+
+/// A fake `codex` that appends `lines` to a rollout of the day it runs, in its working
+/// directory (`@NOW@` and `@CWD@` standing for the time and the directory it runs in,
+/// the file stamped with that time), and exits 1 at once.
+pub(crate) fn codex_failing_with_rollout(sb: &Sandbox, lines: &[serde_json::Value]) {
+    let template = sb.tmp_dir().join("rollout-lines.jsonl");
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    std::fs::write(&template, format!("{}\n", text.join("\n"))).unwrap();
+    let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
+    let dir = sb.home().join(".codex/sessions").join(day);
+    sb.fake_cli("codex")
+        .script(&format!(
+            r#"[ "$1" = app-server ] && exit 0
+mkdir -p '{dir}'
+now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+cwd=$(pwd -P)
+f='{dir}/rollout-2026-01-01T00-00-00-run.jsonl'
+sed "s|@NOW@|$now|g; s|@CWD@|$cwd|g" '{template}' >> "$f"
+touch -d "$now" "$f"
+exit 1"#,
+            dir = dir.display(),
+            template = template.display(),
+        ))
+        .install();
 }
 
 /// 9999-01-01, a reset no window has (and within any clock's range).
