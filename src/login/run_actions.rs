@@ -213,7 +213,16 @@ mod tests {
                 {"type": "tool_use", "name": "Bash", "input": {"command": "cargo test"}}]}}),
         ];
         let text = rows.map(|r| r.to_string()).join("\n");
-        std::fs::write(dir.path().join("s.jsonl"), text).unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, text).unwrap();
+        // Stamped by the test's clock, as Claude Code's own writes are by its clock (the
+        // file system stamps the machine's, which is not the test's under a faked clock).
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now())
+            .unwrap();
         let actions = claude(dir.path(), start);
         assert_eq!(actions.files, ["/repo/src/a.rs"]);
         assert_eq!(actions.commands, 1);
