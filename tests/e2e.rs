@@ -1106,11 +1106,17 @@ fn the_real_interactive_claude_code_shows_and_feeds_agents_statusline() {
 }
 
 fn hh_mm_utc(epoch: i64) -> String {
-    let at = jiff::Timestamp::from_second(epoch).unwrap();
-    jiff::tz::TimeZone::UTC
-        .to_datetime(at)
-        .strftime("%H:%M")
-        .to_string()
+    // As the statusline says it: the weekday too when the reset is not today (a reset
+    // 2.5 h ahead, seen after 21:30, is tomorrow's: "↺Wed 00:08").
+    let zone = jiff::tz::TimeZone::system();
+    let at = zone.to_datetime(jiff::Timestamp::from_second(epoch).unwrap());
+    let today = zone.to_datetime(jiff::Timestamp::now()).date();
+    let format = if at.date() == today {
+        "%H:%M"
+    } else {
+        "%a %H:%M"
+    };
+    at.strftime(format).to_string()
 }
 
 /// A Claude Code the user started by hand on a subscription token, with agent's statusline:

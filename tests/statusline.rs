@@ -53,12 +53,18 @@ pub(crate) fn statusline(sb: &Sandbox, input: &str) -> (Option<i32>, String, Str
     )
 }
 
+/// A reset as the line says it: `HH:MM` today, with the weekday on another day (two
+/// hours ahead, seen after 22:00, is tomorrow's).
 fn hh_mm(epoch: i64) -> String {
-    let at = jiff::Timestamp::from_second(epoch).unwrap();
-    jiff::tz::TimeZone::UTC
-        .to_datetime(at)
-        .strftime("%H:%M")
-        .to_string()
+    let zone = jiff::tz::TimeZone::system();
+    let at = zone.to_datetime(jiff::Timestamp::from_second(epoch).unwrap());
+    let today = zone.to_datetime(jiff::Timestamp::now()).date();
+    let format = if at.date() == today {
+        "%H:%M"
+    } else {
+        "%a %H:%M"
+    };
+    at.strftime(format).to_string()
 }
 
 fn windows_json(sb: &Sandbox) -> Value {
