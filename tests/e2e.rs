@@ -1108,7 +1108,9 @@ fn the_real_interactive_claude_code_shows_and_feeds_agents_statusline() {
 fn hh_mm_utc(epoch: i64) -> String {
     // As the statusline says it: the weekday too when the reset is not today (a reset
     // 2.5 h ahead, seen after 21:30, is tomorrow's: "↺Wed 00:08").
-    let zone = jiff::tz::TimeZone::system();
+    // UTC, as agent's line is drawn in the sandbox (the zone the test runs in is not
+    // handed to the statusline's agent).
+    let zone = jiff::tz::TimeZone::UTC;
     let at = zone.to_datetime(jiff::Timestamp::from_second(epoch).unwrap());
     let today = zone.to_datetime(jiff::Timestamp::now()).date();
     let format = if at.date() == today {

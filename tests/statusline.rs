@@ -56,7 +56,9 @@ pub(crate) fn statusline(sb: &Sandbox, input: &str) -> (Option<i32>, String, Str
 /// A reset as the line says it: `HH:MM` today, with the weekday on another day (two
 /// hours ahead, seen after 22:00, is tomorrow's).
 fn hh_mm(epoch: i64) -> String {
-    let zone = jiff::tz::TimeZone::system();
+    // UTC, as agent's line is drawn in the sandbox (the zone the test runs in is not
+    // handed to the statusline's agent).
+    let zone = jiff::tz::TimeZone::UTC;
     let at = zone.to_datetime(jiff::Timestamp::from_second(epoch).unwrap());
     let today = zone.to_datetime(jiff::Timestamp::now()).date();
     let format = if at.date() == today {
