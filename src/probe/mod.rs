@@ -13,7 +13,7 @@ use std::time::Duration;
 pub use classify::{QUOTA_WORDS, classify_output, classify_status, clears_at, snippet};
 pub use http::host;
 pub use plan::{ChildEnv, PlanError, plan};
-pub use usage::{token_count, tokens as usage_tokens};
+pub use usage::tokens as usage_tokens;
 
 use crate::config::{Auth, OpenAiApi};
 use crate::error_class::ErrorClass;

@@ -4,15 +4,10 @@ use serde_json::Value;
 
 use crate::state::ledger::Tokens;
 
-/// A token count as the books take it: see [`crate::tokens::count`].
-pub fn token_count(value: &Value) -> Option<u64> {
-    crate::tokens::count(value)
-}
-
 fn count(value: &Value, path: &[&str]) -> u64 {
     path.iter()
         .try_fold(value, |v, key| v.get(key))
-        .and_then(token_count)
+        .and_then(crate::tokens::count)
         .unwrap_or(0)
 }
 

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::probe::{token_count, usage_tokens};
+use crate::probe::usage_tokens;
 use crate::state::ledger::Tokens;
 
 /// A JSON answer longer than this is forwarded whole but not read for usage.
@@ -173,7 +173,7 @@ impl UsageReader {
             "message_delta" => {
                 if let Some(usage) = event.get("usage").filter(|u| u.is_object()) {
                     let mut tokens = self.tokens.unwrap_or_default();
-                    let field = |name: &str| usage.get(name).and_then(token_count);
+                    let field = |name: &str| usage.get(name).and_then(crate::tokens::count);
                     if let Some(n) = field("input_tokens") {
                         tokens.input = n;
                     }
