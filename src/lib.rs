@@ -176,9 +176,7 @@ fn refuse_a_slip(config: &config::Config, cli: &cli::Cli) -> anyhow::Result<()> 
             .first()
             .and_then(|rung| config.backends.get(&rung.backend)),
     };
-    let family = first.map_or(backend::cli_settings::Family::Claude, |b| {
-        backend::cli_settings::Family::of_backend(&b.name, &b.command)
-    });
+    let family = first.map_or(adapter::Family::Claude, |b| b.family);
     if adapter::dialect::is_flag_of(family, typo) {
         return Ok(());
     }

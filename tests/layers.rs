@@ -38,12 +38,12 @@ const FLOORS: &[(&str, &[&str])] = &[
     // The definition of agent's command line (clap types only), so every face can be
     // handed its own arguments already parsed.
     ("command line", &["cli"]),
-    ("schema", &["config"]),
     // `adapter` is what agent knows of each program it runs (DESIGN §16: its home, login
     // identity, credential variables, records, model settings, dialect): facts and small
-    // readers on leaves alone, used by every floor above. `backend` is what the user's
-    // table makes of one.
+    // readers on leaves alone, used by every floor above — the configuration too, which
+    // judges each backend's CLI once as it reads the table.
     ("the CLIs' adapters", &["adapter"]),
+    ("schema", &["config"]),
     ("records", &["state"]),
     ("what a CLI uses", &["backend"]),
     ("calls", &["probe", "accounts", "login"]),

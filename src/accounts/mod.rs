@@ -12,7 +12,7 @@ use std::path::Path;
 
 pub use crate::config::accounts::{AccountDef, Invalid, Kind, Rotation, name_problem};
 
-use crate::backend::cli_settings::Family;
+use crate::adapter::Family;
 use crate::config::{Backend, Config, RungDef};
 
 /// The variable the launched CLI reads this account's secret from.
@@ -20,10 +20,7 @@ pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
     if let Some(var) = &account.secret_var {
         return var.clone();
     }
-    match (
-        Family::of_backend(&backend.name, &backend.command),
-        account.kind,
-    ) {
+    match (backend.family, account.kind) {
         // A login carries no secret: nothing is passed in a variable. Named for
         // completeness (its CLI's home variable is what moves).
         (family, Kind::Login) => family
@@ -33,7 +30,7 @@ pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
         (Family::Claude, Kind::Oauth) => "CLAUDE_CODE_OAUTH_TOKEN".into(),
         (Family::Claude, Kind::ApiKey) => "ANTHROPIC_API_KEY".into(),
         (Family::Gemini, _) => "GEMINI_API_KEY".into(),
-        (Family::Codex, _) => crate::backend::cli_settings::codex_config()
+        (Family::Codex, _) => crate::adapter::codex::config(&crate::adapter::Env::process())
             .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
             .unwrap_or_else(|| "OPENAI_API_KEY".into()),
         (Family::Agy | Family::Opencode | Family::Other, _) => "OPENAI_API_KEY".into(),
@@ -43,7 +40,8 @@ pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
 /// Environment variables that carry a credential for this CLI family: removed from the
 /// launched CLI's environment so it uses the chosen account and no other.
 pub fn credential_vars(backend: &Backend, accounts: &[AccountDef]) -> Vec<String> {
-    let mut vars: Vec<String> = Family::of_backend(&backend.name, &backend.command)
+    let mut vars: Vec<String> = backend
+        .family
         .credential_vars()
         .iter()
         .map(|var| (*var).to_string())
@@ -87,7 +85,7 @@ pub fn login_home(backend: &Backend, account: &AccountDef) -> Option<(String, St
     if !account.is_login() {
         return None;
     }
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let var = family.home_vars().first()?;
     let dir = account.login_dir()?;
     Some(((*var).to_string(), dir.to_string_lossy().into_owned()))
@@ -98,7 +96,7 @@ pub fn login_home(backend: &Backend, account: &AccountDef) -> Option<(String, St
 /// statusline, transcripts and rollouts file under too.
 pub fn login_key(backend: &Backend, account: &AccountDef) -> Option<String> {
     let (var, dir) = login_home(backend, account)?;
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let set = [(var, dir)];
     let removed = credential_vars(backend, &[]);
     family.login_key(&crate::adapter::Env::child(&set, &removed), None)

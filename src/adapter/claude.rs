@@ -237,3 +237,8 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
 pub fn login_command(dir: &str) -> String {
     format!("{CONFIG_DIR_VAR}={dir} claude, then /login")
 }
+
+/// Strips Claude Code's context suffix (`opus[1m]` → `opus`): the API knows the bare model.
+pub fn bare_model(model: &str) -> &str {
+    model.split_once('[').map_or(model, |(bare, _)| bare)
+}

@@ -241,7 +241,7 @@ pub fn resolve(
     account: Option<Account>,
     child: &ChildEnv,
 ) -> Result<Endpoint, PlanError> {
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let def = &backend.probe;
     let explicit = def.url.is_some() || def.key.is_some();
     let api = match def.kind {

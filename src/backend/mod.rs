@@ -2,7 +2,6 @@
 //! credential": the probe, the launch, the account check and the doctor all ask here, so
 //! a check can never go to another host or with another key than the launch.
 
-pub mod cli_settings;
 pub mod discover;
 pub mod endpoint;
 

@@ -89,25 +89,7 @@ pub fn rungs() -> Vec<RungDef> {
 }
 
 fn backend(name: &str, label: &str, command: &str, vendor: &str) -> Backend {
-    Backend {
-        name: name.into(),
-        label: label.into(),
-        command: command.into(),
-        vendor: vendor.into(),
-        model_flag: Some("--model".into()),
-        default_model: None,
-        models: BTreeMap::new(),
-        env: BTreeMap::new(),
-        env_remove: Vec::new(),
-        probe: ProbeDef::default(),
-        rotation: None,
-        park_at_percent: None,
-        extra_usage: false,
-        login_usage: false,
-        translate: true,
-        self_check: true,
-        builtin: true,
-    }
+    Backend::new(name, label, command, vendor, true)
 }
 
 fn probe(kind: ProbeKind) -> ProbeDef {

@@ -18,6 +18,7 @@ pub mod pricing;
 pub mod relay;
 pub mod store;
 
+use crate::adapter::Family;
 use crate::bounds::{self, Bounds, Unit};
 use crate::exit_codes::usage;
 use limits::{BreakerPolicy, Limits};
@@ -70,6 +71,9 @@ pub struct Backend {
     /// What a person calls it in notices: "Claude Code".
     pub label: String,
     pub command: String,
+    /// Which CLI `command` is (its file name, else the backend's name), judged once when the
+    /// configuration is read: every floor asks this, none derives it again.
+    pub family: Family,
     pub vendor: String,
     pub model_flag: Option<String>,
     /// The model to probe when neither the rung nor the CLI's own settings name one.
@@ -100,6 +104,33 @@ pub struct Backend {
     pub self_check: bool,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
+}
+
+impl Backend {
+    /// A backend with the defaults every row of the table starts from: the CLI's own model
+    /// flag, nothing added to its environment, probed the default way, translated.
+    pub fn new(name: &str, label: &str, command: &str, vendor: &str, builtin: bool) -> Backend {
+        Backend {
+            name: name.into(),
+            label: label.into(),
+            command: command.into(),
+            family: Family::of_backend(name, command),
+            vendor: vendor.into(),
+            model_flag: Some("--model".into()),
+            default_model: None,
+            models: BTreeMap::new(),
+            env: BTreeMap::new(),
+            env_remove: Vec::new(),
+            probe: ProbeDef::default(),
+            rotation: None,
+            park_at_percent: None,
+            extra_usage: false,
+            login_usage: false,
+            translate: true,
+            self_check: true,
+            builtin,
+        }
+    }
 }
 
 /// How a backend is probed. Unset `url`/`key` mean "whatever the CLI itself uses".
@@ -569,25 +600,7 @@ fn merge(
                     }
                     return Err(source.error(span.start, &key, "a new backend needs `command`"));
                 };
-                Backend {
-                    name: name.clone(),
-                    label: name.clone(),
-                    command: command.get_ref().clone(),
-                    vendor: name.clone(),
-                    model_flag: Some("--model".into()),
-                    default_model: None,
-                    models: BTreeMap::new(),
-                    env: BTreeMap::new(),
-                    env_remove: Vec::new(),
-                    probe: ProbeDef::default(),
-                    rotation: None,
-                    park_at_percent: None,
-                    extra_usage: false,
-                    login_usage: false,
-                    translate: true,
-                    self_check: true,
-                    builtin,
-                }
+                Backend::new(&name, &name, command.get_ref(), &name, builtin)
             }
         };
         let backend = overlay(backend, over, source, &key)?;
@@ -689,6 +702,7 @@ fn overlay(
             ));
         }
         backend.command = command.into_inner();
+        backend.family = Family::of_backend(&backend.name, &backend.command);
     }
     if let Some(vendor) = over.vendor {
         backend.vendor = vendor;

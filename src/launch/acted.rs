@@ -20,7 +20,7 @@ pub fn by_run(rung: &Rung, cwd: &Path, start: Timestamp) -> Actions {
     let Ok(ready) = &rung.state else {
         return Actions::default();
     };
-    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let family = rung.backend.family;
     let Some(home) = family.home(&Env::child(&ready.env, &ready.env_remove)) else {
         return Actions::default();
     };

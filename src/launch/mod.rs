@@ -24,7 +24,6 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use crate::adapter::dialect;
-use crate::backend::cli_settings::Family;
 use crate::config::Config;
 use crate::error_class::ErrorClass;
 use crate::exit_codes::{UnavailableError, usage};
@@ -285,7 +284,7 @@ fn too_long_to_start(err: &anyhow::Error) -> bool {
 /// Whether the rung's CLI refused the arguments, and how it said so: its usage-error exit
 /// code, or its usage words at the start of its stderr (its adapter's).
 fn refused_arguments(rung: &rung::Rung, code: i32, stderr_head: &str) -> Option<String> {
-    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let family = rung.backend.family;
     if dialect::of(family).is_some_and(|d| d.usage_exit == Some(code)) {
         return Some("its usage error".to_string());
     }
@@ -426,7 +425,8 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
             .as_deref()
             .unwrap_or(reported_model::DEFAULT_MODEL_WORDS)
     );
-    let login = crate::adapter::Family::of_backend(&backend.name, &backend.command)
+    let login = backend
+        .family
         .login_key(&crate::adapter::Env::child(&env, &env_remove), None);
     child::tell_the_statusline(&mut command, &label, login.as_deref());
     Err(child::exec(command))

@@ -3,7 +3,7 @@
 //! rollout or chat). A rung that passes no model runs the CLI's own default, so the labels
 //! name that default by these facts — never by the model agent would probe with.
 
-use crate::adapter::{Env, Family};
+use crate::adapter::Env;
 use crate::config::Backend;
 
 /// What a label says of a rung that passes no model: the CLI runs its own default.
@@ -45,7 +45,7 @@ impl Reported {
 /// The model `backend`'s CLI reports, read where the launched CLI would find its settings
 /// and records (the backend's `env` may move its home). `None` when it has said none.
 pub fn of(backend: &Backend) -> Option<Reported> {
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let vars = super::rung::launch_env(backend).unwrap_or_default();
     let env = Env::child(&vars, &backend.env_remove);
     if let Some(model) = family.configured_model(&env) {

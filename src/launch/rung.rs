@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::accounts::AccountDef;
+use crate::adapter::claude::bare_model;
 use crate::adapter::dialect::{self, Refusal, Translation};
-use crate::backend::cli_settings::{Family, bare_model};
 use crate::backend::discover;
 use crate::config::{Backend, Config, ProbeKind, RungDef};
 use crate::error_class::ErrorClass;
@@ -167,7 +167,7 @@ pub fn translate_for(
     model: Option<&str>,
     args: &[OsString],
 ) -> Result<Translation, Refusal> {
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let dialect = if backend.translate {
         dialect::of(family)
     } else {
@@ -328,7 +328,7 @@ pub fn resolve_with<'a>(
     run_model: &str,
     context: &Context,
 ) -> Rung<'a> {
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let mut rung = Rung {
         index,
         backend,
@@ -491,7 +491,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     let mut plan = match (planned, login_account) {
         // A login account runs on the login in its directory, or not at all; never probed.
         (Ok(mut plan), Some(account)) if plan.login.is_none() => {
-            let family = Family::of_backend(&backend.name, &backend.command);
+            let family = backend.family;
             let env = crate::adapter::Env::child(&env, &env_remove);
             let found = super::own_login::login_in(family, &env)
                 .ok_or_else(|| no_login(backend, account))?;
@@ -514,7 +514,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             judge: super::agy_usage::run,
         };
     }
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let login = super::parking::login_in(
         family,
         &crate::adapter::Env::child(&env, &env_remove),
@@ -537,7 +537,7 @@ pub fn withhold_foreign_keys(
     env: &[(String, String)],
     env_remove: &mut Vec<String>,
 ) {
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let child = crate::adapter::Env::child(env, env_remove);
     for var in family.foreign_credential_vars(&child) {
         let set_on_purpose = env.iter().any(|(name, _)| name == var);
@@ -596,7 +596,7 @@ fn login_environment(
             skip: false,
         });
     }
-    let family = Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let mut removed = crate::accounts::credential_vars(backend, context.accounts);
     removed.extend(family.store_vars().iter().map(|v| (*v).to_string()));
     for other in removed {
@@ -613,7 +613,8 @@ fn login_environment(
 /// A `login` account whose directory holds no login: the command that logs in there.
 fn no_login(backend: &Backend, account: &AccountDef) -> Unusable {
     let dir = account.login_dir().unwrap_or_default();
-    let how = Family::of_backend(&backend.name, &backend.command)
+    let how = backend
+        .family
         .login_command(&dir)
         .map(|how| format!(" — log in there: {how}"))
         .unwrap_or_default();

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 
 use crate::adapter::dialect::Refusal;
-use crate::adapter::{CheckDir, Env, Family, Meaning, Said, SelfCheck, Trust};
+use crate::adapter::{CheckDir, Env, Meaning, Said, SelfCheck, Trust};
 use crate::child::{Group, Job, Stopped};
 use crate::error_class::ErrorClass;
 use crate::launch::parking::{self, Parking};
@@ -79,7 +79,7 @@ impl Finding {
 /// dialect), the prompt, and the rung's run model (else its probe model); then `own`, the
 /// CLI's own words (its dialect passes them as they are).
 pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
-    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let family = rung.backend.family;
     let args: Vec<OsString> = family
         .self_check()
         .map_or(&["-p", "PROMPT"][..], |check| check.args)
@@ -97,7 +97,7 @@ fn model<'r>(rung: &'r Rung) -> Option<&'r str> {
 /// Whether a launch of the rung in `dir` would be refused, by its CLI's own trust record:
 /// a fact of this folder, so no earlier check's answer stands for it.
 pub fn refused_in(rung: &Rung, dir: &Path) -> bool {
-    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let family = rung.backend.family;
     let (Some(check), Ok(ready), Ok(args)) = (family.self_check(), &rung.state, argv(rung, &[]))
     else {
         return false;
@@ -123,7 +123,7 @@ pub fn run(
         Ok(ready) => ready,
         Err(unusable) => return Finding::nothing_run(unusable.class, &unusable.reason),
     };
-    let family = Family::of_backend(&rung.backend.name, &rung.backend.command);
+    let family = rung.backend.family;
     let Some(check) = family.self_check() else {
         return Finding::nothing_run(
             ErrorClass::Misconfigured,

@@ -196,7 +196,7 @@ fn own_logins_text(config: &Config) -> String {
         let label = config
             .backends
             .values()
-            .find(|b| Family::of_backend(&b.name, &b.command) == family)
+            .find(|b| b.family == family)
             .map_or(family.name(), |b| b.label.as_str());
         let windows = login.windows(&state_dir, now);
         let _ = writeln!(
@@ -268,7 +268,7 @@ impl LoginReport {
 fn login_report(config: &Config, account: &AccountDef) -> Option<LoginReport> {
     let backend = config.backends.get(&account.backend)?;
     let (var, dir) = accounts::login_home(backend, account)?;
-    let family = crate::adapter::Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let set = [(var, dir.clone())];
     let removed = accounts::credential_vars(backend, &config.accounts);
     let env = crate::adapter::Env::child(&set, &removed);
@@ -313,7 +313,7 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
         crate::ownership::refuse_exposed(&dir, "--accounts add: login directory")
             .map_err(|err| usage(format!("{err:#}; nothing stored")))?;
     }
-    let family = crate::adapter::Family::of_backend(&backend.name, &backend.command);
+    let family = backend.family;
     let Some(report) = login_report(config, &def) else {
         return Err(usage(format!(
             "--accounts add: agent cannot move {}'s home, so it cannot run one of its logins from a directory; nothing stored",

@@ -535,10 +535,7 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
     let claude_backends: Vec<&str> = config
         .backends
         .values()
-        .filter(|b| {
-            crate::backend::cli_settings::Family::of_backend(&b.name, &b.command)
-                == crate::backend::cli_settings::Family::Claude
-        })
+        .filter(|b| b.family == crate::adapter::Family::Claude)
         .map(|b| b.name.as_str())
         .collect();
     let has_claude_account = config

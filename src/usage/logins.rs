@@ -33,7 +33,7 @@ impl Logins {
             }
         }
         for backend in config.backends.values() {
-            let family = Family::of_backend(&backend.name, &backend.command);
+            let family = backend.family;
             if let Some(plan) = logins.by_cli.get(family.name()) {
                 logins.by_backend.insert(backend.name.clone(), plan.clone());
             }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 
 use super::*;
+use crate::adapter::Family;
 use crate::config::Backend;
 use crate::launch::parking::{Records, RungLogin};
 use crate::probe::{Call, ProbePlan};
