@@ -89,7 +89,8 @@ impl<'a> Env<'a> {
 
 /// Which real program a backend's command is, judged by its file name (a wrapper script
 /// configured as `[backends.codex] command = "…"` is still codex by the backend's name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Family {
     Claude,
     Codex,
@@ -259,6 +260,13 @@ impl Family {
     pub fn login_key(self, env: &Env, account: Option<Account>) -> Option<String> {
         self.login_identity(env, account)
             .map(|identity| self.key(&identity))
+    }
+
+    /// Whether the CLI's login is known by its home alone, when agent cannot see its store
+    /// (Claude Code's is named by its configuration directory, and its store may be a
+    /// Keychain item agent does not read): its windows are still filed and parked under it.
+    pub fn login_known_by_home(self) -> bool {
+        self == Family::Claude
     }
 
     /// `CLI:identity` for an identity already known.

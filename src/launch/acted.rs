@@ -8,9 +8,9 @@ use std::path::Path;
 
 use jiff::Timestamp;
 
-use crate::adapter::{Env, Family};
+use crate::adapter::Env;
 use crate::launch::rung::Rung;
-use crate::login::{claude_transcript, codex_rollout, run_actions};
+use crate::login::readers;
 
 pub use crate::login::run_actions::Actions;
 
@@ -24,13 +24,5 @@ pub fn by_run(rung: &Rung, cwd: &Path, start: Timestamp) -> Actions {
     let Some(home) = family.home(&Env::child(&ready.env, &ready.env_remove)) else {
         return Actions::default();
     };
-    match family {
-        Family::Claude => {
-            run_actions::claude(&claude_transcript::project_dir_for(&home, cwd), start)
-        }
-        Family::Codex => codex_rollout::find_run(&home.join("sessions"), cwd, start)
-            .map(|run| run_actions::codex(&run.path, start))
-            .unwrap_or_default(),
-        Family::Gemini | Family::Agy | Family::Opencode | Family::Other => Actions::default(),
-    }
+    readers::run_actions(family, &home, cwd, start)
 }

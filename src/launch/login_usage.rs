@@ -17,9 +17,10 @@ use std::time::Duration;
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
+use crate::adapter::Family;
 use crate::backend::Api;
 use crate::config::Config;
-use crate::launch::parking::{self, Records};
+use crate::launch::parking;
 use crate::launch::rung::Rung;
 use crate::state::json_file::JsonFile;
 use crate::state::window::{Window, rfc3339};
@@ -61,7 +62,8 @@ pub fn ask(config: &Config, rung: &Rung, state_dir: &Path, now: Timestamp) -> Ve
     let (Some(login), Ok(ready)) = (parking::login_of(rung), &rung.state) else {
         return Vec::new();
     };
-    let Records::ClaudeCode { config_dir } = &login.records else {
+    // Anthropic's usage endpoint answers for a Claude login only.
+    let (Family::Claude, Some(config_dir)) = (login.family, &login.records) else {
         return Vec::new();
     };
     let windows = Windows::new(state_dir);

@@ -20,17 +20,16 @@
 //! `parked.json`, shared like every health fact.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::accounts::AccountDef;
-use crate::adapter::{self, Env, Family};
+use crate::adapter::Family;
 use crate::config::Config;
-use crate::config::accounts::Kind;
 use crate::launch::rung::Rung;
 use crate::login;
+use crate::probe::login::LoginRung;
 use crate::state::json_file::JsonFile;
 use crate::state::window::{self, Scope, Source, Window, rfc3339};
 use crate::state::windows::Windows;
@@ -41,57 +40,13 @@ pub const FRESH: SignedDuration = SignedDuration::from_mins(5);
 /// How far below `park_at_percent` a parked window must fall to be released.
 pub const HYSTERESIS_PERCENT: f64 = 5.0;
 
-/// The subscription login a rung runs on, and where its CLI keeps its records.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RungLogin {
-    /// The key its windows are kept under (its adapter's `login_key`).
-    pub key: String,
-    pub records: Records,
-}
-
-/// Where a CLI writes the record of a run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Records {
-    /// Claude Code's configuration directory (transcripts under `projects/`).
-    ClaudeCode { config_dir: PathBuf },
-    /// Codex's home (rollouts under `sessions/`).
-    Codex { home: PathBuf },
-}
-
-/// The login `rung` runs on, when it runs on a subscription login: resolved once with the
-/// rung ([`Ready::login`](crate::launch::rung::Ready)), read here.
-pub fn login_of(rung: &Rung) -> Option<RungLogin> {
-    rung.state.as_ref().ok()?.login.clone()
-}
-
-/// The login a CLI of `family` runs on in its launch environment `env`, with the pool
-/// `account` (if any): the adapter names it, and for Codex its `auth.json` must hold a
-/// ChatGPT login. Gemini CLI and Antigravity report no windows agent parks by here.
-pub fn login_in(family: Family, env: &Env, account: Option<&AccountDef>) -> Option<RungLogin> {
-    // A `login` account is its CLI's own login in its directory: named by that directory,
-    // as its statusline, transcripts and rollouts name it.
-    let account = account
-        .filter(|a| !a.is_login())
-        .map(|account| adapter::Account {
-            name: &account.name,
-            is_login: account.kind == Kind::Oauth,
-        });
-    let key = family.login_key(env, account)?;
-    let home = family.home(env)?;
-    match family {
-        Family::Claude => Some(RungLogin {
-            key,
-            records: Records::ClaudeCode { config_dir: home },
-        }),
-        Family::Codex => match login::codex::read_auth_file(&home.join("auth.json"))? {
-            login::codex::Auth::ChatGpt(_) => Some(RungLogin {
-                key,
-                records: Records::Codex { home },
-            }),
-            _ => None,
-        },
-        Family::Gemini | Family::Agy | Family::Opencode | Family::Other => None,
-    }
+/// The login `rung` runs on, when it runs on a subscription login whose CLI's run records
+/// name its windows (Claude Code's transcripts, Codex's rollouts): resolved once with the
+/// rung ([`Ready::login`](crate::launch::rung::Ready)), read here. Gemini CLI and
+/// Antigravity report no windows agent parks by here.
+pub fn login_of(rung: &Rung) -> Option<LoginRung> {
+    let login = rung.state.as_ref().ok()?.login.as_ref()?;
+    login.records.is_some().then(|| login.clone())
 }
 
 /// What the windows say of one rung.
@@ -343,7 +298,8 @@ impl Parking {
         let (Some(login), Ok(ready)) = (login_of(rung), &rung.state) else {
             return Vec::new();
         };
-        if !matches!(login.records, Records::Codex { .. }) {
+        // Only Codex answers for its windows when asked (`codex app-server`).
+        if login.family != Family::Codex {
             return Vec::new();
         }
         let recent = |at: Timestamp| now.duration_since(at) < FRESH;
@@ -397,20 +353,10 @@ impl Parking {
         let Some(login) = login_of(rung) else {
             return Vec::new();
         };
-        let found = match &login.records {
-            Records::ClaudeCode { config_dir } => {
-                let dir = login::claude_transcript::project_dir_for(config_dir, cwd);
-                match login::claude_transcript::find_run_limit(&dir, start).map(|row| row.limit) {
-                    Some(login::claude_transcript::Limit::Window(window)) => vec![window],
-                    _ => Vec::new(),
-                }
-            }
-            Records::Codex { home } => {
-                login::codex_rollout::find_run(&home.join("sessions"), cwd, start)
-                    .map(|run| run.windows)
-                    .unwrap_or_default()
-            }
+        let Some(home) = &login.records else {
+            return Vec::new();
         };
+        let found = login::readers::run_windows(login.family, home, cwd, start);
         if !found.is_empty()
             && let Err(err) = self.windows.record(&login.key, &found, now)
         {

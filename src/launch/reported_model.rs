@@ -54,7 +54,7 @@ pub fn of(backend: &Backend) -> Option<Reported> {
             said: Said::Settings,
         });
     }
-    crate::login::last_model::last_model(family, &env).map(|model| Reported {
+    crate::login::readers::last_model(family, &env).map(|model| Reported {
         model,
         said: Said::LastRan,
     })

@@ -7,12 +7,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::accounts::AccountDef;
+use crate::adapter::Family;
 use crate::adapter::claude::bare_model;
 use crate::adapter::dialect::{self, Refusal, Translation};
 use crate::backend::discover;
 use crate::config::{Backend, Config, ProbeKind, RungDef};
 use crate::error_class::ErrorClass;
 use crate::expand::expand;
+use crate::probe::login::LoginRung;
 use crate::probe::{self, PlanError, ProbePlan};
 
 #[derive(Debug, Clone)]
@@ -55,10 +57,14 @@ pub struct Ready {
     /// Variables removed from the CLI's environment: the backend's `env_remove`, and with
     /// an account every other credential variable, so no other account's secret leaks in.
     pub env_remove: Vec<String>,
+    /// How it is probed; `plan.login` is the subscription login it runs on unprobed, when
+    /// its store or a token shows one.
     pub plan: ProbePlan,
-    /// The subscription login it runs on and where its CLI keeps its records, named by its
-    /// adapter from `env` once here; parking, the login windows and the statusline read it.
-    pub login: Option<super::parking::RungLogin>,
+    /// The login its windows are filed under, with where its CLI records each run: the
+    /// plan's own login when it has one, else the one its adapter names from `env` alone
+    /// (Claude Code's directory, its store unseen). Parking, the login windows and the
+    /// statusline read it. See [`runs_on`].
+    pub login: Option<LoginRung>,
 }
 
 /// A rung that cannot run, known without a call.
@@ -357,7 +363,7 @@ pub fn resolve_with<'a>(
                     // the CLI's records for one.
                     .or_else(|| {
                         probe_calls_a_model(backend)
-                            .then(|| crate::login::last_model::last_model(family, &configured_env))
+                            .then(|| crate::login::readers::last_model(family, &configured_env))
                             .flatten()
                     })
                     .or_else(|| backend.default_model.clone())
@@ -505,7 +511,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     plan.info.rung = Some(rung.index);
     // Antigravity is judged by what it says of its own quota, never by a prompt.
     if let (probe::Call::None, Some(login)) = (&plan.call, &plan.login)
-        && login.cli == crate::login::Cli::Agy.as_str()
+        && login.family == Family::Agy
     {
         plan.call = probe::Call::SelfReport {
             binary: binary.clone(),
@@ -514,10 +520,11 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             judge: super::agy_usage::run,
         };
     }
-    let family = backend.family;
-    let login = super::parking::login_in(
-        family,
-        &crate::adapter::Env::child(&env, &env_remove),
+    let login = runs_on(
+        backend.family,
+        &mut plan,
+        &env,
+        &env_remove,
         context.account,
     );
     Ok(Ready {
@@ -526,6 +533,55 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         env_remove,
         plan,
         login,
+    })
+}
+
+/// The login a rung on a CLI of `family` runs on, in its launch environment (`env` over
+/// agent's, less `env_remove`), with the pool `account` if any — one [`LoginRung`] per rung,
+/// keyed once: the plan's login (given where its CLI records each run), else the one the
+/// adapter names by the CLI's home when the store shows none.
+fn runs_on(
+    family: Family,
+    plan: &mut ProbePlan,
+    env: &[(String, String)],
+    env_remove: &[String],
+    account: Option<&AccountDef>,
+) -> Option<LoginRung> {
+    let child = crate::adapter::Env::child(env, env_remove);
+    let records = if crate::login::readers::reads_run_windows(family) {
+        family.home(&child)
+    } else {
+        None
+    };
+    if let Some(login) = plan.login.as_mut() {
+        login.records = records;
+        return Some(login.clone());
+    }
+    // The CLI may call elsewhere than its vendor (a mock, a gateway) and still run on the
+    // login in its home: its records name that login's windows all the same.
+    let logged_in = || {
+        matches!(
+            crate::login::readers::own_store(family, &child),
+            Some(crate::login::readers::OwnStore::Login(_))
+        )
+    };
+    if records.is_none() || !(family.login_known_by_home() || logged_in()) {
+        return None;
+    }
+    // A `login` account runs on the login in its directory, found or refused above.
+    let account = account
+        .filter(|a| !a.is_login())
+        .map(|account| crate::adapter::Account {
+            name: &account.name,
+            is_login: account.kind == crate::config::accounts::Kind::Oauth,
+        });
+    Some(LoginRung {
+        family,
+        key: family.login_key(&child, account)?,
+        origin: "store".to_string(),
+        plan: None,
+        expires_at: None,
+        records,
     })
 }
 

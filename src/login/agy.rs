@@ -19,7 +19,10 @@
 use jiff::Timestamp;
 use serde_json::Value;
 
+use super::Login;
+use super::readers::{OwnStore, Readers};
 use super::window::{Scope, Source, WEEK_MINUTES, Window};
+use crate::adapter::Family;
 
 /// The first agy whose `/usage` is a command, not a prompt.
 pub const FIRST_USAGE_VERSION: Version = Version(1, 1, 11);
@@ -124,6 +127,24 @@ pub fn pool_family(name: &str) -> String {
         .collect::<Vec<_>>()
         .join("|")
 }
+
+/// What agent reads of Antigravity's files. Where agy keeps its login is not confirmed
+/// (research §4.1): an installed agy is taken as logged in, its windows come from its own
+/// `/usage`; where it records its model is UNCONFIRMED (research §4.3).
+pub const READERS: Readers = Readers {
+    own_store: |_env| {
+        Some(OwnStore::Login(Login {
+            cli: Family::Agy,
+            plan: None,
+            tier: None,
+            expires_at: None,
+            token_present: true,
+        }))
+    },
+    last_model: |_env| None,
+    run_actions: super::readers::no_run_actions,
+    run_windows: None,
+};
 
 #[cfg(test)]
 #[allow(clippy::float_cmp)] // figures parsed, not computed

@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Cli, Login, forget_token, window};
+use super::readers::{OwnStore, Readers};
+use super::{Login, forget_token, window};
+use crate::adapter::{self, Env, Family};
 use crate::bounded_read;
 
 /// The variable that moves only the credentials store (new in 2.1.x).
@@ -140,7 +142,7 @@ pub fn login_from_store(store: &Value) -> Option<Login> {
         .filter(|ms| *ms > 0.0)
         .and_then(window::from_epoch_millis);
     Some(Login {
-        cli: Cli::Claude,
+        cli: Family::Claude,
         plan: text("subscriptionType"),
         tier: text("rateLimitTier"),
         expires_at,
@@ -155,7 +157,7 @@ pub fn login_from_env_token(token: Option<&str>) -> Option<Login> {
     let token = token.map(str::trim).filter(|t| !t.is_empty())?;
     forget_token(Some(token));
     Some(Login {
-        cli: Cli::Claude,
+        cli: Family::Claude,
         plan: None,
         tier: None,
         expires_at: None,
@@ -214,6 +216,36 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// What agent reads of Claude Code's files.
+pub const READERS: Readers = Readers {
+    own_store,
+    last_model: |env| super::claude_transcript::last_model(adapter::claude::records(env).first()?),
+    run_actions: |home, cwd, start| {
+        super::run_actions::claude(&super::claude_transcript::project_dir_for(home, cwd), start)
+    },
+    run_windows: Some(|home, cwd, start| {
+        let dir = super::claude_transcript::project_dir_for(home, cwd);
+        match super::claude_transcript::find_run_limit(&dir, start).map(|row| row.limit) {
+            Some(super::claude_transcript::Limit::Window(window)) => vec![window],
+            _ => Vec::new(),
+        }
+    }),
+};
+
+/// The login in the store Claude Code finds in `env`. agent's own store is read as Claude
+/// Code reads it (the Keychain first on macOS); a directory moved by the backend's `env` or
+/// a `login` account as Claude Code reads it there (its own Keychain item on macOS, else
+/// its file).
+fn own_store(env: &Env) -> Option<OwnStore> {
+    let dir = adapter::claude::home(env)?;
+    let login = if Some(&dir) == adapter::claude::home(&Env::process()).as_ref() {
+        read_login()?
+    } else {
+        read_login_in(&dir)?
+    };
+    Some(OwnStore::Login(login))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,7 +264,7 @@ mod tests {
     #[test]
     fn the_store_gives_plan_tier_and_expiry_and_never_the_token() {
         let login = parse_store(&store()).unwrap();
-        assert_eq!(login.cli, Cli::Claude);
+        assert_eq!(login.cli, Family::Claude);
         assert_eq!(login.plan.as_deref(), Some("max"));
         assert_eq!(login.tier.as_deref(), Some("default_claude_max_20x"));
         assert_eq!(

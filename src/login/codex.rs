@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Cli, Login, forget_token, jwt, window};
+use super::readers::{OwnStore, Readers};
+use super::{Login, forget_token, jwt, window};
+use crate::adapter::{self, Env, Family};
+use crate::backend::{AuthScheme, Credential};
 use crate::bounded_read;
 
 /// The keyring service Codex keeps its login under.
@@ -128,12 +131,56 @@ pub fn auth_from_store(store: &Value) -> Option<Auth> {
         .and_then(|claims| claims.get("exp")?.as_f64())
         .and_then(window::from_epoch_seconds);
     Some(Auth::ChatGpt(Login {
-        cli: Cli::Codex,
+        cli: Family::Codex,
         plan,
         tier: None,
         expires_at,
         token_present: access.is_some(),
     }))
+}
+
+/// What agent reads of Codex's files.
+pub const READERS: Readers = Readers {
+    own_store,
+    last_model: |env| super::codex_rollout::last_model(adapter::codex::records(env).first()?),
+    run_actions: |home, cwd, start| {
+        super::codex_rollout::find_run(&home.join("sessions"), cwd, start)
+            .map(|run| super::run_actions::codex(&run.path, start))
+            .unwrap_or_default()
+    },
+    run_windows: Some(|home, cwd, start| {
+        super::codex_rollout::find_run(&home.join("sessions"), cwd, start)
+            .map(|run| run.windows)
+            .unwrap_or_default()
+    }),
+};
+
+/// What Codex's store in the home it finds in `env` holds: its ChatGPT login, or the key
+/// `codex login --api-key` keeps there.
+fn own_store(env: &Env) -> Option<OwnStore> {
+    let home = adapter::codex::home(env)?;
+    let auth = if Some(&home) == adapter::codex::home(&Env::process()).as_ref() {
+        read_login()?
+    } else {
+        read_auth_file(&home.join("auth.json"))?
+    };
+    match auth {
+        Auth::ChatGpt(login) => Some(OwnStore::Login(login)),
+        Auth::ApiKey => stored_key(&home).map(OwnStore::Key),
+        Auth::Other(_) => None,
+    }
+}
+
+/// The key `codex login --api-key` keeps in `auth.json`: a key, not a login.
+fn stored_key(home: &Path) -> Option<Credential> {
+    let store = bounded_read::json(&home.join("auth.json"), bounded_read::LOGIN)?;
+    let value = store.get("OPENAI_API_KEY")?.as_str()?.trim().to_string();
+    crate::redact::register(&value);
+    (!value.is_empty()).then(|| Credential {
+        value,
+        source: "codex-auth:apikey".into(),
+        auth: AuthScheme::Bearer,
+    })
 }
 
 #[cfg(test)]
@@ -168,7 +215,7 @@ pub(crate) mod tests {
         let Some(Auth::ChatGpt(login)) = auth_from_store(&chatgpt_store()) else {
             panic!()
         };
-        assert_eq!(login.cli, Cli::Codex);
+        assert_eq!(login.cli, Family::Codex);
         assert_eq!(login.plan.as_deref(), Some("plus"));
         assert_eq!(login.expires_at.unwrap().as_second(), 1_789_400_000);
         assert!(login.token_present);

@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Cli, Login, forget_token, records, window};
+use super::readers::{OwnStore, Readers};
+use super::{Login, forget_token, records, window};
+use crate::adapter::{self, Env, Family};
 use crate::bounded_read;
 
 /// `selectedType` of a Google login.
@@ -54,7 +56,7 @@ pub fn login_from_creds(creds: &Value) -> Option<Login> {
         forget_token(creds.get(key).and_then(Value::as_str));
     }
     Some(Login {
-        cli: Cli::Gemini,
+        cli: Family::Gemini,
         plan: None,
         tier: None,
         expires_at: creds
@@ -137,6 +139,26 @@ fn answer_model(message: &Value) -> Option<String> {
     (!model.is_empty()).then(|| model.to_string())
 }
 
+/// What agent reads of Gemini CLI's files (it keeps no record of a run agent reads for
+/// what the run did).
+pub const READERS: Readers = Readers {
+    own_store,
+    last_model: |env| last_model(&adapter::gemini::home(env)?),
+    run_actions: super::readers::no_run_actions,
+    run_windows: None,
+};
+
+/// The Google login in the Gemini CLI home it finds in `env`; another auth type its
+/// settings select (an API key, Vertex AI) is not the Google login.
+fn own_store(env: &Env) -> Option<OwnStore> {
+    let dir = adapter::gemini::home(env)?;
+    let selected = read_auth_type(&dir);
+    if selected.as_deref().is_some_and(|t| t != LOGIN_WITH_GOOGLE) {
+        return None;
+    }
+    read_login(&dir).map(OwnStore::Login)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,7 +170,7 @@ mod tests {
     #[test]
     fn the_creds_give_expiry_and_presence_and_never_a_token() {
         let login = login_from_creds(&serde_json::from_str(CREDS).unwrap()).unwrap();
-        assert_eq!(login.cli, Cli::Gemini);
+        assert_eq!(login.cli, Family::Gemini);
         assert_eq!(login.expires_at.unwrap().as_second(), 1_760_000_000);
         assert!(login.token_present);
         assert_eq!(login.plan, None);

@@ -35,7 +35,7 @@ pub mod gemini;
 pub mod jwt;
 #[cfg(target_os = "macos")]
 pub mod keychain;
-pub mod last_model;
+pub mod readers;
 pub mod records;
 pub mod reset_text;
 pub mod run_actions;
@@ -45,31 +45,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::state::window::{self, Scope, Source, Window};
 
-/// The CLIs whose logins agent knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Cli {
-    Claude,
-    Codex,
-    Gemini,
-    Agy,
-}
-
-impl Cli {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Cli::Claude => "claude",
-            Cli::Codex => "codex",
-            Cli::Gemini => "gemini",
-            Cli::Agy => "agy",
-        }
-    }
-}
+use crate::adapter::Family;
 
 /// What agent knows about one CLI's login: never its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Login {
-    pub cli: Cli,
+    pub cli: Family,
     /// The plan as the CLI's store names it (`max`, `pro`, `plus`…), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
@@ -111,7 +92,7 @@ mod tests {
     #[test]
     fn a_login_is_expired_from_its_expiry_on_and_unknown_expiry_is_not_expired() {
         let login = Login {
-            cli: Cli::Claude,
+            cli: Family::Claude,
             plan: Some("max".into()),
             tier: None,
             expires_at: Some("2026-09-14T12:00:00Z".parse().unwrap()),

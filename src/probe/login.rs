@@ -7,7 +7,7 @@
 //! access token's expiry; never a token.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 use serde_json::json;
@@ -19,21 +19,25 @@ use crate::state::window::Window;
 /// A login a rung runs on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoginRung {
-    /// The CLI whose login it is: `claude`, `codex`, `gemini`, `agy`.
-    pub cli: &'static str,
+    /// The CLI whose login it is.
+    pub family: Family,
     /// The key its windows are kept under (its adapter's `login_key`): never a token.
     pub key: String,
     /// Where it was found: `store`, `env:VAR`, `account:NAME`.
     pub origin: String,
     pub plan: Option<String>,
     pub expires_at: Option<Timestamp>,
+    /// Where its CLI writes the record of each run, when agent reads those records for the
+    /// login's windows and for what a run did (Claude Code's configuration directory,
+    /// Codex's home): set once with the rung (`launch::rung::ready`), by its adapter.
+    pub records: Option<PathBuf>,
 }
 
 /// What a CLI's own login store holds, as the launch floor reads it (`login::`).
 #[derive(Debug, Clone)]
 pub enum Store {
     /// A subscription login.
-    Login(LoginRung),
+    Login(Box<LoginRung>),
     /// A key the CLI keeps in its store (`codex login --api-key`): a key, not a login.
     Key(Credential),
     /// Nothing agent can see.
@@ -71,18 +75,19 @@ pub fn of_endpoint(
             None => credential.source.clone(),
         };
         return Ok(Some(LoginRung {
-            cli: "claude",
+            family: Family::Claude,
             key,
             origin,
             plan: None,
             expires_at: None,
+            records: None,
         }));
     }
     let Some(own) = endpoint.own_login else {
         return Ok(None);
     };
     match read_store(own, child) {
-        Store::Login(login) => Ok(Some(login)),
+        Store::Login(login) => Ok(Some(*login)),
         other => Err(other),
     }
 }
@@ -90,7 +95,11 @@ pub fn of_endpoint(
 impl LoginRung {
     /// `login (max)`, `login (claude, from env:CLAUDE_CODE_OAUTH_TOKEN)`.
     pub fn name(&self) -> String {
-        let mut parts = vec![self.plan.clone().unwrap_or_else(|| self.cli.into())];
+        let mut parts = vec![
+            self.plan
+                .clone()
+                .unwrap_or_else(|| self.family.name().into()),
+        ];
         if self.origin != "store" {
             parts.push(format!("from {}", self.origin));
         }
@@ -135,7 +144,7 @@ impl LoginRung {
     /// The login as `--list --json` and `--doctor --json` show it: never a token.
     pub fn json(&self, windows: &[Window], now: Timestamp) -> serde_json::Value {
         json!({
-            "cli": self.cli,
+            "cli": self.family.name(),
             "key": self.key,
             "origin": self.origin,
             "plan": self.plan,
@@ -198,11 +207,12 @@ mod tests {
     #[test]
     fn a_login_with_no_window_says_window_unknown_and_never_a_token() {
         let login = LoginRung {
-            cli: "claude",
+            family: Family::Claude,
             key: "claude:/h/.claude".into(),
             origin: "store".into(),
             plan: Some("max".into()),
             expires_at: None,
+            records: None,
         };
         let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
         let text = login.describe(&[], now);

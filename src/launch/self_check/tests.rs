@@ -9,7 +9,7 @@ use std::process::ExitStatus;
 use super::*;
 use crate::adapter::Family;
 use crate::config::Backend;
-use crate::launch::parking::{Records, RungLogin};
+use crate::probe::login::LoginRung;
 use crate::probe::{Call, ProbePlan};
 use crate::state::budget::Limits;
 
@@ -309,7 +309,7 @@ impl Fake {
         backend: &'b Backend,
         model: Option<&str>,
         mut env: Vec<(String, String)>,
-        login: Option<RungLogin>,
+        login: Option<LoginRung>,
     ) -> Rung<'b> {
         env.push(("HOME".into(), self.home.to_string_lossy().into_owned()));
         Rung {
@@ -557,11 +557,13 @@ fn a_limit_row_in_the_runs_transcript_parks_with_its_window() {
         ),
     );
     let backend = backend("claude", &fake.binary);
-    let login = RungLogin {
+    let login = LoginRung {
+        family: Family::Claude,
         key: format!("claude:{}", config_dir.display()),
-        records: Records::ClaudeCode {
-            config_dir: config_dir.clone(),
-        },
+        origin: "store".into(),
+        plan: None,
+        expires_at: None,
+        records: Some(config_dir.clone()),
     };
     let rung = fake.rung_with(
         &backend,

@@ -1,0 +1,91 @@
+//! Which of agent's parsers reads which CLI's own files: one set of readers per CLI — what
+//! its login store holds, the model it last ran, what one of its runs did. Where each CLI
+//! keeps those files is its adapter's (`crate::adapter`); the parsers of their formats are
+//! the files beside this one. A CLI agent reads nothing of (opencode, a program with no
+//! adapter) has no entry, and every question about it answers "don't know".
+
+use std::path::Path;
+
+use jiff::Timestamp;
+
+use super::run_actions::Actions;
+use super::{Login, Window};
+use crate::adapter::{Env, Family};
+use crate::backend::Credential;
+
+/// What a CLI's own login store holds: a subscription login (never its token), or a key the
+/// CLI keeps there (`codex login --api-key`), which is used like any key.
+#[derive(Debug, Clone)]
+pub enum OwnStore {
+    Login(Login),
+    Key(Credential),
+}
+
+/// A reader of the record one run left: given the CLI's home, the run's folder and when it
+/// started.
+pub type RunReader<T> = fn(home: &Path, cwd: &Path, start: Timestamp) -> T;
+
+/// The readers of one CLI's files.
+pub struct Readers {
+    /// What its login store holds where the CLI would find it in `env`.
+    pub own_store: fn(&Env) -> Option<OwnStore>,
+    /// The model it last ran, from its newest record where it keeps them in `env`.
+    pub last_model: fn(&Env) -> Option<String>,
+    /// What its run that started at `start` in `cwd` did, by that run's record under its
+    /// home `home`: edits and commands (nothing when it keeps no record agent reads).
+    pub run_actions: RunReader<Actions>,
+    /// The usage windows that run's record names (the wall it ran into), for a CLI whose
+    /// run records name them; a login of such a CLI is parked by them.
+    pub run_windows: Option<RunReader<Vec<Window>>>,
+}
+
+/// The readers of `family`'s files; `None` for a CLI agent reads nothing of.
+pub fn of(family: Family) -> Option<&'static Readers> {
+    match family {
+        Family::Claude => Some(&super::claude::READERS),
+        Family::Codex => Some(&super::codex::READERS),
+        Family::Gemini => Some(&super::gemini::READERS),
+        Family::Agy => Some(&super::agy::READERS),
+        Family::Opencode | Family::Other => None,
+    }
+}
+
+/// What `family`'s login store holds in `env`; `None` when nothing agent can see.
+pub fn own_store(family: Family, env: &Env) -> Option<OwnStore> {
+    (of(family)?.own_store)(env)
+}
+
+/// The model a CLI of `family` last ran, from its records where its adapter finds them in
+/// `env` (the environment the launched CLI gets) — what a probe that needs a model uses when
+/// the CLI's settings name none (DESIGN §12 "out of the box"): the CLIs' built-in defaults
+/// move with their releases and plans; what they last ran is a fact.
+pub fn last_model(family: Family, env: &Env) -> Option<String> {
+    (of(family)?.last_model)(env)
+}
+
+/// What the run of a CLI of `family` with its home at `home`, started at `start` in `cwd`,
+/// did by its own record.
+pub fn run_actions(family: Family, home: &Path, cwd: &Path, start: Timestamp) -> Actions {
+    of(family).map_or_else(Actions::default, |readers| {
+        (readers.run_actions)(home, cwd, start)
+    })
+}
+
+/// Whether a CLI of `family` names its windows in the record of each run.
+pub fn reads_run_windows(family: Family) -> bool {
+    of(family).is_some_and(|readers| readers.run_windows.is_some())
+}
+
+/// The windows the run of a CLI of `family` with its home at `home`, started at `start` in
+/// `cwd`, names in its own record (never an older run's).
+pub fn run_windows(family: Family, home: &Path, cwd: &Path, start: Timestamp) -> Vec<Window> {
+    match of(family).and_then(|readers| readers.run_windows) {
+        Some(read) => read(home, cwd, start),
+        None => Vec::new(),
+    }
+}
+
+/// For a CLI that keeps no record of a run agent reads.
+pub fn no_run_actions(_home: &Path, _cwd: &Path, _start: Timestamp) -> Actions {
+    Actions::default()
+}
