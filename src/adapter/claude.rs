@@ -242,3 +242,6 @@ pub fn login_command(dir: &str) -> String {
 pub fn bare_model(model: &str) -> &str {
     model.split_once('[').map_or(model, |(bare, _)| bare)
 }
+
+/// Claude Code sends every `Name: value` line of this variable as a header on each API call.
+pub const HEADERS_VAR: &str = "ANTHROPIC_CUSTOM_HEADERS";

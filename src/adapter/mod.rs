@@ -262,6 +262,18 @@ impl Family {
             .map(|identity| self.key(&identity))
     }
 
+    /// The variable whose `Name: value` lines the CLI sends as headers on each API call
+    /// (Claude Code's `ANTHROPIC_CUSTOM_HEADERS`), when it has one.
+    pub fn headers_var(self) -> Option<&'static str> {
+        (self == Family::Claude).then_some(claude::HEADERS_VAR)
+    }
+
+    /// Whether the CLI runs a statusline command agent can be (Claude Code's `statusLine`,
+    /// `agent --statusline`), which is told the rung and the login.
+    pub fn runs_agents_statusline(self) -> bool {
+        self == Family::Claude
+    }
+
     /// Whether the CLI's login is known by its home alone, when agent cannot see its store
     /// (Claude Code's is named by its configuration directory, and its store may be a
     /// Keychain item agent does not read): its windows are still filed and parked under it.

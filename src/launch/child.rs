@@ -33,10 +33,14 @@ pub const CLAUDE_LOGIN_VAR: &str = "AGENT_CLAUDE_LOGIN";
 /// — `login_key`, the adapter's key the launch resolved for the rung; its name, never
 /// its value — for `agent --statusline`. A login named by its directory is not told: the
 /// statusline finds the same directory in Claude Code's environment.
-pub fn tell_the_statusline(command: &mut Command, rung_label: &str, login_key: Option<&str>) {
+pub fn tell_the_statusline(
+    command: &mut Command,
+    family: Family,
+    rung_label: &str,
+    login_key: Option<&str>,
+) {
     command.env(RUNG_VAR, rung_label);
-    let program = command.get_program().to_string_lossy().into_owned();
-    if Family::of(&program) != Family::Claude {
+    if !family.runs_agents_statusline() {
         return;
     }
     let told = login_key
@@ -50,8 +54,10 @@ pub fn tell_the_statusline(command: &mut Command, rung_label: &str, login_key: O
     };
 }
 
-/// The command to run: the rung's argv prefix, then the user's arguments untouched.
+/// The command to run: the rung's argv prefix, then the user's arguments untouched; a CLI
+/// of `family` that sends extra headers from a variable tags its calls with agent's run.
 pub fn command(
+    family: Family,
     argv: &[String],
     user_args: &[OsString],
     env: &[(String, String)],
@@ -63,26 +69,19 @@ pub fn command(
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
-    if Family::of(&argv[0]) == Family::Claude {
+    if let Some(var) = family.headers_var() {
         // Whatever headers the child would have had (the backend's, else inherited).
-        let current = match env.iter().rev().find(|(name, _)| name == RUN_HEADERS_VAR) {
-            Some((_, value)) => Some(value.clone()),
-            None if env_remove.iter().any(|name| name == RUN_HEADERS_VAR) => None,
-            None => std::env::var(RUN_HEADERS_VAR).ok(),
-        };
+        let current = adapter::Env::child(env, env_remove).raw(var);
         let headers = with_run_header(current.as_deref(), crate::state::ledger::run_id());
-        command.env(RUN_HEADERS_VAR, headers);
+        command.env(var, headers);
     }
     command
 }
 
-/// Claude Code sends every `Name: value` line of this variable as a header on each API
-/// call: `X-Agent-Run` tags the calls of the CLI agent launched with agent's run, and the
-/// relay writes it in its ledger lines (`agent --usage --reconcile`).
-const RUN_HEADERS_VAR: &str = "ANTHROPIC_CUSTOM_HEADERS";
-
-/// `current` headers (one per line) with an `X-Agent-Run` line for `run` in place of any
-/// earlier one (an agent launched by an agent tags its own run).
+/// `current` headers (its CLI's [`Family::headers_var`]: `X-Agent-Run` tags the calls of the
+/// CLI agent launched with agent's run, and the relay writes it in its ledger lines, `agent
+/// --usage --reconcile`)  (one per line) with an `X-Agent-Run` line for `run` in place of
+/// any earlier one (an agent launched by an agent tags its own run).
 fn with_run_header(current: Option<&str>, run: &str) -> String {
     let mut lines: Vec<&str> = current
         .unwrap_or("")

@@ -133,6 +133,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             term::notice(notice);
         }
         let mut command = child::command(
+            rung.backend.family,
             &[ready.binary.to_string_lossy().into_owned()],
             &translation.argv,
             &ready.env,
@@ -141,6 +142,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         let run_start = jiff::Timestamp::now();
         child::tell_the_statusline(
             &mut command,
+            rung.backend.family,
             &rung.label(),
             ready.login.as_ref().map(|login| login.key.as_str()),
         );
@@ -417,7 +419,7 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
     }
     let mut env_remove = backend.env_remove.clone();
     rung::withhold_foreign_keys(backend, &env, &mut env_remove);
-    let mut command = child::command(&argv, &translation.argv, &env, &env_remove);
+    let mut command = child::command(backend.family, &argv, &translation.argv, &env, &env_remove);
     let label = format!(
         "{} ({})",
         backend.label,
@@ -428,6 +430,6 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
     let login = backend
         .family
         .login_key(&crate::adapter::Env::child(&env, &env_remove), None);
-    child::tell_the_statusline(&mut command, &label, login.as_deref());
+    child::tell_the_statusline(&mut command, backend.family, &label, login.as_deref());
     Err(child::exec(command))
 }
