@@ -125,35 +125,15 @@ pub struct Login {
 }
 
 /// The logins in `auth.json` under `data_dir` (or in `OPENCODE_AUTH_CONTENT` when set, as
-/// opencode itself prefers it), by provider id; entries of unknown shape are left out.
+/// opencode itself prefers it), by provider id; entries of unknown shape are left out. The
+/// store is read as every CLI's login store is ([`crate::bounded_read`]): a regular file
+/// within its cap, else none.
 pub fn logins(data_dir: &Path) -> Vec<Login> {
     let store = match std::env::var("OPENCODE_AUTH_CONTENT") {
         Ok(content) if !content.trim().is_empty() => serde_json::from_str(&content).ok(),
-        _ => read_store(&auth_path(data_dir)),
+        _ => crate::bounded_read::json(&auth_path(data_dir), crate::bounded_read::LOGIN),
     };
     store.as_ref().map(logins_in).unwrap_or_default()
-}
-
-/// The most of a login store agent reads: a real one is a few hundred bytes.
-const MAX_STORE_BYTES: u64 = 1 << 20;
-
-/// A login store, parsed: read only when it is a regular file (never a FIFO that would
-/// block) and no larger than [`MAX_STORE_BYTES`].
-fn read_store(path: &Path) -> Option<Value> {
-    use std::io::Read as _;
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut text = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_STORE_BYTES + 1)
-        .read_to_end(&mut text)
-        .ok()?;
-    if text.len() as u64 > MAX_STORE_BYTES {
-        return None;
-    }
-    serde_json::from_slice(&text).ok()
 }
 
 /// The logins one store document names.
@@ -334,6 +314,17 @@ mod tests {
         if std::env::var_os("OPENCODE_AUTH_CONTENT").is_none() {
             assert_eq!(logins(dir.path()).len(), 3);
         }
+    }
+
+    #[test]
+    fn an_opencode_login_store_that_is_no_regular_file_is_no_login() {
+        if std::env::var_os("OPENCODE_AUTH_CONTENT").is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // A FIFO with no writer: opened blocking, it would hang the read.
+        nix::unistd::mkfifo(&auth_path(dir.path()), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(logins(dir.path()).is_empty());
     }
 
     #[test]
