@@ -24,10 +24,17 @@
 //!   provider/model` is taken before or after `run`; `-p` is `--password`, not a prompt.
 //!   It honours a `retry-after` however long (an hour's sleeps an hour), so the fast-fail
 //!   net does not see it fail: its probe runs it with the probe's timeout.
+//! - **Dialect.** Claude Code's command line in its words ([`DIALECT`]): `-p` is `run`, the
+//!   TUI's prompt is `--prompt` (its positional is a project path), models are
+//!   `provider/model`.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use super::dialect::Mode::{Headless, Interactive};
+use super::dialect::Session::{Last, New};
+use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
 
 /// Its command.
 pub const COMMAND: &str = "opencode";
@@ -241,6 +248,100 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
     said.answer = super::non_empty(&answer);
     said
 }
+
+/// `opencode run`'s flags, which its TUI does not take.
+const RUN_ONLY: &[&str] = &[
+    "--command",
+    "--share",
+    "--format",
+    "-f",
+    "--file",
+    "--title",
+    "--attach",
+    "--password",
+    "-u",
+    "--username",
+    "--dir",
+    "--variant",
+    "--thinking",
+    "-i",
+    "--interactive",
+];
+/// The TUI's flags `opencode run` does not take.
+const TUI_ONLY: &[&str] = &["--hostname", "--mini"];
+
+/// Its dialect: Claude Code's command line in opencode's words, as its `--help` says them
+/// at the version named (`tests/fixtures/help/opencode-*.txt`).
+pub const DIALECT: Dialect = Dialect {
+    command: "opencode",
+    label: "opencode",
+    checked: "1.18.33",
+    starts: &[
+        start(Interactive, New, &[], RUN_ONLY),
+        start(Interactive, Last, &["-c"], RUN_ONLY),
+        start(Headless, New, &["run"], TUI_ONLY),
+        start(Headless, Last, &["run", "-c"], TUI_ONLY),
+    ],
+    // Its TUI's positional is a project path; the prompt is --prompt.
+    prompt: [Prompt::Flag("--prompt"), Prompt::Words],
+    model_flag: "-m",
+    model_needs_provider: true,
+    rules: &[
+        rule(
+            Form::OutputFormat,
+            Words::Values(&[
+                ("text", &["--format", "default"]),
+                ("json", &["--format", "json"]),
+                ("stream-json", &["--format", "json"]),
+            ]),
+            "opencode run prints its own JSON events",
+        ),
+        rule(Form::SkipPermissions, Words::Say(&["--auto"]), ""),
+        rule(
+            Form::PermissionMode,
+            Words::Values(&[
+                ("default", &[]),
+                ("plan", &["--agent", "plan"]),
+                ("bypassPermissions", &["--auto"]),
+            ]),
+            "opencode's plan agent",
+        ),
+        rule(Form::Verbose, Words::Drop, "opencode has no such switch"),
+        rule(Form::Debug, Words::Drop, "opencode has no such switch"),
+        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
+    ],
+    flags: &[
+        ("--print-logs", false),
+        ("--log-level", true),
+        ("--pure", false),
+        ("--port", true),
+        ("--hostname", true),
+        ("--command", true),
+        ("-s", true),
+        ("--session", true),
+        ("--fork", false),
+        ("--share", false),
+        ("-m", true),
+        ("--agent", true),
+        ("--format", true),
+        ("-f", true),
+        ("--file", true),
+        ("--title", true),
+        ("--attach", true),
+        ("--password", true),
+        ("-u", true),
+        ("--username", true),
+        ("--dir", true),
+        ("--variant", true),
+        ("--thinking", false),
+        ("-i", false),
+        ("--interactive", false),
+        ("--auto", false),
+        ("--mini", false),
+    ],
+    headless_why: "its headless run; opencode's -p is --password",
+    usage_exit: None,
+};
 
 #[cfg(test)]
 mod tests {
