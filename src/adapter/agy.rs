@@ -1,6 +1,8 @@
 //! Antigravity (`agy`; research §4). Where it keeps its login and records is UNCONFIRMED
 //! (research §4.1, §4.3): no variable is known to move it, an installed agy is taken as
-//! logged in under one identity, and its windows come from its own `/usage`.
+//! logged in under one identity, and its windows come from its own `/usage`. It has no
+//! dialect: its flags are not checked (it is not on the npm registry), so Claude Code's
+//! words go to it as given (`dialect::of`).
 
 use std::path::PathBuf;
 

@@ -19,6 +19,8 @@
 //!   `$CLAUDE_CONFIG_DIR/.claude.json` else `~/.claude.json` (the interactive trust dialog
 //!   writes it). `-p` never asks, so a folder's `.claude/settings.json` (hooks, `env`) runs
 //!   unless `--setting-sources` leaves `project` out.
+//! - **Dialect**: none: its command line is the one the user writes, the language every
+//!   other CLI's dialect translates from; its flags are `dialect::CLAUDE_FLAGS`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -11,6 +11,9 @@
 //! - **Trust**: `[projects."<folder>"] trust_level = "trusted"` in `<home>/config.toml`, for
 //!   the folder itself, else for its git repository's root. `codex exec` refuses to start
 //!   outside a git repository whatever that says (0.171).
+//! - **Dialect**: Claude Code's command line in its words ([`DIALECT`]): `-p` is `codex exec`
+//!   (its `-p` is `--profile`), `-c` is `resume --last`, the prompt one word after `--`;
+//!   its TUI, `codex resume` and `codex exec` each lack some of the others' flags.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -18,6 +21,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::dialect::Mode::{Headless, Interactive};
+use super::dialect::Session::{Last, New, Pick};
+use super::dialect::{Dialect, Form, Prompt, Words, rule, start, start_lacking_both};
 use super::{Account, Env, Trust};
 
 pub const HOME_VAR: &str = "CODEX_HOME";
@@ -216,3 +222,149 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
 pub fn login_command(dir: &str) -> String {
     format!("mkdir -p {dir} && {HOME_VAR}={dir} codex login")
 }
+
+/// `codex exec`'s flags, which its TUI (`codex`, `codex resume`) does not take.
+const EXEC_ONLY: &[&str] = &[
+    "--skip-git-repo-check",
+    "--trust",
+    "--ephemeral",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "--output-schema",
+    "--color",
+    "--json",
+    "-o",
+    "--output-last-message",
+];
+/// `codex resume`'s flags, which its TUI without the sub-command does not take.
+const RESUME_ONLY: &[&str] = &["--last", "--all"];
+/// The TUI's flags `codex exec` does not take.
+const EXEC_LACKS: &[&str] = &[
+    "-a",
+    "--ask-for-approval",
+    "--search",
+    "--no-alt-screen",
+    "--no-daemon",
+    "--last",
+    "--all",
+];
+
+/// Its dialect: Claude Code's command line in Codex's words, as its `--help` says them at
+/// the version named (`tests/fixtures/help/codex-*.txt`). Its TUI, `codex resume` and
+/// `codex exec` take different flags, so each start lists the ones it lacks.
+pub const DIALECT: Dialect = Dialect {
+    command: "codex",
+    label: "Codex",
+    checked: "0.171.0",
+    starts: &[
+        // `codex` (its TUI, no sub-command) takes neither `exec`'s flags nor `resume`'s.
+        start_lacking_both(Interactive, New, &[], EXEC_ONLY, RESUME_ONLY),
+        start(Interactive, Last, &["resume", "--last"], EXEC_ONLY),
+        start(Interactive, Pick, &["resume"], EXEC_ONLY),
+        start(Headless, New, &["exec"], EXEC_LACKS),
+        start(
+            Headless,
+            Last,
+            &["exec", "resume", "--last"],
+            &[
+                "--oss",
+                "--local-provider",
+                "--profile",
+                "-s",
+                "--sandbox",
+                "--approve-for-me",
+                "-C",
+                "--cd",
+                "--add-dir",
+                "-a",
+                "--ask-for-approval",
+                "--search",
+                "--no-alt-screen",
+                "--no-daemon",
+                "--color",
+                "-V",
+            ],
+        ),
+    ],
+    prompt: [Prompt::Joined, Prompt::Joined],
+    model_flag: "-m",
+    model_needs_provider: false,
+    rules: &[
+        rule(
+            Form::OutputFormat,
+            Words::Values(&[
+                ("text", &[]),
+                ("json", &["--json"]),
+                ("stream-json", &["--json"]),
+            ]),
+            "codex exec prints its own JSONL events",
+        ),
+        rule(
+            Form::SkipPermissions,
+            Words::Say(&["--dangerously-bypass-approvals-and-sandbox"]),
+            "",
+        ),
+        rule(
+            Form::PermissionMode,
+            // No acceptEdits: codex's workspace-write sandbox runs shell commands without
+            // asking (exec never asks), more than Claude Code's acceptEdits grants, and
+            // read-only would refuse the edits asked for.
+            Words::Values(&[
+                ("default", &[]),
+                ("plan", &["--sandbox", "read-only"]),
+                (
+                    "bypassPermissions",
+                    &["--dangerously-bypass-approvals-and-sandbox"],
+                ),
+            ]),
+            "codex's sandbox policy",
+        ),
+        rule(Form::AddDir, Words::Say(&["--add-dir"]), ""),
+        rule(Form::Verbose, Words::Drop, "codex has no such switch"),
+        rule(Form::Debug, Words::Drop, "codex has no such switch"),
+        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
+    ],
+    flags: &[
+        ("--config", true),
+        ("--enable", true),
+        ("--disable", true),
+        ("--remote", true),
+        ("--remote-auth-token-env", true),
+        ("--strict-config", false),
+        ("-i", true),
+        ("--image", true),
+        ("-m", true),
+        ("--oss", false),
+        ("--local-provider", true),
+        ("--profile", true),
+        ("-s", true),
+        ("--sandbox", true),
+        ("--approve-for-me", false),
+        ("--dangerously-bypass-approvals-and-sandbox", false),
+        ("--dangerously-bypass-hook-trust", false),
+        ("-C", true),
+        ("--cd", true),
+        ("--add-dir", true),
+        ("-a", true),
+        ("--ask-for-approval", true),
+        ("--search", false),
+        ("--no-alt-screen", false),
+        ("--no-daemon", false),
+        ("--skip-git-repo-check", false),
+        ("--trust", false),
+        ("--ephemeral", false),
+        ("--ignore-user-config", false),
+        ("--ignore-rules", false),
+        ("--output-schema", true),
+        ("--color", true),
+        ("--json", false),
+        ("-o", true),
+        ("--output-last-message", true),
+        ("--last", false),
+        ("--all", false),
+        ("-V", false),
+    ],
+    headless_why: "its headless run; codex's -p is --profile",
+    // clap's usage error; codex's own failures exit 1.
+    usage_exit: Some(2),
+};

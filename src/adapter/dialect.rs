@@ -7,11 +7,18 @@
 //! (`--dry-run` prints both), or the flag the CLI cannot take, so the rung is passed over
 //! before it runs rather than run to fail. Claude Code, Antigravity (`agy`, not on the npm
 //! registry, so unchecked: left as given) and any other command take the words unchanged.
+//!
+//! This file is the engine: the forms, the shape of a table, Claude Code's own flags (the
+//! language translated from, [`CLAUDE_FLAGS`]) and the one function that applies a table.
+//! Each CLI's table is its adapter's ([`codex::DIALECT`], [`gemini::DIALECT`],
+//! [`opencode::DIALECT`]), beside the rest of what agent knows of that CLI; [`DIALECTS`] lists
+//! them, and the tests here run every table through the engine and against each CLI's
+//! captured `--help`.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::{self, Write as _};
 
-use super::Family;
+use super::{Family, codex, gemini, opencode};
 
 /// One of Claude Code's forms that another CLI says in its own words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,7 +205,8 @@ impl Start {
     }
 }
 
-const fn start(
+/// A start for a CLI's table (in its adapter), lacking the flags `without` names.
+pub(super) const fn start(
     mode: Mode,
     session: Session,
     words: &'static [&'static str],
@@ -207,7 +215,8 @@ const fn start(
     start_lacking_both(mode, session, words, without, &[])
 }
 
-const fn start_lacking_both(
+/// A start lacking two sub-commands' flags (`codex` is neither `exec` nor `resume`).
+pub(super) const fn start_lacking_both(
     mode: Mode,
     session: Session,
     words: &'static [&'static str],
@@ -256,7 +265,8 @@ pub struct Rule {
     pub why: &'static str,
 }
 
-const fn rule(form: Form, words: Words, why: &'static str) -> Rule {
+/// A row of a CLI's table (in its adapter).
+pub(super) const fn rule(form: Form, words: Words, why: &'static str) -> Rule {
     Rule { form, words, why }
 }
 
@@ -289,331 +299,18 @@ pub struct Dialect {
 use Mode::{Headless, Interactive};
 use Session::{Last, New, Pick};
 
-/// `codex exec`'s flags, which its TUI (`codex`, `codex resume`) does not take.
-const CODEX_EXEC_ONLY: &[&str] = &[
-    "--skip-git-repo-check",
-    "--trust",
-    "--ephemeral",
-    "--ignore-user-config",
-    "--ignore-rules",
-    "--output-schema",
-    "--color",
-    "--json",
-    "-o",
-    "--output-last-message",
-];
-/// `codex resume`'s flags, which its TUI without the sub-command does not take.
-const CODEX_RESUME_ONLY: &[&str] = &["--last", "--all"];
-/// The TUI's flags `codex exec` does not take.
-const CODEX_EXEC_LACKS: &[&str] = &[
-    "-a",
-    "--ask-for-approval",
-    "--search",
-    "--no-alt-screen",
-    "--no-daemon",
-    "--last",
-    "--all",
-];
-
-pub const CODEX: Dialect = Dialect {
-    command: "codex",
-    label: "Codex",
-    checked: "0.171.0",
-    starts: &[
-        // `codex` (its TUI, no sub-command) takes neither `exec`'s flags nor `resume`'s.
-        start_lacking_both(Interactive, New, &[], CODEX_EXEC_ONLY, CODEX_RESUME_ONLY),
-        start(Interactive, Last, &["resume", "--last"], CODEX_EXEC_ONLY),
-        start(Interactive, Pick, &["resume"], CODEX_EXEC_ONLY),
-        start(Headless, New, &["exec"], CODEX_EXEC_LACKS),
-        start(
-            Headless,
-            Last,
-            &["exec", "resume", "--last"],
-            &[
-                "--oss",
-                "--local-provider",
-                "--profile",
-                "-s",
-                "--sandbox",
-                "--approve-for-me",
-                "-C",
-                "--cd",
-                "--add-dir",
-                "-a",
-                "--ask-for-approval",
-                "--search",
-                "--no-alt-screen",
-                "--no-daemon",
-                "--color",
-                "-V",
-            ],
-        ),
-    ],
-    prompt: [Prompt::Joined, Prompt::Joined],
-    model_flag: "-m",
-    model_needs_provider: false,
-    rules: &[
-        rule(
-            Form::OutputFormat,
-            Words::Values(&[
-                ("text", &[]),
-                ("json", &["--json"]),
-                ("stream-json", &["--json"]),
-            ]),
-            "codex exec prints its own JSONL events",
-        ),
-        rule(
-            Form::SkipPermissions,
-            Words::Say(&["--dangerously-bypass-approvals-and-sandbox"]),
-            "",
-        ),
-        rule(
-            Form::PermissionMode,
-            // No acceptEdits: codex's workspace-write sandbox runs shell commands without
-            // asking (exec never asks), more than Claude Code's acceptEdits grants, and
-            // read-only would refuse the edits asked for.
-            Words::Values(&[
-                ("default", &[]),
-                ("plan", &["--sandbox", "read-only"]),
-                (
-                    "bypassPermissions",
-                    &["--dangerously-bypass-approvals-and-sandbox"],
-                ),
-            ]),
-            "codex's sandbox policy",
-        ),
-        rule(Form::AddDir, Words::Say(&["--add-dir"]), ""),
-        rule(Form::Verbose, Words::Drop, "codex has no such switch"),
-        rule(Form::Debug, Words::Drop, "codex has no such switch"),
-        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
-    ],
-    flags: &[
-        ("--config", true),
-        ("--enable", true),
-        ("--disable", true),
-        ("--remote", true),
-        ("--remote-auth-token-env", true),
-        ("--strict-config", false),
-        ("-i", true),
-        ("--image", true),
-        ("-m", true),
-        ("--oss", false),
-        ("--local-provider", true),
-        ("--profile", true),
-        ("-s", true),
-        ("--sandbox", true),
-        ("--approve-for-me", false),
-        ("--dangerously-bypass-approvals-and-sandbox", false),
-        ("--dangerously-bypass-hook-trust", false),
-        ("-C", true),
-        ("--cd", true),
-        ("--add-dir", true),
-        ("-a", true),
-        ("--ask-for-approval", true),
-        ("--search", false),
-        ("--no-alt-screen", false),
-        ("--no-daemon", false),
-        ("--skip-git-repo-check", false),
-        ("--trust", false),
-        ("--ephemeral", false),
-        ("--ignore-user-config", false),
-        ("--ignore-rules", false),
-        ("--output-schema", true),
-        ("--color", true),
-        ("--json", false),
-        ("-o", true),
-        ("--output-last-message", true),
-        ("--last", false),
-        ("--all", false),
-        ("-V", false),
-    ],
-    headless_why: "its headless run; codex's -p is --profile",
-    // clap's usage error; codex's own failures exit 1.
-    usage_exit: Some(2),
-};
-
-pub const GEMINI: Dialect = Dialect {
-    command: "gemini",
-    label: "Gemini CLI",
-    checked: "0.61.0",
-    starts: &[
-        start(Interactive, New, &[], &[]),
-        start(Interactive, Last, &["--resume", "latest"], &[]),
-        start(Headless, New, &[], &[]),
-        start(Headless, Last, &["--resume", "latest"], &[]),
-    ],
-    // Gemini CLI 0.61 drops the words after its `--`, refuses a positional prompt beside
-    // -p, and reads a lone positional word as a sub-command (`mcp`, `hooks`): the prompt
-    // is the value of its prompt flags, in one word.
-    prompt: [
-        Prompt::Flag("--prompt-interactive"),
-        Prompt::Flag("--prompt"),
-    ],
-    model_flag: "-m",
-    model_needs_provider: false,
-    rules: &[
-        rule(Form::OutputFormat, Words::Say(&["-o"]), ""),
-        rule(Form::SkipPermissions, Words::Say(&["--yolo"]), ""),
-        rule(
-            Form::PermissionMode,
-            Words::Values(&[
-                ("default", &["--approval-mode", "default"]),
-                ("acceptEdits", &["--approval-mode", "auto_edit"]),
-                ("plan", &["--approval-mode", "plan"]),
-                ("bypassPermissions", &["--yolo"]),
-            ]),
-            "",
-        ),
-        rule(Form::AddDir, Words::Say(&["--include-directories"]), ""),
-        rule(Form::Verbose, Words::Drop, "Gemini CLI has no such switch"),
-        rule(
-            Form::Debug,
-            Words::Drop,
-            "Gemini CLI's --debug opens a debug console",
-        ),
-        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
-    ],
-    flags: &[
-        ("--debug", false),
-        ("-m", true),
-        ("--prompt", true),
-        ("-i", true),
-        ("--prompt-interactive", true),
-        ("--skip-trust", false),
-        ("--worktree", true),
-        ("-s", false),
-        ("--sandbox", false),
-        ("-y", false),
-        ("--yolo", false),
-        ("--approval-mode", true),
-        ("--policy", true),
-        ("--admin-policy", true),
-        ("--acp", false),
-        ("--experimental-acp", false),
-        ("--allowed-mcp-server-names", true),
-        ("-e", true),
-        ("--extensions", true),
-        ("-l", false),
-        ("--list-extensions", false),
-        ("--session-file", true),
-        ("--list-sessions", false),
-        ("--delete-session", true),
-        ("--include-directories", true),
-        ("--screen-reader", false),
-        ("-o", true),
-        ("--raw-output", false),
-        ("--accept-raw-output-risk", false),
-    ],
-    headless_why: "",
-    // yargs exits 1 ("Unknown argument: …"), as Gemini CLI's own failures do.
-    usage_exit: None,
-};
-
-/// `opencode run`'s flags, which its TUI does not take.
-const OPENCODE_RUN_ONLY: &[&str] = &[
-    "--command",
-    "--share",
-    "--format",
-    "-f",
-    "--file",
-    "--title",
-    "--attach",
-    "--password",
-    "-u",
-    "--username",
-    "--dir",
-    "--variant",
-    "--thinking",
-    "-i",
-    "--interactive",
-];
-/// The TUI's flags `opencode run` does not take.
-const OPENCODE_TUI_ONLY: &[&str] = &["--hostname", "--mini"];
-
-pub const OPENCODE: Dialect = Dialect {
-    command: "opencode",
-    label: "opencode",
-    checked: "1.18.33",
-    starts: &[
-        start(Interactive, New, &[], OPENCODE_RUN_ONLY),
-        start(Interactive, Last, &["-c"], OPENCODE_RUN_ONLY),
-        start(Headless, New, &["run"], OPENCODE_TUI_ONLY),
-        start(Headless, Last, &["run", "-c"], OPENCODE_TUI_ONLY),
-    ],
-    // Its TUI's positional is a project path; the prompt is --prompt.
-    prompt: [Prompt::Flag("--prompt"), Prompt::Words],
-    model_flag: "-m",
-    model_needs_provider: true,
-    rules: &[
-        rule(
-            Form::OutputFormat,
-            Words::Values(&[
-                ("text", &["--format", "default"]),
-                ("json", &["--format", "json"]),
-                ("stream-json", &["--format", "json"]),
-            ]),
-            "opencode run prints its own JSON events",
-        ),
-        rule(Form::SkipPermissions, Words::Say(&["--auto"]), ""),
-        rule(
-            Form::PermissionMode,
-            Words::Values(&[
-                ("default", &[]),
-                ("plan", &["--agent", "plan"]),
-                ("bypassPermissions", &["--auto"]),
-            ]),
-            "opencode's plan agent",
-        ),
-        rule(Form::Verbose, Words::Drop, "opencode has no such switch"),
-        rule(Form::Debug, Words::Drop, "opencode has no such switch"),
-        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
-    ],
-    flags: &[
-        ("--print-logs", false),
-        ("--log-level", true),
-        ("--pure", false),
-        ("--port", true),
-        ("--hostname", true),
-        ("--command", true),
-        ("-s", true),
-        ("--session", true),
-        ("--fork", false),
-        ("--share", false),
-        ("-m", true),
-        ("--agent", true),
-        ("--format", true),
-        ("-f", true),
-        ("--file", true),
-        ("--title", true),
-        ("--attach", true),
-        ("--password", true),
-        ("-u", true),
-        ("--username", true),
-        ("--dir", true),
-        ("--variant", true),
-        ("--thinking", false),
-        ("-i", false),
-        ("--interactive", false),
-        ("--auto", false),
-        ("--mini", false),
-    ],
-    headless_why: "its headless run; opencode's -p is --password",
-    usage_exit: None,
-};
-
-/// Every dialect agent translates into.
-pub const DIALECTS: &[&Dialect] = &[&CODEX, &GEMINI, &OPENCODE];
+/// Every dialect agent translates into, each kept with its CLI's adapter.
+pub const DIALECTS: &[&Dialect] = &[&codex::DIALECT, &gemini::DIALECT, &opencode::DIALECT];
 
 /// The dialect of a CLI family; `None`: the words go unchanged (Claude Code itself,
 /// Antigravity, any other command).
 pub fn of(family: Family) -> Option<&'static Dialect> {
-    let command = match family {
-        Family::Codex => "codex",
-        Family::Gemini => "gemini",
-        Family::Opencode => "opencode",
-        Family::Claude | Family::Agy | Family::Other => return None,
-    };
-    DIALECTS.iter().copied().find(|d| d.command == command)
+    match family {
+        Family::Codex => Some(&codex::DIALECT),
+        Family::Gemini => Some(&gemini::DIALECT),
+        Family::Opencode => Some(&opencode::DIALECT),
+        Family::Claude | Family::Agy | Family::Other => None,
+    }
 }
 
 /// What one launch asks for.
@@ -1503,7 +1200,7 @@ mod tests {
                 ],
             ),
         ];
-        let dialects = [&CODEX, &GEMINI, &OPENCODE];
+        let dialects = [&codex::DIALECT, &gemini::DIALECT, &opencode::DIALECT];
         for (args, expected) in rows {
             for (dialect, expected) in dialects.iter().zip(expected) {
                 let got = run(dialect, args);
@@ -1531,7 +1228,7 @@ mod tests {
 
     #[test]
     fn the_rungs_own_model_goes_with_the_clis_model_flag_after_the_start() {
-        let out = run_with(&CODEX, &["-p", "hi"], Some("gpt-5-codex")).unwrap();
+        let out = run_with(&codex::DIALECT, &["-p", "hi"], Some("gpt-5-codex")).unwrap();
         assert_eq!(out.argv, os(&["exec", "-m", "gpt-5-codex", "--", "hi"]));
         assert!(
             out.rules.iter().any(|r| r.starts_with("-p → exec")),
@@ -1541,7 +1238,12 @@ mod tests {
 
     #[test]
     fn another_vendors_model_is_dropped_with_a_notice_and_the_rungs_runs() {
-        let out = run_with(&CODEX, &["--model", "opus", "-p", "hi"], Some("gpt-5")).unwrap();
+        let out = run_with(
+            &codex::DIALECT,
+            &["--model", "opus", "-p", "hi"],
+            Some("gpt-5"),
+        )
+        .unwrap();
         assert_eq!(out.argv, os(&["exec", "-m", "gpt-5", "--", "hi"]));
         assert_eq!(
             out.notices,
@@ -1551,7 +1253,12 @@ mod tests {
 
     #[test]
     fn a_model_of_the_rungs_vendor_replaces_the_rungs_own() {
-        let out = run_with(&CODEX, &["-p", "hi", "--model", "o3"], Some("gpt-5")).unwrap();
+        let out = run_with(
+            &codex::DIALECT,
+            &["-p", "hi", "--model", "o3"],
+            Some("gpt-5"),
+        )
+        .unwrap();
         assert_eq!(out.argv, os(&["exec", "-m", "o3", "--", "hi"]));
     }
 
@@ -1566,7 +1273,7 @@ mod tests {
 
     #[test]
     fn an_untranslatable_flag_is_named() {
-        let refusal = run(&CODEX, &["-p", "hi", "--foo"]).unwrap_err();
+        let refusal = run(&codex::DIALECT, &["-p", "hi", "--foo"]).unwrap_err();
         assert_eq!(
             refusal.to_string(),
             "Codex cannot take --foo (no flag of Claude Code's or its own): passed over"
@@ -1576,7 +1283,7 @@ mod tests {
     #[test]
     fn the_clis_own_flags_keep_their_values() {
         assert_eq!(
-            argv(&CODEX, &["-p", "--sandbox", "read-only", "hi"]),
+            argv(&codex::DIALECT, &["-p", "--sandbox", "read-only", "hi"]),
             ["exec", "--sandbox", "read-only", "--", "hi"]
         );
     }
@@ -1610,7 +1317,7 @@ mod tests {
             OsStr::from_bytes(b"caf\xe9").to_os_string(),
         ];
         let out = translate(
-            Some(&CODEX),
+            Some(&codex::DIALECT),
             &Request {
                 args: &args,
                 model: None,
@@ -1807,7 +1514,7 @@ mod tests {
         let mut args = vec!["-p"];
         args.extend(words.iter().map(String::as_str));
         // Joined for Codex and Gemini CLI: one word over the limit.
-        for dialect in [&CODEX, &GEMINI] {
+        for dialect in [&codex::DIALECT, &gemini::DIALECT] {
             let refusal = run(dialect, &args).unwrap_err();
             assert!(
                 refusal.flag.starts_with("a prompt of 1")
@@ -1817,7 +1524,10 @@ mod tests {
             );
         }
         // opencode run takes the words one by one.
-        assert_eq!(run(&OPENCODE, &args).unwrap().argv.len(), 2 + words.len());
+        assert_eq!(
+            run(&opencode::DIALECT, &args).unwrap().argv.len(),
+            2 + words.len()
+        );
     }
 
     #[test]

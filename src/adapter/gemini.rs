@@ -10,10 +10,15 @@
 //! - **Trust**: `<home>/trustedFolders.json` (or `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`), a map
 //!   of folder to `TRUST_FOLDER`, `TRUST_PARENT` or `DO_NOT_TRUST`; headless, it refuses
 //!   (exit 55) a folder no rule trusts while `security.folderTrust.enabled` (default true).
+//! - **Dialect**: Claude Code's command line in its words ([`DIALECT`]): the prompt is the
+//!   value of `--prompt` (headless) or `--prompt-interactive`, `-c` is `--resume latest`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::dialect::Mode::{Headless, Interactive};
+use super::dialect::Session::{Last, New};
+use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
 use super::{Account, Env, Trust};
 
 pub const HOME_VAR: &str = "GEMINI_CLI_HOME";
@@ -228,3 +233,82 @@ fn read_self_check(stdout: &str, stderr: &str) -> super::Said {
 pub fn login_command(dir: &str) -> String {
     format!("{HOME_VAR}={dir} gemini, then choose Login with Google")
 }
+
+/// Its dialect: Claude Code's command line in Gemini CLI's words, as its `--help` says them
+/// at the version named (`tests/fixtures/help/gemini-*.txt`).
+pub const DIALECT: Dialect = Dialect {
+    command: "gemini",
+    label: "Gemini CLI",
+    checked: "0.61.0",
+    starts: &[
+        start(Interactive, New, &[], &[]),
+        start(Interactive, Last, &["--resume", "latest"], &[]),
+        start(Headless, New, &[], &[]),
+        start(Headless, Last, &["--resume", "latest"], &[]),
+    ],
+    // Gemini CLI 0.61 drops the words after its `--`, refuses a positional prompt beside
+    // -p, and reads a lone positional word as a sub-command (`mcp`, `hooks`): the prompt
+    // is the value of its prompt flags, in one word.
+    prompt: [
+        Prompt::Flag("--prompt-interactive"),
+        Prompt::Flag("--prompt"),
+    ],
+    model_flag: "-m",
+    model_needs_provider: false,
+    rules: &[
+        rule(Form::OutputFormat, Words::Say(&["-o"]), ""),
+        rule(Form::SkipPermissions, Words::Say(&["--yolo"]), ""),
+        rule(
+            Form::PermissionMode,
+            Words::Values(&[
+                ("default", &["--approval-mode", "default"]),
+                ("acceptEdits", &["--approval-mode", "auto_edit"]),
+                ("plan", &["--approval-mode", "plan"]),
+                ("bypassPermissions", &["--yolo"]),
+            ]),
+            "",
+        ),
+        rule(Form::AddDir, Words::Say(&["--include-directories"]), ""),
+        rule(Form::Verbose, Words::Drop, "Gemini CLI has no such switch"),
+        rule(
+            Form::Debug,
+            Words::Drop,
+            "Gemini CLI's --debug opens a debug console",
+        ),
+        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
+    ],
+    flags: &[
+        ("--debug", false),
+        ("-m", true),
+        ("--prompt", true),
+        ("-i", true),
+        ("--prompt-interactive", true),
+        ("--skip-trust", false),
+        ("--worktree", true),
+        ("-s", false),
+        ("--sandbox", false),
+        ("-y", false),
+        ("--yolo", false),
+        ("--approval-mode", true),
+        ("--policy", true),
+        ("--admin-policy", true),
+        ("--acp", false),
+        ("--experimental-acp", false),
+        ("--allowed-mcp-server-names", true),
+        ("-e", true),
+        ("--extensions", true),
+        ("-l", false),
+        ("--list-extensions", false),
+        ("--session-file", true),
+        ("--list-sessions", false),
+        ("--delete-session", true),
+        ("--include-directories", true),
+        ("--screen-reader", false),
+        ("-o", true),
+        ("--raw-output", false),
+        ("--accept-raw-output-risk", false),
+    ],
+    headless_why: "",
+    // yargs exits 1 ("Unknown argument: …"), as Gemini CLI's own failures do.
+    usage_exit: None,
+};

@@ -24,10 +24,17 @@
 //!   provider/model` is taken before or after `run`; `-p` is `--password`, not a prompt.
 //!   It honours a `retry-after` however long (an hour's sleeps an hour), so the fast-fail
 //!   net does not see it fail: its probe runs it with the probe's timeout.
+//! - **Dialect.** Claude Code's command line in its words ([`DIALECT`]): `-p` is `run`, the
+//!   TUI's prompt is `--prompt` (its positional is a project path), models are
+//!   `provider/model`.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use super::dialect::Mode::{Headless, Interactive};
+use super::dialect::Session::{Last, New};
+use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
 
 /// Its command.
 pub const COMMAND: &str = "opencode";
@@ -125,35 +132,15 @@ pub struct Login {
 }
 
 /// The logins in `auth.json` under `data_dir` (or in `OPENCODE_AUTH_CONTENT` when set, as
-/// opencode itself prefers it), by provider id; entries of unknown shape are left out.
+/// opencode itself prefers it), by provider id; entries of unknown shape are left out. The
+/// store is read as every CLI's login store is ([`crate::bounded_read`]): a regular file
+/// within its cap, else none.
 pub fn logins(data_dir: &Path) -> Vec<Login> {
     let store = match std::env::var("OPENCODE_AUTH_CONTENT") {
         Ok(content) if !content.trim().is_empty() => serde_json::from_str(&content).ok(),
-        _ => read_store(&auth_path(data_dir)),
+        _ => crate::bounded_read::json(&auth_path(data_dir), crate::bounded_read::LOGIN),
     };
     store.as_ref().map(logins_in).unwrap_or_default()
-}
-
-/// The most of a login store agent reads: a real one is a few hundred bytes.
-const MAX_STORE_BYTES: u64 = 1 << 20;
-
-/// A login store, parsed: read only when it is a regular file (never a FIFO that would
-/// block) and no larger than [`MAX_STORE_BYTES`].
-fn read_store(path: &Path) -> Option<Value> {
-    use std::io::Read as _;
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut text = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_STORE_BYTES + 1)
-        .read_to_end(&mut text)
-        .ok()?;
-    if text.len() as u64 > MAX_STORE_BYTES {
-        return None;
-    }
-    serde_json::from_slice(&text).ok()
 }
 
 /// The logins one store document names.
@@ -262,6 +249,100 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
     said
 }
 
+/// `opencode run`'s flags, which its TUI does not take.
+const RUN_ONLY: &[&str] = &[
+    "--command",
+    "--share",
+    "--format",
+    "-f",
+    "--file",
+    "--title",
+    "--attach",
+    "--password",
+    "-u",
+    "--username",
+    "--dir",
+    "--variant",
+    "--thinking",
+    "-i",
+    "--interactive",
+];
+/// The TUI's flags `opencode run` does not take.
+const TUI_ONLY: &[&str] = &["--hostname", "--mini"];
+
+/// Its dialect: Claude Code's command line in opencode's words, as its `--help` says them
+/// at the version named (`tests/fixtures/help/opencode-*.txt`).
+pub const DIALECT: Dialect = Dialect {
+    command: "opencode",
+    label: "opencode",
+    checked: "1.18.33",
+    starts: &[
+        start(Interactive, New, &[], RUN_ONLY),
+        start(Interactive, Last, &["-c"], RUN_ONLY),
+        start(Headless, New, &["run"], TUI_ONLY),
+        start(Headless, Last, &["run", "-c"], TUI_ONLY),
+    ],
+    // Its TUI's positional is a project path; the prompt is --prompt.
+    prompt: [Prompt::Flag("--prompt"), Prompt::Words],
+    model_flag: "-m",
+    model_needs_provider: true,
+    rules: &[
+        rule(
+            Form::OutputFormat,
+            Words::Values(&[
+                ("text", &["--format", "default"]),
+                ("json", &["--format", "json"]),
+                ("stream-json", &["--format", "json"]),
+            ]),
+            "opencode run prints its own JSON events",
+        ),
+        rule(Form::SkipPermissions, Words::Say(&["--auto"]), ""),
+        rule(
+            Form::PermissionMode,
+            Words::Values(&[
+                ("default", &[]),
+                ("plan", &["--agent", "plan"]),
+                ("bypassPermissions", &["--auto"]),
+            ]),
+            "opencode's plan agent",
+        ),
+        rule(Form::Verbose, Words::Drop, "opencode has no such switch"),
+        rule(Form::Debug, Words::Drop, "opencode has no such switch"),
+        rule(Form::FallbackModel, Words::Drop, "a Claude model"),
+    ],
+    flags: &[
+        ("--print-logs", false),
+        ("--log-level", true),
+        ("--pure", false),
+        ("--port", true),
+        ("--hostname", true),
+        ("--command", true),
+        ("-s", true),
+        ("--session", true),
+        ("--fork", false),
+        ("--share", false),
+        ("-m", true),
+        ("--agent", true),
+        ("--format", true),
+        ("-f", true),
+        ("--file", true),
+        ("--title", true),
+        ("--attach", true),
+        ("--password", true),
+        ("-u", true),
+        ("--username", true),
+        ("--dir", true),
+        ("--variant", true),
+        ("--thinking", false),
+        ("-i", false),
+        ("--interactive", false),
+        ("--auto", false),
+        ("--mini", false),
+    ],
+    headless_why: "its headless run; opencode's -p is --password",
+    usage_exit: None,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,6 +415,17 @@ mod tests {
         if std::env::var_os("OPENCODE_AUTH_CONTENT").is_none() {
             assert_eq!(logins(dir.path()).len(), 3);
         }
+    }
+
+    #[test]
+    fn an_opencode_login_store_that_is_no_regular_file_is_no_login() {
+        if std::env::var_os("OPENCODE_AUTH_CONTENT").is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // A FIFO with no writer: opened blocking, it would hang the read.
+        nix::unistd::mkfifo(&auth_path(dir.path()), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(logins(dir.path()).is_empty());
     }
 
     #[test]
