@@ -48,7 +48,7 @@ pub fn run(config: &Config, args: &[String]) -> anyhow::Result<ExitCode> {
     server::serve(config, addr, cli.open)
 }
 
-/// The one rule's states, fed to every face — the dashboard draws on the reports (tests
-/// only).
+/// Tests only: the one rule's states, fed to every face — here because the dashboard is the
+/// face that may draw on all the others.
 #[cfg(test)]
-mod rung_faces;
+mod rung_faces_tests;

@@ -1,6 +1,6 @@
-//! The one rule, fed every state, and every face that draws on it: the cascade's choice,
-//! `--dry-run`'s line, `--status`'s row and JSON, `--check-fallback`'s verdict, the
-//! dashboard's row and the statusline's fallback word.
+//! Tests of the one rule (`launch::rung_state`), fed every state, and of every face that
+//! draws on it: the cascade's choice, `--dry-run`'s line, `--status`'s row and JSON,
+//! `--check-fallback`'s verdict, the dashboard's row and the statusline's fallback word.
 
 use std::time::Duration;
 
