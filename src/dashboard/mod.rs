@@ -9,10 +9,13 @@ mod access;
 mod browser;
 mod chart;
 mod documents;
+mod html;
 mod logins;
 pub mod page;
+mod rungs;
 mod server;
 mod summary;
+mod usage_figures;
 mod words;
 
 use std::process::ExitCode;
