@@ -1,7 +1,10 @@
 //! The house's floors (STYLE.md "Floors"): every module imports only from its own floor's
 //! leaves or below, so a change low down never has to know about the faces above it, and
 //! nothing on the launch path can reach the relay. This reads `src/` and fails on an import
-//! that points up a floor, naming the file, the line and the rule.
+//! that points up a floor, naming the file, the line and the rule; and ([`circles`]) on a
+//! circle of imports inside a folder, naming its files and the line of each arrow.
+
+mod circles;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -237,5 +240,100 @@ fn the_checker_catches_an_upward_import_a_sideways_one_and_a_stray_module() {
     assert!(
         problems[3].contains("`stray` or `term` is on no floor"),
         "{problems:#?}"
+    );
+}
+
+#[test]
+fn no_folder_holds_a_circle_of_imports() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = circles::circles(&src);
+    let listed: String = found.iter().map(ToString::to_string).collect();
+    assert!(
+        found.is_empty(),
+        "{} circle(s) of imports inside a folder (find the concept they share and give it a \
+         file of its own):\n{listed}",
+        found.len()
+    );
+}
+
+#[test]
+fn the_checker_catches_a_circle_inside_a_folder_and_passes_a_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = src.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "pub mod ring;\npub mod pair;\npub mod tree;\n");
+    // a → b → c → a, each arrow spelled another way.
+    write("ring/mod.rs", "mod a;\nmod b;\npub mod deep;\n");
+    write("ring/a.rs", "use crate::ring::b::B;\npub struct A;\n");
+    write(
+        "ring/b.rs",
+        "pub struct B;\nfn f() {\n    super::deep::c::run();\n}\n",
+    );
+    write(
+        "ring/deep/c.rs",
+        "use crate::ring::{\n    self,\n    a::A,\n};\npub fn run() {}\n",
+    );
+    write("ring/deep/mod.rs", "pub mod c;\n");
+    // mod.rs ↔ its child: the child takes an item of mod.rs, mod.rs one of the child.
+    write(
+        "pair/mod.rs",
+        "mod child;\npub struct Shared;\npub fn open() -> child::Door { todo!() }\n",
+    );
+    write(
+        "pair/child.rs",
+        "pub struct Door;\nfn f(_: super::Shared) {}\n",
+    );
+    // A tree: every arrow points one way, through each spelling that must not be read as a
+    // circle.
+    write(
+        "tree/mod.rs",
+        "//! [`leaf`](self::leaf) in a comment is not an arrow, nor is `mod leaf;`.\n\
+         mod leaf;\npub mod trunk;\npub use leaf::Leaf;\n\
+         fn f() { let _ = \"crate::tree::trunk::grow\"; }\n",
+    );
+    write(
+        "tree/trunk.rs",
+        // `super::Leaf` is only imported by mod.rs: the arrow is to leaf.rs.
+        "use super::Leaf;\nuse super::leaf;\npub fn grow(_: leaf::Leaf) {}\n\
+         #[cfg(test)]\nmod tests {\n    use super::*;\n    fn t() { grow(super::super::leaf::Leaf); }\n}\n",
+    );
+    write(
+        "tree/leaf.rs",
+        "/* crate::tree::trunk::grow */\npub struct Leaf;\n\
+         #[cfg(test)]\nmod tests {\n    use super::Leaf;\n}\n",
+    );
+
+    let found = circles::circles(src);
+
+    let arrow =
+        |from: &str, to: &str, lines: &[usize]| (from.to_string(), to.to_string(), lines.to_vec());
+    let names = |files: &[&str]| files.iter().map(ToString::to_string).collect::<Vec<_>>();
+    assert_eq!(
+        found,
+        vec![
+            circles::Circle {
+                folder: "src/pair/".to_string(),
+                files: names(&["child.rs", "mod.rs"]),
+                arrows: vec![
+                    arrow("child.rs", "mod.rs", &[2]),
+                    arrow("mod.rs", "child.rs", &[3])
+                ],
+            },
+            circles::Circle {
+                folder: "src/ring/".to_string(),
+                files: names(&["a.rs", "b.rs", "deep/c.rs"]),
+                arrows: vec![
+                    arrow("a.rs", "b.rs", &[1]),
+                    arrow("b.rs", "deep/c.rs", &[3]),
+                    arrow("deep/c.rs", "a.rs", &[3]),
+                ],
+            },
+        ],
+        "{}",
+        found.iter().map(ToString::to_string).collect::<String>()
     );
 }

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::page::{cost, efficiency, escape, tokens_of};
+use super::html::escape;
+use super::usage_figures::{cost, efficiency, tokens_of};
 use super::words::{count, grouped};
 use crate::usage::stack::Stack;
 

@@ -9,10 +9,13 @@ mod access;
 mod browser;
 mod chart;
 mod documents;
+mod html;
 mod logins;
 pub mod page;
+mod rungs;
 mod server;
 mod summary;
+mod usage_figures;
 mod words;
 
 use std::process::ExitCode;
@@ -48,7 +51,7 @@ pub fn run(config: &Config, args: &[String]) -> anyhow::Result<ExitCode> {
     server::serve(config, addr, cli.open)
 }
 
-/// The one rule's states, fed to every face — the dashboard draws on the reports (tests
-/// only).
+/// Tests only: the one rule's states, fed to every face — here because the dashboard is the
+/// face that may draw on all the others.
 #[cfg(test)]
-mod rung_faces;
+mod rung_faces_tests;

@@ -9,8 +9,10 @@ use std::sync::Mutex;
 use jiff::Timestamp;
 use serde_json::Value;
 
+use super::html::escape;
 use super::logins::{self, LoginName};
-use super::{documents, summary, words};
+use super::usage_figures::{cost, efficiency, tokens_of};
+use super::{documents, rungs, summary, words};
 use crate::config::Config;
 use crate::state::window::Window;
 use crate::usage::follow::Follower;
@@ -21,24 +23,6 @@ pub fn content_security_policy(nonce: &str) -> String {
     format!(
         "default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     )
-}
-
-/// Escapes text for HTML content and attribute values, without the control and bidi
-/// characters others' text may carry (`text::printable`: a `U+202E` in a model's name
-/// reorders a page as it does a terminal).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in crate::text::printable(text).chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 const STYLE: &str = "
@@ -105,7 +89,7 @@ pub fn render(
             now,
         },
     );
-    rungs(&mut html, &rows, base, form, now);
+    rungs::draw(&mut html, &rows, base, form, now);
     let history = crate::state::windows::Windows::new(&state_dir);
     let full_at = |login: &str, window: &Window| {
         let readings = history.history(login, &window.scope, now);
@@ -138,78 +122,6 @@ fn empty_panel(html: &mut String, panel: &str, heading: &str, text: &str) {
         "<h2 class=\"empty\" data-panel=\"{panel}\">{heading} <span class=\"mute\">· {}</span></h2>",
         escape(text)
     );
-}
-
-/// `claude / claude-opus-5`, or the backend alone.
-pub fn rung_name(row: &Value) -> String {
-    let backend = row["backend"].as_str().unwrap_or("");
-    match row["model"].as_str() {
-        Some(model) => format!("{backend} / {model}"),
-        None => backend.to_string(),
-    }
-}
-
-fn rungs(html: &mut String, rows: &Value, base: &str, form: &str, now: Timestamp) {
-    html.push_str("<h2>Rungs</h2><table><thead><tr><th class=\"n\">#</th><th>rung</th><th>state</th><th>why</th><th class=\"n\">last check</th><th class=\"n\">latency</th></tr></thead><tbody>");
-    for row in rows.as_array().into_iter().flatten() {
-        html.push_str(&rung_row_at(row, now));
-    }
-    let _ = write!(
-        html,
-        "</tbody></table><form method=\"post\" action=\"{}/probe\"><input type=\"hidden\" name=\"form\" value=\"{}\"><p><button type=\"submit\">probe now</button> <span class=\"mute\">probes every rung as <code>agent --status</code> does, within the budget; the page never probes on its own</span></p></form>",
-        escape(base),
-        escape(form)
-    );
-}
-
-/// One row of the rung table, from a row of `/status.json` (the one rule's state).
-pub fn rung_row(row: &Value) -> String {
-    rung_row_at(row, Timestamp::now())
-}
-
-fn rung_row_at(row: &Value, now: Timestamp) -> String {
-    let mut html = String::new();
-    let rung = row["rung"].as_u64().unwrap_or(0);
-    let state = row["state"].as_str().unwrap_or("unknown");
-    let login = logins::of_json(&row["login"]).map_or_else(String::new, |name| {
-        format!(
-            "<br><small class=\"mute\" title=\"{}\">{}</small>",
-            escape(&name.detail),
-            escape(&name.label)
-        )
-    });
-    let pick = if row["would_pick"].as_bool() == Some(true) {
-        " <span class=\"pick\">← a launch starts here</span>"
-    } else {
-        ""
-    };
-    let until = row["until"]
-        .as_str()
-        .and_then(|until| until.parse::<Timestamp>().ok())
-        .map_or_else(String::new, |until| {
-            let verb = if state == "parked" { "resets" } else { "retry" };
-            format!(
-                "<br><small>{}</small>",
-                words::time_as(until, &format!("{verb} {}", words::relative(until, now)))
-            )
-        });
-    let age = row["checked_age_seconds"].as_i64().map_or_else(
-        || "<span class=\"mute\">not yet</span>".to_string(),
-        |seconds| words::time(now - jiff::SignedDuration::from_secs(seconds), now),
-    );
-    let latency = row["latency_ms"]
-        .as_u64()
-        .map_or_else(String::new, |ms| format!("{} ms", words::grouped(ms)));
-    let _ = write!(
-        html,
-        "<tr data-rung=\"{rung}\" data-state=\"{}\"><td class=\"n\">{rung}</td><td>{}{pick}{login}</td><td class=\"state\"><span class=\"word\">{}</span>{until}</td><td>{}</td><td class=\"n\">{age}</td><td class=\"n\">{}</td></tr>",
-        escape(state),
-        escape(&rung_name(row)),
-        escape(&state.replace('_', " ")),
-        escape(row["reason"].as_str().unwrap_or("")),
-        escape(&latency)
-    );
-    html
 }
 
 /// A short name for a window's scope, for `data-window`: `5h`, `7d`, `7d-opus`.
@@ -327,16 +239,6 @@ fn budget(html: &mut String, config: &Config) {
     }
 }
 
-pub fn tokens_of(group: &Value) -> u64 {
-    let tokens = &group["tokens"];
-    tokens["total"].as_u64().unwrap_or_else(|| {
-        ["input", "output", "reasoning", "cache_read", "cache_write"]
-            .iter()
-            .filter_map(|k| tokens[*k].as_u64())
-            .sum()
-    })
-}
-
 /// Whether the report puts a price on anything: a flat-fee login's calls cost nothing
 /// per token, and a column of zeros says nothing.
 fn priced(total: &Value) -> bool {
@@ -409,33 +311,6 @@ fn usage(html: &mut String, config: &Config, follower: &Mutex<Follower>) {
     }
 }
 
-/// `$1,058.61`, `≥ $25.54 (some models unpriced)`.
-pub fn cost(group: &Value) -> String {
-    let money = |usd: f64| {
-        let cents = format!("{usd:.2}");
-        match cents.split_once('.') {
-            Some((whole, fraction)) => match whole.parse::<u64>() {
-                Ok(whole) => format!("${}.{fraction}", words::grouped(whole)),
-                Err(_) => format!("${cents}"),
-            },
-            None => format!("${cents}"),
-        }
-    };
-    match group["cost_usd"].as_f64() {
-        Some(usd) => money(usd),
-        None => format!(
-            "≥ {} (some models unpriced)",
-            money(group["cost_usd_known"].as_f64().unwrap_or(0.0))
-        ),
-    }
-}
-
-pub fn efficiency(group: &Value) -> String {
-    group["cache_efficiency"]
-        .as_f64()
-        .map_or_else(|| "–".to_string(), |e| format!("{:.0} %", e * 100.0))
-}
-
 fn group_row(html: &mut String, key: &str, group: &Value, priced: bool) {
     let _ = write!(
         html,
@@ -503,25 +378,4 @@ fn events(
         );
     }
     html.push_str("</tbody></table>");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_markup_character_is_escaped() {
-        assert_eq!(
-            escape("<script>\"x\" & 'y'</script>"),
-            "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;"
-        );
-    }
-
-    #[test]
-    fn others_control_and_bidi_characters_never_reach_the_page() {
-        assert_eq!(
-            escape("Opus\u{202E}8.4\u{2066} <b>\u{0}\u{1b}[2J"),
-            "Opus8.4 &lt;b&gt;[2J"
-        );
-    }
 }

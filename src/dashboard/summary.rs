@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use jiff::Timestamp;
 use serde_json::Value;
 
+use super::html::escape;
 use super::logins::{self, LoginName};
-use super::page::{escape, rung_name};
+use super::rungs::rung_name;
 use super::words;
 use crate::config::Config;
 use crate::state::window::Window;

@@ -3,7 +3,7 @@
 
 use jiff::Timestamp;
 
-use super::page::escape;
+use super::html::escape;
 
 /// `12,345`: as `--usage` groups digits on a terminal.
 pub fn grouped(value: u64) -> String {

@@ -17,11 +17,14 @@ pub mod clock;
 pub mod codex;
 pub mod follow;
 pub mod gemini;
+pub mod links;
 pub mod logins;
 pub mod opencode;
+pub mod query;
 pub mod reconcile;
 pub mod relay_index;
 pub mod scan;
+pub mod sources;
 pub mod stack;
 pub mod summary;
 pub mod table;
@@ -35,45 +38,10 @@ use crate::cli::usage::{Source, UsageCli};
 use crate::config::Config;
 use crate::exit_codes::usage;
 use clock::{Clock, Day};
-use tally::{By, PerRun, Rules, View};
-use transcripts::{SourceStats, Transcripts};
-
-/// What each source gave, for the footer and `--json`.
-#[derive(Debug, Clone, Default)]
-pub struct Sources {
-    pub ledger: Option<LedgerStats>,
-    pub claude: Option<CliStats>,
-    pub codex: Option<CliStats>,
-    pub gemini: Option<CliStats>,
-    /// opencode's database, when this machine has one.
-    pub opencode: Option<CliStats>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct LedgerStats {
-    pub path: PathBuf,
-    pub lines: u64,
-    pub unreadable: u64,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-pub struct CliStats {
-    pub read: SourceStats,
-    /// Distinct calls.
-    pub calls: u64,
-    /// Calls counted on the relay side instead.
-    pub relayed: u64,
-}
-
-/// The window and grouping, as the report states them.
-#[derive(Debug, Clone)]
-pub struct Query {
-    pub by: By,
-    pub since: Option<Day>,
-    pub until: Option<Day>,
-    pub tz_offset_hours: Option<f64>,
-    pub reasoning_in_output: bool,
-}
+use query::Query;
+use sources::{CliStats, LedgerStats, Sources};
+use tally::{PerRun, Rules, View};
+use transcripts::Transcripts;
 
 pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Result<ExitCode> {
     let cli: UsageCli = match crate::cli::parse_sub(args) {

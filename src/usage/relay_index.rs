@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
 
-use super::scan::Links;
+use super::links::Links;
 use super::transcripts::Transcripts;
 
 /// Where a relay line is in the ledger (its byte offset), and its run.

@@ -5,7 +5,6 @@
 //! escapes), and added to a per-thread tally; the tallies are merged at the end.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::{self, BufRead as _, BufReader, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
@@ -13,6 +12,7 @@ use anyhow::Context as _;
 use serde::Deserialize;
 
 use super::clock::Clock;
+use super::links::Links;
 use super::relay_index::RelayIndex;
 use super::tally::{PerRun, Rules, Tally, View};
 use super::transcripts::Transcripts;
@@ -95,16 +95,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-/// Which transcript calls went through the relay, and in which run.
-#[derive(Debug, Default)]
-pub struct Links {
-    /// Transcript call (index) → the run of the relay line with the same request or
-    /// message id.
-    pub by_id: Vec<(usize, Box<str>)>,
-    /// CLI session → the run of a relay line that carried it.
-    pub by_session: HashMap<Box<str>, Box<str>>,
-}
-
 /// The ledger, added up.
 #[derive(Debug, Default)]
 pub struct Scan {
@@ -122,10 +112,7 @@ impl Scan {
     pub fn merge(&mut self, other: Scan) {
         self.tally.merge(other.tally);
         self.relay.merge(other.relay);
-        self.links.by_id.extend(other.links.by_id);
-        for (session, run) in other.links.by_session {
-            self.links.by_session.entry(session).or_insert(run);
-        }
+        self.links.merge(other.links);
         self.index.merge(other.index);
         self.lines += other.lines;
         self.unreadable += other.unreadable;

@@ -8,11 +8,13 @@ use std::io::{BufWriter, IsTerminal as _, Write as _};
 use owo_colors::{AnsiColors, OwoColorize as _};
 use serde::Serialize;
 
+use super::bar;
+use super::query::Query;
 use super::reconcile::{Row, Status, TOLERANCE};
+use super::sources::{CliStats, Sources};
 use super::stack::Stack;
 use super::summary::{CACHE_HINT_BELOW, Cost, Group, Summary};
 use super::tally::{By, Counts};
-use super::{CliStats, Query, Sources, bar};
 use crate::state::ledger::Tokens;
 use crate::term::emit;
 

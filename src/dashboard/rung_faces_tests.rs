@@ -1,6 +1,6 @@
-//! The one rule, fed every state, and every face that draws on it: the cascade's choice,
-//! `--dry-run`'s line, `--status`'s row and JSON, `--check-fallback`'s verdict, the
-//! dashboard's row and the statusline's fallback word.
+//! Tests of the one rule (`launch::rung_state`), fed every state, and of every face that
+//! draws on it: the cascade's choice, `--dry-run`'s line, `--status`'s row and JSON,
+//! `--check-fallback`'s verdict, the dashboard's row and the statusline's fallback word.
 
 use std::time::Duration;
 
@@ -154,7 +154,7 @@ fn every_face_draws_each_state_from_the_one_rule() {
         let mut document = json.clone();
         document["rung"] = serde_json::json!(2);
         document["backend"] = serde_json::json!("codex");
-        let html = super::page::rung_row(&document);
+        let html = super::rungs::rung_row(&document);
         // The cascade's choice, and --dry-run's line for it.
         let action = state.launch_action(Some(&Check::SelfCheck));
         let status = Status::of_state(&state, action == Action::Run, *NOW);
