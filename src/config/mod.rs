@@ -17,6 +17,7 @@ pub mod limits;
 pub mod pricing;
 pub mod relay;
 pub mod store;
+mod words;
 
 use crate::adapter::Family;
 use crate::bounds::{self, Bounds, Unit};

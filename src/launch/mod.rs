@@ -401,7 +401,8 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
     let env = rung::launch_env(backend)
         .map_err(|unusable| usage(format!("--use {spec}: {}", unusable.reason)))?;
     // The user still writes Claude Code's command line: it goes in the CLI's words.
-    let translation = rung::translate_for(backend, run_model.as_deref(), options.args)
+    let translation = backend
+        .in_own_words(run_model.as_deref(), options.args)
         .map_err(|refusal| usage(format!("--use {spec}: {}", refusal.what())))?;
     let argv = vec![binary.to_string_lossy().into_owned()];
     if options.dry_run {

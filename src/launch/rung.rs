@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::accounts::AccountDef;
 use crate::adapter::Family;
 use crate::adapter::claude::bare_model;
-use crate::adapter::dialect::{self, Refusal, Translation};
+use crate::adapter::dialect::{Refusal, Translation};
 use crate::backend::discover;
 use crate::config::{Backend, Config, ProbeKind, RungDef};
 use crate::error_class::ErrorClass;
@@ -162,32 +162,8 @@ impl Rung<'_> {
     /// The words the launch gives its binary: the user's (Claude Code's command line) in
     /// this rung's CLI's dialect, with the rung's model — or the flag it cannot take.
     pub fn translate(&self, args: &[OsString]) -> Result<Translation, Refusal> {
-        translate_for(self.backend, self.run_model.as_deref(), args)
+        self.backend.in_own_words(self.run_model.as_deref(), args)
     }
-}
-
-/// The user's words for `backend`'s CLI, with `model` (DESIGN.md §16 "Dialects"):
-/// translated unless the backend says `translate = false`.
-pub fn translate_for(
-    backend: &Backend,
-    model: Option<&str>,
-    args: &[OsString],
-) -> Result<Translation, Refusal> {
-    let family = backend.family;
-    let dialect = if backend.translate {
-        dialect::of(family)
-    } else {
-        None
-    };
-    dialect::translate(
-        dialect,
-        &dialect::Request {
-            args,
-            model,
-            model_flag: backend.model_flag.as_deref(),
-            vendor: &backend.vendor,
-        },
-    )
 }
 
 /// Resolves an alias through the backend's `models`; anything else is a full id, verbatim.

@@ -32,7 +32,7 @@ use crate::adapter::{CheckDir, Env, Meaning, Said, SelfCheck, Trust};
 use crate::child::{Group, Job, Stopped};
 use crate::error_class::ErrorClass;
 use crate::launch::parking::{self, Parking};
-use crate::launch::rung::{self, Ready, Rung};
+use crate::launch::rung::{Ready, Rung};
 use crate::probe::Outcome;
 use crate::state::ledger::Tokens;
 use crate::state::meter::{CallInfo, Meter, Spent, estimate_tokens};
@@ -87,7 +87,9 @@ pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
         .chain(own)
         .map(|word| OsString::from(if *word == "PROMPT" { PROMPT } else { word }))
         .collect();
-    rung::translate_for(rung.backend, model(rung), &args).map(|t| t.argv)
+    rung.backend
+        .in_own_words(model(rung), &args)
+        .map(|t| t.argv)
 }
 
 fn model<'r>(rung: &'r Rung) -> Option<&'r str> {

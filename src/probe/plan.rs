@@ -1,6 +1,7 @@
 //! From a backend's probe settings to a concrete call: the same base URL, credential and
 //! model the launched CLI will use. Unset `url`/`key` mean "what the CLI itself uses".
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
@@ -195,22 +196,23 @@ fn command_call(
             .map(|arg| env.expand(arg, false))
             .collect::<Result<Vec<_>, _>>()?,
         None => {
-            let mut argv = vec![binary.to_string_lossy().into_owned()];
-            if let (Some(flag), Some(model)) = (&backend.model_flag, run_model) {
-                argv.extend([flag.clone(), model.to_string()]);
-            }
-            // A one-word headless prompt in the CLI's own words: `-p hi`, or opencode's
-            // `run hi` (its `-p` is a password).
-            if crate::adapter::opencode::is_opencode(&backend.command) {
-                argv.extend(
-                    crate::adapter::opencode::PROBE_ARGS
+            // A one-word headless prompt, `-p hi` in Claude Code's words, said in the CLI's
+            // own by its dialect as a launch would say it: `codex exec` (its `-p` is a
+            // profile), `opencode run` (its `-p` is a password).
+            let words = [OsString::from("-p"), OsString::from("hi")];
+            let said = backend
+                .in_own_words(run_model, &words)
+                .map_err(|refusal| PlanError {
+                    class: ErrorClass::Misconfigured,
+                    reason: format!("backends.{}: {refusal}", backend.name),
+                })?;
+            std::iter::once(binary.to_string_lossy().into_owned())
+                .chain(
+                    said.argv
                         .iter()
-                        .map(ToString::to_string),
-                );
-            } else {
-                argv.extend(["-p".to_string(), "hi".to_string()]);
-            }
-            argv
+                        .map(|word| word.to_string_lossy().into_owned()),
+                )
+                .collect()
         }
     };
     if argv.is_empty() {

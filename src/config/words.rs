@@ -1,0 +1,33 @@
+//! What a backend makes of Claude Code's words (DESIGN.md §16 "Dialects"): its CLI's own,
+//! through the adapter's dialect of that CLI, unless the backend says `translate = false`.
+//! The launch, `--dry-run`, the CLI's own check and the command probe all say their words
+//! here, so a probe runs the same headless form the launch would.
+
+use std::ffi::OsString;
+
+use super::Backend;
+use crate::adapter::dialect::{self, Refusal, Translation};
+
+impl Backend {
+    /// `args`, Claude Code's words, in this backend's CLI's words with `model`.
+    pub fn in_own_words(
+        &self,
+        model: Option<&str>,
+        args: &[OsString],
+    ) -> Result<Translation, Refusal> {
+        let dialect = if self.translate {
+            dialect::of(self.family)
+        } else {
+            None
+        };
+        dialect::translate(
+            dialect,
+            &dialect::Request {
+                args,
+                model,
+                model_flag: self.model_flag.as_deref(),
+                vendor: &self.vendor,
+            },
+        )
+    }
+}
