@@ -5,37 +5,34 @@
 use std::path::Path;
 
 use crate::adapter::{Env, Family};
-use crate::backend::{AuthScheme, ChildEnv, Credential, OwnLogin};
+use crate::backend::{AuthScheme, Credential};
 use crate::bounded_read;
 use crate::login::{self, Login};
 use crate::probe::login::{LoginRung, Store};
 
-/// The store of `own`, as the CLI itself would find it in its launch environment `child`
-/// (a backend's `env` may move its home): the login is keyed by the CLI's adapter from
-/// the same environment, as parking and the statusline key it.
-pub fn read(own: OwnLogin, child: &ChildEnv) -> Store {
-    read_login(own, &child.adapter()).unwrap_or(Store::Empty)
+/// The store of `own`'s CLI, as the CLI itself would find it in its launch environment
+/// `child` (a backend's `env` may move its home): the login is keyed by the CLI's adapter
+/// from the same environment, as parking and the statusline key it.
+pub fn read(own: Family, child: &Env) -> Store {
+    read_login(own, child).unwrap_or(Store::Empty)
 }
 
 /// The subscription login a CLI of `family` finds in `env` (a `login` account's directory
 /// in its home variable): presence, plan and expiry, keyed by its adapter — never a token.
 /// `None` when there is none there, or agent knows no login store of that CLI.
 pub fn login_in(family: Family, env: &Env) -> Option<LoginRung> {
-    let own = match family {
-        Family::Claude => OwnLogin::ClaudeCode,
-        Family::Codex => OwnLogin::Codex,
-        Family::Gemini => OwnLogin::GeminiCli,
-        Family::Agy | Family::Opencode | Family::Other => return None,
-    };
-    match read_login(own, env)? {
+    if matches!(family, Family::Agy | Family::Opencode | Family::Other) {
+        return None;
+    }
+    match read_login(family, env)? {
         Store::Login(login) => Some(login),
         Store::Key(_) | Store::Empty => None,
     }
 }
 
-fn read_login(own: OwnLogin, env: &Env) -> Option<Store> {
+fn read_login(own: Family, env: &Env) -> Option<Store> {
     match own {
-        OwnLogin::ClaudeCode => {
+        Family::Claude => {
             let dir = Family::Claude.home(env)?;
             // agent's own store is read as Claude Code reads it (the Keychain first on
             // macOS); a directory moved by the backend's `env` or a `login` account as
@@ -47,7 +44,7 @@ fn read_login(own: OwnLogin, env: &Env) -> Option<Store> {
             };
             found(Family::Claude, env, login)
         }
-        OwnLogin::Codex => {
+        Family::Codex => {
             let home = Family::Codex.home(env)?;
             let auth = if Some(&home) == Family::Codex.home(&Env::process()).as_ref() {
                 login::codex::read_login()?
@@ -60,7 +57,7 @@ fn read_login(own: OwnLogin, env: &Env) -> Option<Store> {
                 login::codex::Auth::Other(_) => None,
             }
         }
-        OwnLogin::GeminiCli => {
+        Family::Gemini => {
             let dir = Family::Gemini.home(env)?;
             // Another auth type (an API key, Vertex AI) is not the Google login.
             let selected = login::gemini::read_auth_type(&dir);
@@ -74,13 +71,15 @@ fn read_login(own: OwnLogin, env: &Env) -> Option<Store> {
         }
         // Where agy keeps its login is not confirmed (research §4.1): an installed agy is
         // taken as logged in; its windows come from its own `/usage`.
-        OwnLogin::Antigravity => Some(Store::Login(LoginRung {
+        Family::Agy => Some(Store::Login(LoginRung {
             cli: Family::Agy.name(),
             key: Family::Agy.login_key(env, None)?,
             origin: "store".to_string(),
             plan: None,
             expires_at: None,
         })),
+        // agent knows no login store of theirs.
+        Family::Opencode | Family::Other => None,
     }
 }
 
