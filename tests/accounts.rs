@@ -560,3 +560,57 @@ fn with_no_accounts_the_list_shows_the_clis_own_login_and_how_to_add_a_second() 
         run.stdout
     );
 }
+
+#[test]
+fn a_codex_key_account_reaches_codex_in_the_variable_its_own_config_names() {
+    const SECRET: &str = "sk-codex-account-SECRET-444444";
+    let w = world();
+    w.sb.env("CODEX_ACCOUNT_KEY", SECRET);
+    // agent's own Codex home (the world's ~/.codex) names MOCK_OPENAI_KEY; the backend's
+    // `env` moves codex to a home whose provider reads its key from MY_KEY.
+    w.sb.env("CODEX_HOME", w.sb.home().join(".codex").to_string_lossy());
+    let child_home = w.sb.write_file(
+        "codex-work/config.toml",
+        &format!(
+            "model = \"{model}\"\nmodel_provider = \"mine\"\n\n[model_providers.mine]\nname = \"mine\"\nbase_url = \"{url}/v1\"\nenv_key = \"MY_KEY\"\nwire_api = \"responses\"\n",
+            model = crate::world::CODEX_MODEL,
+            url = w.api.url(),
+        ),
+    );
+    let child_home = child_home.parent().unwrap().to_string_lossy().into_owned();
+    w.sb.write_config(&format!(
+        r#"
+[backends.codex]
+env = {{ CODEX_HOME = "{child_home}" }}
+
+[[rungs]]
+backend = "codex"
+
+[[accounts]]
+name = "work"
+backend = "codex"
+kind = "api_key"
+secret_env = "CODEX_ACCOUNT_KEY"
+"#
+    ));
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert!(run.success(), "{run:?}");
+    let calls = w.sb.calls("codex");
+    let launch = calls.last().expect("codex launched");
+    assert_eq!(
+        launch.env.get("CODEX_HOME").map(String::as_str),
+        Some(child_home.as_str())
+    );
+    assert_eq!(
+        launch.env.get("MY_KEY").map(String::as_str),
+        Some(SECRET),
+        "the account's secret goes where the child's config.toml reads it"
+    );
+    assert_ne!(
+        launch.env.get("MOCK_OPENAI_KEY").map(String::as_str),
+        Some(SECRET),
+        "not where agent's own config.toml names"
+    );
+}

@@ -22,14 +22,15 @@ fn endpoint(
     account: &AccountDef,
     secret: &str,
 ) -> Result<crate::backend::Endpoint, String> {
-    let var = crate::accounts::secret_var(account, backend);
     let mut set = crate::backend::endpoint::backend_env(backend).map_err(|err| err.reason)?;
+    let var = crate::accounts::secret_var(
+        account,
+        backend,
+        &crate::adapter::Env::child(&set, &backend.env_remove),
+    );
     set.retain(|(name, _)| name != &var);
     set.push((var.clone(), secret.to_string()));
-    let child = crate::backend::ChildEnv {
-        set: &set,
-        removed: &backend.env_remove,
-    };
+    let child = crate::adapter::Env::child(&set, &backend.env_remove);
     let account = crate::backend::Account {
         name: &account.name,
         var: &var,

@@ -12,33 +12,32 @@ use std::path::Path;
 
 pub use crate::config::accounts::{AccountDef, Invalid, Kind, Rotation, name_problem};
 
-use crate::adapter::Family;
+use crate::adapter::Env;
 use crate::config::{Backend, Config, RungDef};
 
-/// The variable the launched CLI reads this account's secret from.
-pub fn secret_var(account: &AccountDef, backend: &Backend) -> String {
+/// The variable the launched CLI reads this account's secret from in `child`, its
+/// environment (the backend's `env` over agent's: Codex's provider names it in the
+/// `config.toml` the CLI finds there): as the account says, else its CLI's adapter's answer.
+pub fn secret_var(account: &AccountDef, backend: &Backend, child: &Env) -> String {
     if let Some(var) = &account.secret_var {
         return var.clone();
     }
-    match (backend.family, account.kind) {
+    match account.kind {
         // A login carries no secret: nothing is passed in a variable. Named for
         // completeness (its CLI's home variable is what moves).
-        (family, Kind::Login) => family
+        Kind::Login => backend
+            .family
             .home_vars()
             .first()
             .map_or_else(String::new, |var| (*var).to_string()),
-        (Family::Claude, Kind::Oauth) => "CLAUDE_CODE_OAUTH_TOKEN".into(),
-        (Family::Claude, Kind::ApiKey) => "ANTHROPIC_API_KEY".into(),
-        (Family::Gemini, _) => "GEMINI_API_KEY".into(),
-        (Family::Codex, _) => crate::adapter::codex::config(&crate::adapter::Env::process())
-            .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
-            .unwrap_or_else(|| "OPENAI_API_KEY".into()),
-        (Family::Agy | Family::Opencode | Family::Other, _) => "OPENAI_API_KEY".into(),
+        Kind::Oauth => backend.family.secret_var(child, true),
+        Kind::ApiKey => backend.family.secret_var(child, false),
     }
 }
 
 /// Environment variables that carry a credential for this CLI family: removed from the
-/// launched CLI's environment so it uses the chosen account and no other.
+/// launched CLI's environment so it uses the chosen account and no other — each account's
+/// variable as the CLI's environment the backend gives it names it.
 pub fn credential_vars(backend: &Backend, accounts: &[AccountDef]) -> Vec<String> {
     let mut vars: Vec<String> = backend
         .family
@@ -46,13 +45,21 @@ pub fn credential_vars(backend: &Backend, accounts: &[AccountDef]) -> Vec<String
         .iter()
         .map(|var| (*var).to_string())
         .collect();
-    for account in accounts
+    let keyed: Vec<&AccountDef> = accounts
         .iter()
         .filter(|a| a.backend == backend.name && !a.is_login())
-    {
+        .collect();
+    if keyed.is_empty() {
+        return vars;
+    }
+    // A backend whose `env` cannot be expanded is refused by the launch before this
+    // matters; its variables are then read as agent's own.
+    let set = crate::backend::endpoint::backend_env(backend).unwrap_or_default();
+    let child = Env::child(&set, &backend.env_remove);
+    for account in keyed {
         for var in [
             account.secret_env.clone(),
-            Some(secret_var(account, backend)),
+            Some(secret_var(account, backend, &child)),
         ]
         .into_iter()
         .flatten()

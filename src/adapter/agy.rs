@@ -6,11 +6,26 @@
 
 use std::path::PathBuf;
 
+use super::endpoint::EndpointDefaults;
 use super::{Account, Env};
 
 pub const HOME_VARS: &[&str] = &[];
 pub const CREDENTIAL_VARS: &[&str] = &[];
 pub const MODEL_VAR: Option<&str> = None;
+
+// What it reads to find its API, and where an account's secret reaches it
+// (`Family::endpoint_defaults`, `Family::secret_var`).
+
+/// Whatever API it calls is not confirmed: taken as an OpenAI-style CLI, on its own login.
+pub fn endpoint() -> EndpointDefaults {
+    EndpointDefaults {
+        own_login: true,
+        ..EndpointDefaults::openai_style()
+    }
+}
+
+/// An account's secret: no variable of its own is known, so an OpenAI-style key's.
+pub const SECRET_VAR: &str = "OPENAI_API_KEY";
 
 /// The one identity an agy login is known by.
 pub const IDENTITY: &str = "default";

@@ -25,6 +25,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::endpoint::{EndpointDefaults, KeyVar, OpenAiBase, Scheme, WireApi};
 use super::{Account, Env, Trust};
 
 /// The variable that moves Claude Code's configuration directory.
@@ -47,6 +48,43 @@ pub const MODEL_VAR: Option<&str> = Some("ANTHROPIC_MODEL");
 /// The prefix of a token's identity: `token:` and 16 hex digits of its SHA-256.
 pub const TOKEN_PREFIX: &str = "token:";
 const FINGERPRINT_LEN: usize = 16;
+
+// What it reads to find its API, and where an account's secret reaches it
+// (`Family::endpoint_defaults`, `Family::secret_var`).
+
+/// The Anthropic API, with its key from the first of [`CREDENTIAL_VARS`] that is set: an
+/// API key as `x-api-key`, `ANTHROPIC_AUTH_TOKEN` as a bearer, a subscription token with
+/// the OAuth header; given none, its own login store.
+pub fn endpoint(_env: &Env) -> EndpointDefaults {
+    EndpointDefaults {
+        api: WireApi::Anthropic,
+        key_vars: CREDENTIAL_VARS
+            .iter()
+            .map(|var| KeyVar::new(var, key_scheme(var)))
+            .collect(),
+        openai_base: OpenAiBase::Variable,
+        own_login: true,
+    }
+}
+
+/// How it sends the key it reads from `var`.
+fn key_scheme(var: &str) -> Scheme {
+    match var {
+        "ANTHROPIC_API_KEY" => Scheme::XApiKey,
+        OAUTH_TOKEN_VAR => Scheme::OAuth,
+        _ => Scheme::Bearer,
+    }
+}
+
+/// An account's secret: a subscription token in its own variable, a key in
+/// `ANTHROPIC_API_KEY`.
+pub fn secret_var(is_subscription_token: bool) -> &'static str {
+    if is_subscription_token {
+        OAUTH_TOKEN_VAR
+    } else {
+        "ANTHROPIC_API_KEY"
+    }
+}
 
 /// Claude Code's configuration directory in `env`.
 pub fn home(env: &Env) -> Option<PathBuf> {

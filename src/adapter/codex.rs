@@ -24,6 +24,9 @@ use serde::Deserialize;
 use super::dialect::Mode::{Headless, Interactive};
 use super::dialect::Session::{Last, New, Pick};
 use super::dialect::{Dialect, Form, Prompt, Words, rule, start, start_lacking_both};
+use super::endpoint::{
+    EndpointDefaults, KeyVar, OpenAiBase, OpenAiForm, Provider, Scheme, WireApi,
+};
 use super::{Account, Env, Trust};
 
 pub const HOME_VAR: &str = "CODEX_HOME";
@@ -33,6 +36,44 @@ pub const CREDENTIAL_VARS: &[&str] = &["OPENAI_API_KEY"];
 pub const USAGE_WORDS: &[&str] = &["error: unexpected argument", "error: invalid value"];
 
 pub const MODEL_VAR: Option<&str> = None;
+
+// What it reads to find its API, and where an account's secret reaches it
+// (`Family::endpoint_defaults`, `Family::secret_var`).
+
+/// OpenAI's Responses API where its `config.toml` sends it: the custom provider it names
+/// (its base URL, `env_key` and `wire_api`), else OpenAI's own API with `OPENAI_API_KEY`
+/// — never `OPENAI_BASE_URL`, which it ignores; given no key, its own login (`auth.json`).
+/// Its config is read once, from `env` (the launched CLI's).
+pub fn endpoint(env: &Env) -> EndpointDefaults {
+    let provider = config(env).and_then(|config| {
+        config.custom_provider().map(|(name, provider)| Provider {
+            name: name.to_string(),
+            base_url: provider.base_url.clone().unwrap_or_default(),
+            env_key: provider.env_key.clone(),
+            wire_api: provider.wire_api.as_deref().map(|wire| match wire {
+                "chat" => OpenAiForm::Chat,
+                _ => OpenAiForm::Responses,
+            }),
+        })
+    });
+    EndpointDefaults {
+        api: WireApi::OpenAi(Some(OpenAiForm::Responses)),
+        key_vars: CREDENTIAL_VARS
+            .iter()
+            .map(|var| KeyVar::new(var, Scheme::Bearer))
+            .collect(),
+        openai_base: OpenAiBase::Settings(provider),
+        own_login: true,
+    }
+}
+
+/// An account's secret: the variable its custom provider reads (`env_key`) in `env`, else
+/// `OPENAI_API_KEY`.
+pub fn secret_var(env: &Env) -> String {
+    config(env)
+        .and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
+        .unwrap_or_else(|| CREDENTIAL_VARS[0].to_string())
+}
 
 pub fn home(env: &Env) -> Option<PathBuf> {
     match env.get(HOME_VAR) {

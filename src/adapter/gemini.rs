@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use super::dialect::Mode::{Headless, Interactive};
 use super::dialect::Session::{Last, New};
 use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
+use super::endpoint::{EndpointDefaults, KeyVar, OpenAiBase, Scheme, WireApi};
 use super::{Account, Env, Trust};
 
 pub const HOME_VAR: &str = "GEMINI_CLI_HOME";
@@ -33,6 +34,26 @@ pub const USAGE_WORDS: &[&str] = &[
 ];
 
 pub const MODEL_VAR: Option<&str> = Some("GEMINI_MODEL");
+
+// What it reads to find its API, and where an account's secret reaches it
+// (`Family::endpoint_defaults`, `Family::secret_var`).
+
+/// Google's Gemini API, with its key from the first of [`CREDENTIAL_VARS`] that is set
+/// (`x-goog-api-key`); given none, its own Google login.
+pub fn endpoint(_env: &Env) -> EndpointDefaults {
+    EndpointDefaults {
+        api: WireApi::Gemini,
+        key_vars: CREDENTIAL_VARS
+            .iter()
+            .map(|var| KeyVar::new(var, Scheme::GoogApiKey))
+            .collect(),
+        openai_base: OpenAiBase::Variable,
+        own_login: true,
+    }
+}
+
+/// An account's secret (a key, whatever the account's kind).
+pub const SECRET_VAR: &str = "GEMINI_API_KEY";
 
 pub fn home(env: &Env) -> Option<PathBuf> {
     let home = match env.get(HOME_VAR) {

@@ -16,6 +16,7 @@ pub mod agy;
 pub mod claude;
 pub mod codex;
 pub mod dialect;
+pub mod endpoint;
 pub mod gemini;
 pub mod opencode;
 
@@ -60,7 +61,8 @@ impl<'a> Env<'a> {
         }
     }
 
-    /// The value the CLI will see, as set (empty or not).
+    /// The value the CLI will see, as set (empty or not): of a variable set twice, the last,
+    /// as `Command::env` leaves it.
     pub fn raw(&self, name: &str) -> Option<String> {
         if let Some((_, value)) = self.set.iter().rev().find(|(key, _)| key == name) {
             return Some(value.clone());
@@ -71,8 +73,8 @@ impl<'a> Env<'a> {
         std::env::var(name).ok()
     }
 
-    /// The value when set and not empty (an empty home variable is taken as unset), as
-    /// `backend::ChildEnv::get` reads a credential.
+    /// The value when set and not empty (an empty home variable is taken as unset, and so
+    /// is an empty credential).
     pub fn get(&self, name: &str) -> Option<String> {
         self.raw(name).filter(|value| !value.is_empty())
     }
@@ -348,6 +350,37 @@ impl Family {
             Family::Codex => codex::config(env).and_then(|c| c.model),
             Family::Gemini => gemini::settings_model(env),
             Family::Agy | Family::Opencode | Family::Other => None,
+        }
+    }
+
+    /// What the CLI reads in `env` to find the API it calls — `configured`, when agent's
+    /// configuration names one (a probe of that kind), else its own.
+    pub fn endpoint_defaults(
+        self,
+        configured: Option<endpoint::WireApi>,
+        env: &Env,
+    ) -> endpoint::EndpointDefaults {
+        let own = match self {
+            Family::Claude => claude::endpoint(env),
+            Family::Codex => codex::endpoint(env),
+            Family::Gemini => gemini::endpoint(env),
+            Family::Agy => agy::endpoint(),
+            Family::Opencode => opencode::endpoint(),
+            Family::Other => endpoint::EndpointDefaults::openai_style(),
+        };
+        own.on(configured, env)
+    }
+
+    /// The variable the CLI reads an account's secret from in `env` (the launched CLI's):
+    /// a subscription token's own variable where it has one.
+    pub fn secret_var(self, env: &Env, is_subscription_token: bool) -> String {
+        match self {
+            Family::Claude => claude::secret_var(is_subscription_token).to_string(),
+            Family::Codex => codex::secret_var(env),
+            Family::Gemini => gemini::SECRET_VAR.to_string(),
+            Family::Agy => agy::SECRET_VAR.to_string(),
+            Family::Opencode => opencode::SECRET_VAR.to_string(),
+            Family::Other => OPENAI_STYLE_CREDENTIAL_VARS[0].to_string(),
         }
     }
 }

@@ -52,6 +52,18 @@ pub const CREDENTIAL_VARIABLES: &[&str] = &["OPENCODE_AUTH_CONTENT", "OPENCODE_A
 /// one-word headless prompt. `-p hi`, the other CLIs' form, would be its `--password`.
 pub const PROBE_ARGS: &[&str] = &["run", "hi"];
 
+// What it reads to find its API, and where an account's secret reaches it
+// (`Family::endpoint_defaults`, `Family::secret_var`).
+
+/// It calls whichever provider its own settings name; agent takes it as an OpenAI-style
+/// CLI (`OPENAI_BASE_URL`, `OPENAI_API_KEY`) when a check must reach its vendor's API.
+pub fn endpoint() -> super::endpoint::EndpointDefaults {
+    super::endpoint::EndpointDefaults::openai_style()
+}
+
+/// An account's secret: the OpenAI-style key, one of the provider variables it reads.
+pub const SECRET_VAR: &str = "OPENAI_API_KEY";
+
 /// The query `--usage` asks `opencode db` for: every assistant message with its time and
 /// data (tokens, provider, model).
 pub const USAGE_QUERY: &str = "SELECT id, session_id, time_created, data FROM message \

@@ -3,7 +3,8 @@
 //! environment. A probe, an account check and the doctor all start from this answer, so
 //! they reach the host the launched CLI reaches, with the credential it sends.
 
-use crate::adapter::{Family, codex};
+use crate::adapter::endpoint::{EndpointDefaults, KeyVar, OpenAiBase, OpenAiForm, Scheme, WireApi};
+use crate::adapter::{Env, Family};
 use crate::config::{Auth, Backend, OpenAiApi, ProbeKind};
 use crate::error_class::ErrorClass;
 use crate::expand::{MissingVar, expand_with};
@@ -98,21 +99,6 @@ impl Credential {
     }
 }
 
-/// A CLI's own login store, which the CLI uses when it is given no key (DESIGN §12): a
-/// subscription login, never for prompts. Whether the store holds a login is read on the
-/// calls floor (`login::`), never here, and never its token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OwnLogin {
-    /// `~/.claude/.credentials.json` (or the macOS Keychain).
-    ClaudeCode,
-    /// `$CODEX_HOME/auth.json`: a ChatGPT login, or a key stored by `codex login --api-key`.
-    Codex,
-    /// `~/.gemini/oauth_creds.json`, when its settings select the Google login.
-    GeminiCli,
-    /// Antigravity's own login (presence only).
-    Antigravity,
-}
-
 /// The API a backend's CLI will call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
@@ -125,8 +111,10 @@ pub struct Endpoint {
     /// Where the credential came from (`env:VAR`, `account:NAME`, `config:BACKEND`), or
     /// why there is none (`none`, `codex-provider:NAME`, `login:CLI`): part of the health key.
     pub source: String,
-    /// With no credential: the CLI's own login store it falls back to, if it has one.
-    pub own_login: Option<OwnLogin>,
+    /// With no credential: the CLI whose own login store it falls back to (DESIGN §12: a
+    /// subscription login, never for prompts), if it has one. Whether the store holds a
+    /// login is read on the calls floor (`login::`), never here, and never its token.
+    pub own_login: Option<Family>,
 }
 
 impl Endpoint {
@@ -170,52 +158,32 @@ pub struct Account<'a> {
     pub var: &'a str,
 }
 
-/// The launched CLI's environment: what is set on top of agent's, and what is removed.
-pub struct ChildEnv<'a> {
-    pub set: &'a [(String, String)],
-    pub removed: &'a [String],
+/// `${VAR}` expanded from the launched CLI's environment `child`; an unset or empty variable
+/// is an error.
+pub fn expand(child: &Env, text: &str, is_credential: bool) -> Result<String, PlanError> {
+    expand_with(text, &|name| child.raw(name))
+        .map_err(|var| PlanError::missing(&var, is_credential))
 }
 
-impl ChildEnv<'_> {
-    /// The same environment, as the CLIs' adapters read it.
-    pub fn adapter(&self) -> crate::adapter::Env<'_> {
-        crate::adapter::Env::child(self.set, self.removed)
-    }
+/// The credential in `name`, when it is set and not empty.
+fn credential(child: &Env, name: &str, auth: AuthScheme) -> Option<Credential> {
+    child.get(name).map(|value| Credential {
+        value,
+        source: format!("env:{name}"),
+        auth,
+    })
+}
 
-    /// The value the CLI will see, as set (empty or not).
-    pub fn raw(&self, name: &str) -> Option<String> {
-        if let Some((_, value)) = self.set.iter().find(|(key, _)| key == name) {
-            return Some(value.clone());
-        }
-        if self.removed.iter().any(|removed| removed == name) {
-            return None;
-        }
-        std::env::var(name).ok()
-    }
+/// The credential in `name`, which must be set.
+fn required(child: &Env, name: &str, auth: AuthScheme) -> Result<Credential, PlanError> {
+    credential(child, name, auth)
+        .ok_or_else(|| PlanError::missing(&MissingVar(name.to_string()), true))
+}
 
-    /// The value when set and not empty.
-    pub fn get(&self, name: &str) -> Option<String> {
-        self.raw(name).filter(|value| !value.is_empty())
-    }
-
-    /// `${VAR}` expanded from the CLI's environment; an unset or empty variable is an error.
-    pub fn expand(&self, text: &str, is_credential: bool) -> Result<String, PlanError> {
-        expand_with(text, &|name| self.raw(name))
-            .map_err(|var| PlanError::missing(&var, is_credential))
-    }
-
-    fn credential(&self, name: &str, auth: AuthScheme) -> Option<Credential> {
-        self.get(name).map(|value| Credential {
-            value,
-            source: format!("env:{name}"),
-            auth,
-        })
-    }
-
-    fn required(&self, name: &str, auth: AuthScheme) -> Result<Credential, PlanError> {
-        self.credential(name, auth)
-            .ok_or_else(|| PlanError::missing(&MissingVar(name.to_string()), true))
-    }
+/// The first credential set among the CLI's key variables.
+fn first_set(child: &Env, vars: &[KeyVar]) -> Option<Credential> {
+    vars.iter()
+        .find_map(|var| credential(child, &var.name, auth_scheme(var.scheme)))
 }
 
 /// The backend's extra environment for its CLI (`env`), expanded from agent's; an unset
@@ -234,32 +202,31 @@ pub fn backend_env(backend: &Backend) -> Result<Vec<(String, String)>, PlanError
 }
 
 /// The API a backend's CLI will call, with the credential it will send. `account`'s
-/// secret must already be set in `child` under `account.var`: with an account, its
-/// credential is the one used, whatever else the backend names.
+/// secret must already be set in `child` (the launched CLI's environment) under
+/// `account.var`: with an account, its credential is the one used, whatever else the
+/// backend names. What the CLI itself reads is its adapter's answer
+/// ([`Family::endpoint_defaults`]); this puts it together with the configuration.
 pub fn resolve(
     backend: &Backend,
     account: Option<Account>,
-    child: &ChildEnv,
+    child: &Env,
 ) -> Result<Endpoint, PlanError> {
     let family = backend.family;
     let def = &backend.probe;
     let explicit = def.url.is_some() || def.key.is_some();
-    let api = match def.kind {
-        ProbeKind::Anthropic => Api::Anthropic,
-        ProbeKind::Openai => Api::OpenAi(def.api),
-        ProbeKind::Gemini => Api::Gemini,
+    let configured = match def.kind {
+        ProbeKind::Anthropic => Some(WireApi::Anthropic),
+        ProbeKind::Openai => Some(WireApi::OpenAi(Some(openai_form(def.api)))),
+        ProbeKind::Gemini => Some(WireApi::Gemini),
         // A CLI probed by running it still talks to its vendor's API: an account check
         // goes there.
-        ProbeKind::Command | ProbeKind::None => match family {
-            Family::Claude => Api::Anthropic,
-            Family::Gemini => Api::Gemini,
-            Family::Codex => Api::OpenAi(OpenAiApi::Responses),
-            Family::Agy | Family::Opencode | Family::Other => Api::OpenAi(def.api),
-        },
+        ProbeKind::Command | ProbeKind::None => None,
     };
+    let cli = family.endpoint_defaults(configured, child);
+    let api = api_of(cli.api, def.api);
     let url = |default: String| -> Result<String, PlanError> {
         match &def.url {
-            Some(url) => child.expand(url, false),
+            Some(url) => expand(child, url, false),
             None => Ok(default),
         }
     };
@@ -268,7 +235,7 @@ pub fn resolve(
             .as_ref()
             .map(|text| {
                 Ok(Credential {
-                    value: child.expand(text, true)?,
+                    value: expand(child, text, true)?,
                     source: key_source(text, &backend.name),
                     auth,
                 })
@@ -278,8 +245,7 @@ pub fn resolve(
     let account_credential = |auth: AuthScheme| -> Result<Option<Credential>, PlanError> {
         account
             .map(|account| {
-                child
-                    .credential(account.var, auth)
+                credential(child, account.var, auth)
                     .map(|credential| Credential {
                         source: format!("account:{}", account.name),
                         ..credential
@@ -305,7 +271,7 @@ pub fn resolve(
                 };
                 (base, credential)
             } else {
-                as_claude_code(child, account, account_credential)?
+                as_claude_code(child, &cli, account, account_credential)?
             }
         }
         Api::OpenAi(_) if explicit => {
@@ -315,7 +281,7 @@ pub fn resolve(
             };
             (url(OPENAI_API.into())?, credential)
         }
-        Api::OpenAi(_) => as_openai_cli(child, family, account_credential(AuthScheme::Bearer)?)?,
+        Api::OpenAi(_) => as_openai_cli(child, &cli, account_credential(AuthScheme::Bearer)?)?,
         Api::Gemini => {
             let base = url(child
                 .get("GOOGLE_GEMINI_BASE_URL")
@@ -325,38 +291,41 @@ pub fn resolve(
                 None => match configured_key(AuthScheme::GoogApiKey)? {
                     Some(credential) => Some(credential),
                     // No key: Gemini CLI uses its own Google login, when it has one.
-                    None => child
-                        .credential("GEMINI_API_KEY", AuthScheme::GoogApiKey)
-                        .or_else(|| child.credential("GOOGLE_API_KEY", AuthScheme::GoogApiKey)),
+                    None => first_set(child, &cli.key_vars),
                 },
             };
             (base, credential)
         }
     };
-    let api = match (api, &credential) {
-        // Codex's provider may name its own wire API.
-        (Api::OpenAi(_), _) if !explicit && family == Family::Codex => {
-            codex_wire_api(def.api, child)
-        }
+    let api = match (api, &cli.openai_base) {
+        // A CLI that follows its own settings (Codex's provider) may have them name its
+        // wire API.
+        (Api::OpenAi(_), OpenAiBase::Settings(provider)) if !explicit => Api::OpenAi(
+            provider
+                .as_ref()
+                .and_then(|provider| provider.wire_api)
+                .map_or(def.api, openai_api),
+        ),
         _ => api,
     };
     let credential = credential.map(as_subscription_if_oauth);
     let own_login = (credential.is_none() && !explicit && account.is_none())
-        .then(|| own_login(backend, family, api, &base, child))
+        .then(|| own_login(backend, &cli, api, &base))
         .flatten();
     let source = match &credential {
         Some(credential) => {
             crate::redact::register(&credential.value);
             credential.source.clone()
         }
-        None if family == Family::Codex && !explicit => codex::config(&child.adapter())
-            .and_then(|config| config.custom_provider().map(|(name, _)| name.to_string()))
-            .map_or_else(
+        // A CLI that follows its own settings is known by the provider they name.
+        None if !explicit && let OpenAiBase::Settings(provider) = &cli.openai_base => {
+            provider.as_ref().map_or_else(
                 || "none".to_string(),
-                |name| format!("codex-provider:{name}"),
-            ),
+                |provider| format!("codex-provider:{}", provider.name),
+            )
+        }
         None => match own_login {
-            Some(login) => format!("login:{}", login.cli_name()),
+            Some(login) => format!("login:{}", login.name()),
             None => "none".to_string(),
         },
     };
@@ -369,39 +338,16 @@ pub fn resolve(
     })
 }
 
-impl OwnLogin {
-    /// The CLI's command name, as login keys and sources name it.
-    pub fn cli_name(self) -> &'static str {
-        match self {
-            OwnLogin::ClaudeCode => "claude",
-            OwnLogin::Codex => "codex",
-            OwnLogin::GeminiCli => "gemini",
-            OwnLogin::Antigravity => "agy",
-        }
-    }
-}
-
-/// The login store the CLI falls back to when it is given no credential: only for the
-/// built-in CLIs talking to their own vendor (asked only with no account and no configured
-/// key or URL; for Codex, no custom provider; for Claude Code, not the proxy).
-fn own_login(
-    backend: &Backend,
-    family: Family,
-    api: Api,
-    base: &str,
-    child: &ChildEnv,
-) -> Option<OwnLogin> {
+/// The login store the CLI falls back to when it is given no credential: only a CLI with
+/// one of its own, talking to its own API (asked only with no account and no configured
+/// key or URL) — an OpenAI-style login (Codex's ChatGPT one) only at OpenAI's own API, not
+/// at a provider elsewhere.
+fn own_login(backend: &Backend, cli: &EndpointDefaults, api: Api, base: &str) -> Option<Family> {
     if is_antigravity(backend) {
-        return Some(OwnLogin::Antigravity);
+        return Some(Family::Agy);
     }
-    match (family, api) {
-        (Family::Claude, Api::Anthropic) if child.get("AGENT_PROXY_URL").is_none() => {
-            Some(OwnLogin::ClaudeCode)
-        }
-        (Family::Codex, Api::OpenAi(_)) if base == OPENAI_API => Some(OwnLogin::Codex),
-        (Family::Gemini, Api::Gemini) => Some(OwnLogin::GeminiCli),
-        _ => None,
-    }
+    let at_its_vendor = !matches!(api, Api::OpenAi(_)) || base == OPENAI_API;
+    (cli.own_login && at_its_vendor).then_some(backend.family)
 }
 
 /// Antigravity (`agy`), by its command's file name or the backend's name.
@@ -443,80 +389,110 @@ fn as_subscription_if_oauth(credential: Credential) -> Credential {
 
 /// Claude Code's own choice: the proxy at `AGENT_PROXY_URL` when set (it fronts the same
 /// account) unless the row has an account, else `ANTHROPIC_BASE_URL` with the first
-/// credential variable Claude Code reads, else reachability only.
+/// credential variable the CLI reads, else reachability only.
 fn as_claude_code(
-    child: &ChildEnv,
+    child: &Env,
+    cli: &EndpointDefaults,
     account: Option<Account>,
     account_credential: impl Fn(AuthScheme) -> Result<Option<Credential>, PlanError>,
 ) -> Result<(String, Option<Credential>), PlanError> {
     if account.is_none()
         && let Some(proxy) = child.get("AGENT_PROXY_URL")
     {
-        let credential = child.required("AGENT_PROXY_KEY", AuthScheme::Bearer)?;
+        let credential = required(child, "AGENT_PROXY_KEY", AuthScheme::Bearer)?;
         return Ok((proxy, Some(credential)));
     }
     let base = child
         .get("ANTHROPIC_BASE_URL")
         .unwrap_or_else(|| ANTHROPIC_API.into());
-    let claude_code_auth = |var: &str| match var {
-        "ANTHROPIC_API_KEY" => AuthScheme::XApiKey,
-        "CLAUDE_CODE_OAUTH_TOKEN" => AuthScheme::OAuth,
-        _ => AuthScheme::Bearer,
-    };
     if let Some(account) = account {
-        return Ok((base, account_credential(claude_code_auth(account.var))?));
+        // The account's variable is sent as the CLI sends that variable; one it does not
+        // list as a bearer.
+        let scheme = cli
+            .key_vars
+            .iter()
+            .find(|var| var.name == account.var)
+            .map_or(AuthScheme::Bearer, |var| auth_scheme(var.scheme));
+        return Ok((base, account_credential(scheme)?));
     }
-    let credential = crate::adapter::claude::CREDENTIAL_VARS
-        .iter()
-        .find_map(|var| child.credential(var, claude_code_auth(var)));
-    Ok((base, credential))
+    Ok((base, first_set(child, &cli.key_vars)))
 }
 
-/// Codex ignores `OPENAI_BASE_URL` and talks to the provider in its own config.toml;
-/// other OpenAI-style CLIs follow `OPENAI_BASE_URL`.
+/// An OpenAI-style CLI: one that follows its own settings (Codex) talks to the provider
+/// they name, else OpenAI's own API (ignoring `OPENAI_BASE_URL`), with its key if set and
+/// else its own login; the others follow `OPENAI_BASE_URL` and need their key.
 fn as_openai_cli(
-    child: &ChildEnv,
-    family: Family,
+    child: &Env,
+    cli: &EndpointDefaults,
     account: Option<Credential>,
 ) -> Result<(String, Option<Credential>), PlanError> {
-    if family == Family::Codex {
-        if let Some(config) = codex::config(&child.adapter())
-            && let Some((_, provider)) = config.custom_provider()
-        {
-            let base = provider.base_url.clone().unwrap_or_default();
+    match &cli.openai_base {
+        OpenAiBase::Settings(Some(provider)) => {
             let credential = match (account, &provider.env_key) {
                 (Some(credential), _) => Some(credential),
-                (None, Some(var)) => Some(child.required(var, AuthScheme::Bearer)?),
+                (None, Some(var)) => Some(required(child, var, AuthScheme::Bearer)?),
                 (None, None) => None,
             };
-            return Ok((base, credential));
+            Ok((provider.base_url.clone(), credential))
         }
-        // No key in the environment: Codex uses its own login (auth.json), whatever mode.
-        let credential = account.or_else(|| child.credential("OPENAI_API_KEY", AuthScheme::Bearer));
-        return Ok((OPENAI_API.into(), credential));
+        OpenAiBase::Settings(None) => Ok((
+            OPENAI_API.into(),
+            account.or_else(|| first_set(child, &cli.key_vars)),
+        )),
+        OpenAiBase::Variable => {
+            let base = child
+                .get("OPENAI_BASE_URL")
+                .unwrap_or_else(|| OPENAI_API.into());
+            let credential = match account {
+                Some(credential) => credential,
+                None => match first_set(child, &cli.key_vars) {
+                    Some(credential) => credential,
+                    None => {
+                        let var = cli
+                            .key_vars
+                            .first()
+                            .map_or("OPENAI_API_KEY", |var| &var.name);
+                        return Err(PlanError::missing(&MissingVar(var.to_string()), true));
+                    }
+                },
+            };
+            Ok((base, Some(credential)))
+        }
     }
-    let base = child
-        .get("OPENAI_BASE_URL")
-        .unwrap_or_else(|| OPENAI_API.into());
-    let credential = match account {
-        Some(credential) => credential,
-        None => child.required("OPENAI_API_KEY", AuthScheme::Bearer)?,
-    };
-    Ok((base, Some(credential)))
 }
 
-/// The wire API codex's custom provider names, else the backend's.
-fn codex_wire_api(fallback: OpenAiApi, child: &ChildEnv) -> Api {
-    let wire = codex::config(&child.adapter()).and_then(|config| {
-        config
-            .custom_provider()
-            .and_then(|(_, provider)| provider.wire_api.clone())
-    });
-    Api::OpenAi(match wire.as_deref() {
-        Some("chat") => OpenAiApi::Chat,
-        Some(_) => OpenAiApi::Responses,
-        None => fallback,
-    })
+/// The adapter's wire API as the backend names it: a form left open is the
+/// configuration's (`probe.api`).
+fn api_of(api: WireApi, configured: OpenAiApi) -> Api {
+    match api {
+        WireApi::Anthropic => Api::Anthropic,
+        WireApi::OpenAi(form) => Api::OpenAi(form.map_or(configured, openai_api)),
+        WireApi::Gemini => Api::Gemini,
+    }
+}
+
+fn openai_api(form: OpenAiForm) -> OpenAiApi {
+    match form {
+        OpenAiForm::Chat => OpenAiApi::Chat,
+        OpenAiForm::Responses => OpenAiApi::Responses,
+    }
+}
+
+fn openai_form(api: OpenAiApi) -> OpenAiForm {
+    match api {
+        OpenAiApi::Chat => OpenAiForm::Chat,
+        OpenAiApi::Responses => OpenAiForm::Responses,
+    }
+}
+
+/// How the adapter's scheme is sent.
+fn auth_scheme(scheme: Scheme) -> AuthScheme {
+    match scheme {
+        Scheme::XApiKey => AuthScheme::XApiKey,
+        Scheme::Bearer => AuthScheme::Bearer,
+        Scheme::OAuth => AuthScheme::OAuth,
+        Scheme::GoogApiKey => AuthScheme::GoogApiKey,
+    }
 }
 
 /// Names where a configured key came from, never the key: `env:VAR` for `${VAR}`.
@@ -530,4 +506,30 @@ fn key_source(text: &str, backend: &str) -> String {
         return format!("env:{name}");
     }
     format!("config:{backend}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A variable set twice: `Command::env` leaves the last value for the child, and the
+    /// one view of its environment reads the same.
+    #[test]
+    fn a_variable_set_twice_is_read_as_the_child_gets_it_the_last() {
+        let set = vec![
+            ("AGENT_TEST_TWICE".to_string(), "first".to_string()),
+            ("AGENT_TEST_TWICE".to_string(), "last".to_string()),
+        ];
+        let child = std::process::Command::new("sh")
+            .args(["-c", "printf %s \"$AGENT_TEST_TWICE\""])
+            .env_clear()
+            .envs(set.iter().map(|(name, value)| (name, value)))
+            .output()
+            .expect("sh runs");
+        assert_eq!(String::from_utf8_lossy(&child.stdout), "last");
+
+        let env = Env::only(&set);
+        assert_eq!(env.get("AGENT_TEST_TWICE").as_deref(), Some("last"));
+        assert_eq!(expand(&env, "${AGENT_TEST_TWICE}", false).unwrap(), "last");
+    }
 }

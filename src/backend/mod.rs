@@ -5,6 +5,4 @@
 pub mod discover;
 pub mod endpoint;
 
-pub use endpoint::{
-    Account, Api, AuthScheme, ChildEnv, Credential, Endpoint, OwnLogin, PlanError, resolve,
-};
+pub use endpoint::{Account, Api, AuthScheme, Credential, Endpoint, PlanError, resolve};

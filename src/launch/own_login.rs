@@ -3,21 +3,14 @@
 //! its plan and expiry, a key the CLI keeps there, or nothing. Never a login's token.
 
 use crate::adapter::{Env, Family};
-use crate::backend::{ChildEnv, OwnLogin};
 use crate::login::readers::{self, OwnStore};
 use crate::probe::login::{LoginRung, Store};
 
-/// The store of `own`, as the CLI itself would find it in its launch environment `child`
-/// (a backend's `env` may move its home): the login is keyed by the CLI's adapter from
-/// the same environment, as parking and the statusline key it.
-pub fn read(own: OwnLogin, child: &ChildEnv) -> Store {
-    let family = match own {
-        OwnLogin::ClaudeCode => Family::Claude,
-        OwnLogin::Codex => Family::Codex,
-        OwnLogin::GeminiCli => Family::Gemini,
-        OwnLogin::Antigravity => Family::Agy,
-    };
-    read_store(family, &child.adapter())
+/// The store of `family`'s CLI, as the CLI itself would find it in its launch environment
+/// `child` (a backend's `env` may move its home): the login is keyed by the CLI's adapter
+/// from the same environment, as parking and the statusline key it.
+pub fn read(family: Family, child: &Env) -> Store {
+    read_store(family, child)
 }
 
 /// The subscription login a CLI of `family` finds in `env` (a `login` account's directory

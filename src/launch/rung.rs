@@ -436,7 +436,11 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             reason: format!("account {} is broken: {err:#}", account.name),
             skip: false,
         })?;
-        let var = crate::accounts::secret_var(account, backend);
+        let var = crate::accounts::secret_var(
+            account,
+            backend,
+            &crate::adapter::Env::child(&env, &env_remove),
+        );
         for other in crate::accounts::credential_vars(backend, context.accounts) {
             // Removed from what agent adds too (a backend's `env` may set one): the CLI
             // must send this account's credential and no other.
@@ -462,10 +466,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         rung.probe_model.as_deref(),
         rung.run_model.as_deref(),
         &binary,
-        &probe::ChildEnv {
-            set: &env,
-            removed: &env_remove,
-        },
+        &crate::adapter::Env::child(&env, &env_remove),
         account,
         context.timeout,
         &super::own_login::read,

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use serde_json::json;
 
-use crate::adapter::{self, Family};
-use crate::backend::{ChildEnv, Credential, Endpoint, OwnLogin};
+use crate::adapter::{self, Env, Family};
+use crate::backend::{Credential, Endpoint};
 use crate::state::window::Window;
 
 /// A login a rung runs on.
@@ -52,8 +52,8 @@ pub enum Store {
 pub fn of_endpoint(
     endpoint: &Endpoint,
     account: Option<&str>,
-    child: &ChildEnv,
-    read_store: &dyn Fn(OwnLogin, &ChildEnv) -> Store,
+    child: &Env,
+    read_store: &dyn Fn(Family, &Env) -> Store,
 ) -> Result<Option<LoginRung>, Store> {
     if let Some(credential) = &endpoint.credential {
         if !credential.is_subscription_login() {
@@ -65,11 +65,9 @@ pub fn of_endpoint(
             name,
             is_login: true,
         });
-        let key = Family::Claude
-            .login_key(&child.adapter(), account)
-            .unwrap_or_else(|| {
-                Family::Claude.key(&adapter::claude::token_identity(&credential.value))
-            });
+        let key = Family::Claude.login_key(child, account).unwrap_or_else(|| {
+            Family::Claude.key(&adapter::claude::token_identity(&credential.value))
+        });
         let origin = match account {
             Some(account) => format!("account:{}", account.name),
             None => credential.source.clone(),

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 pub use classify::{QUOTA_WORDS, classify_output, classify_status, clears_at, snippet};
 pub use http::host;
-pub use plan::{ChildEnv, PlanError, plan};
+pub use plan::{PlanError, plan};
 pub use usage::tokens as usage_tokens;
 
 use crate::config::{Auth, OpenAiApi};

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use super::login;
 use super::{Call, ProbePlan};
-use crate::backend::{Account, Api, AuthScheme, Endpoint, OwnLogin};
-pub use crate::backend::{ChildEnv, PlanError};
+use crate::adapter::{Env, Family};
+pub use crate::backend::PlanError;
+use crate::backend::{Account, Api, AuthScheme, Endpoint};
 use crate::config::{Auth, Backend, ProbeKind};
 use crate::error_class::ErrorClass;
 use crate::state::meter::CallInfo;
@@ -24,10 +25,10 @@ pub fn plan(
     model: Option<&str>,
     run_model: Option<&str>,
     binary: &Path,
-    child: &ChildEnv,
+    child: &Env,
     account: Option<Account>,
     timeout: Duration,
-    read_store: &dyn Fn(OwnLogin, &ChildEnv) -> login::Store,
+    read_store: &dyn Fn(Family, &Env) -> login::Store,
 ) -> Result<ProbePlan, PlanError> {
     let def = &backend.probe;
     let need_model = || {
@@ -122,7 +123,7 @@ fn agy_endpoint() -> Endpoint {
         base: String::new(),
         credential: None,
         source: "login:agy".into(),
-        own_login: Some(OwnLogin::Antigravity),
+        own_login: Some(Family::Agy),
     }
 }
 
@@ -141,8 +142,8 @@ fn without_login(endpoint: Endpoint, store: login::Store) -> Result<Endpoint, Pl
         });
     }
     match endpoint.own_login {
-        Some(OwnLogin::Codex) => Err(missing("OPENAI_API_KEY")),
-        Some(OwnLogin::GeminiCli) => Err(missing("GEMINI_API_KEY")),
+        Some(Family::Codex) => Err(missing("OPENAI_API_KEY")),
+        Some(Family::Gemini) => Err(missing("GEMINI_API_KEY")),
         _ => Ok(Endpoint {
             own_login: None,
             ..endpoint
@@ -186,14 +187,14 @@ fn http_call(endpoint: Endpoint) -> Call {
 
 fn command_call(
     backend: &Backend,
-    env: &ChildEnv,
+    env: &Env,
     run_model: Option<&str>,
     binary: &Path,
 ) -> Result<(Call, String), PlanError> {
     let argv = match &backend.probe.argv {
         Some(argv) => argv
             .iter()
-            .map(|arg| env.expand(arg, false))
+            .map(|arg| crate::backend::endpoint::expand(env, arg, false))
             .collect::<Result<Vec<_>, _>>()?,
         None => {
             // A one-word headless prompt, `-p hi` in Claude Code's words, said in the CLI's
