@@ -723,7 +723,8 @@ fn a_stall_shorter_than_the_command_timeout_is_waited_out() {
 #[test]
 fn a_batch_the_paused_store_ran_late_is_not_counted_again_when_it_is_sent_again() {
     use agent::config::store::{OnStoreDown, RedisStore};
-    use agent::state::store::{Shared, budget::Owed, epoch, outbox::Outbox};
+    use agent::state::budget::{epoch, on_store::Owed, outbox::Outbox};
+    use agent::state::store::Shared;
     let redis = RedisServer::start();
     let store = RedisStore {
         url: redis.url(),

@@ -30,9 +30,10 @@ use std::time::{Duration, Instant};
 use crate::error_class::ErrorClass;
 use crate::probe::Outcome;
 use crate::state::budget::{Budget, ClientCaps, Limits, Refusal, Reservation};
+use crate::state::budget::{epoch, on_store::Owed, outbox::Outbox, reserved};
 use crate::state::health::{Policy, Store};
 use crate::state::ledger::{CallRecord, Ledger, Tokens};
-use crate::state::store::{self, budget::Owed, epoch, outbox::Outbox, reserved};
+use crate::state::store;
 
 /// A good answer is written to health at most this often per target: enough to keep a
 /// launch trusting it, without a file update per call.

@@ -8,17 +8,28 @@
 //! (DESIGN.md §14): the same bytes under `PREFIX:NAME`, a lease where the file has its
 //! lock, and this machine's file again whenever the store cannot be reached. Which one a
 //! call uses is decided call by call, so a store that comes back is used again at once.
+//!
+//! A document marked [`JsonFile::kept`] (what nothing else could bring back: the relay's
+//! named clients, their hashes and caps, never a token) is also kept on this machine as
+//! last read, in `store_documents.json` (0600, synced), for its owner's put-back to return
+//! to the store when the store forgets it (the budget's epoch does, when it rejoins).
 
+use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use crate::state::events;
 use crate::state::file::{self as state_file, Durability, Locked};
-use crate::state::store::{self, Shared, document, epoch, lease};
+use crate::state::store::{self, Down, Shared, document, lease};
+
+/// What a kept document's owner does when it finds the document missing from the store:
+/// puts this machine's copies back if the store forgot them, and says whether it did.
+pub type PutBack = fn(&Shared, &Path) -> Result<bool, Down>;
 
 pub struct JsonFile<T> {
     path: PathBuf,
@@ -28,8 +39,8 @@ pub struct JsonFile<T> {
     rebuilt: &'static str,
     /// Lives in the shared store when one is configured.
     shared: bool,
-    /// Kept on this machine too, to put back when the store forgets it.
-    kept: bool,
+    /// Kept on this machine too, and how it is put back when the store forgets it.
+    kept: Option<PutBack>,
     _contents: PhantomData<fn() -> T>,
 }
 
@@ -81,7 +92,7 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
             pretty: false,
             rebuilt: "started afresh",
             shared: false,
-            kept: false,
+            kept: None,
             _contents: PhantomData,
         }
     }
@@ -94,14 +105,14 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         self
     }
 
-    /// [`JsonFile::shared`], and kept on this machine as last read from the store, to be
-    /// put back when the store forgets it ([`document::keep`]): for what nothing else could
-    /// rebuild. Only through [`JsonFile::load_without_fallback`] and
+    /// [`JsonFile::shared`], and kept on this machine as last read from the store
+    /// ([`kept_copies`]), for `put_back` to return when the store forgets it: for what
+    /// nothing else could rebuild. Only through [`JsonFile::load_without_fallback`] and
     /// [`JsonFile::update_without_fallback`].
     #[must_use]
-    pub fn kept(mut self) -> Self {
+    pub fn kept(mut self, put_back: PutBack) -> Self {
         self.shared = true;
-        self.kept = true;
+        self.kept = Some(put_back);
         self
     }
 
@@ -250,8 +261,8 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         let result = change(&mut value);
         let bytes = self.bytes(&value)?;
         document::set(shared, &self.name(), &bytes)?;
-        if self.kept {
-            document::keep(self.state_dir(), &self.name(), &bytes);
+        if self.kept.is_some() {
+            keep_copy(self.state_dir(), &self.name(), &bytes);
         }
         Ok(result)
     }
@@ -265,15 +276,18 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
     /// store forgot it.
     fn load_from(&self, shared: &Shared) -> Result<T, store::Down> {
         let mut found = document::get(shared, &self.name())?;
-        if found.is_none() && self.kept && epoch::rejoin_if_forgot(shared, self.state_dir())? {
+        if found.is_none()
+            && let Some(put_back) = self.kept
+            && put_back(shared, self.state_dir())?
+        {
             found = document::get(shared, &self.name())?;
         }
         Ok(match found {
             None => T::default(),
             Some(bytes) => match self.parse_shared(shared, &bytes) {
                 Ok(value) => {
-                    if self.kept {
-                        document::keep(self.state_dir(), &self.name(), &bytes);
+                    if self.kept.is_some() {
+                        keep_copy(self.state_dir(), &self.name(), &bytes);
                     }
                     value
                 }
@@ -326,6 +340,48 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
         self.save(&value)?;
         Ok(result)
     }
+}
+
+/// `store_documents.json`: this machine's copies of the kept documents.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptCopies {
+    #[serde(default)]
+    documents: BTreeMap<String, String>,
+}
+
+fn kept_copies_file(state_dir: &Path) -> JsonFile<KeptCopies> {
+    JsonFile::new(state_dir, "store_documents.json").synced()
+}
+
+/// The documents this machine keeps to put back, by name.
+pub fn kept_copies(state_dir: &Path) -> BTreeMap<String, String> {
+    kept_copies_file(state_dir).load().documents
+}
+
+/// Keeps `bytes` as this machine's copy of the document `name`, unless it is the copy
+/// kept already: a read of the store costs a comparison, a change one write.
+fn keep_copy(state_dir: &Path, name: &str, bytes: &[u8]) {
+    static LAST: Mutex<BTreeMap<String, Vec<u8>>> = Mutex::new(BTreeMap::new());
+    let mut last = LAST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if last.get(name).is_some_and(|kept| kept == bytes) {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let kept = kept_copies_file(state_dir).update(|kept| {
+        kept.documents.insert(name.to_string(), text.to_string());
+    });
+    if let Err(err) = kept {
+        crate::term::warn(&format!(
+            "could not keep this machine's copy of {name} from the shared store (it could not be put back if the store forgot it): {err:#}"
+        ));
+    }
+    // Told once per change, not once per read.
+    last.insert(name.to_string(), bytes.to_vec());
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use subtle::ConstantTimeEq as _;
 
 use crate::config::limits::Limits;
 use crate::exit_codes::usage;
+use crate::state::budget::epoch;
 use crate::state::json_file::JsonFile;
 use crate::state::store::Down;
 
@@ -72,7 +73,7 @@ impl Clients {
             file: JsonFile::new(state_dir, "relay_clients.json")
                 .pretty()
                 .synced()
-                .kept()
+                .kept(epoch::rejoin_if_forgot)
                 .rebuilt_by(
                     "with no named clients: add them again with `agent --relay tokens add`",
                 ),

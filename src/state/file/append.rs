@@ -26,16 +26,16 @@ pub fn append_line_synced(path: &Path, text: &str) -> anyhow::Result<()> {
 
 fn append(path: &Path, text: &str, synced: bool) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
-        super::ensure_state_dir(dir)?;
+        super::dir::ensure_state_dir(dir)?;
     }
     let mut file = OpenOptions::new()
         .create(true)
         .read(true)
         .append(true)
         .mode(0o600)
-        .custom_flags(super::no_follow())
+        .custom_flags(super::open::no_follow())
         .open(path)
-        .map_err(|err| super::explain_link(path, err))
+        .map_err(|err| super::open::explain_link(path, err))
         .with_context(|| format!("opening {}", path.display()))?;
     append_whole(&mut file, text.as_bytes(), |file, bytes| {
         io::Write::write(file, bytes)
@@ -97,7 +97,7 @@ fn cut_back(file: &File, start: u64, written: usize) {
 /// that is not UTF-8, not JSON or not a `T` is skipped and the read goes on. A missing or
 /// unreadable file has no lines.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Vec<T> {
-    let file = match super::open_read(path) {
+    let file = match super::open::open_read(path) {
         Ok(file) => file,
         Err(err) => {
             if err.kind() != io::ErrorKind::NotFound {

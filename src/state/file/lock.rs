@@ -61,7 +61,7 @@ fn lock_within(path: &Path, wait: Duration) -> anyhow::Result<Locked> {
 
 fn take(path: &Path, mode: Mode, wait: Duration, give_up: bool) -> anyhow::Result<Locked> {
     if let Some(dir) = path.parent() {
-        super::ensure_dir(dir)?;
+        super::dir::ensure_dir(dir)?;
     }
     let lock = lock_path(path);
     let file = OpenOptions::new()
@@ -69,9 +69,9 @@ fn take(path: &Path, mode: Mode, wait: Duration, give_up: bool) -> anyhow::Resul
         .truncate(false)
         .write(true)
         .mode(0o600)
-        .custom_flags(super::no_follow())
+        .custom_flags(super::open::no_follow())
         .open(&lock)
-        .map_err(|err| super::explain_link(&lock, err))
+        .map_err(|err| super::open::explain_link(&lock, err))
         .with_context(|| format!("opening the lock file {}", lock.display()))?;
     let tried = match mode {
         Mode::Shared => file.try_lock_shared(),

@@ -5,36 +5,29 @@
 //! streams live on one Redis server, so relay replicas and one person's machines see the
 //! same state. Each process still keeps its local JSONL, and falls back to its files while
 //! the server is away: a launch with a notice; the relay only if `on_store_down = "local"`,
-//! else it refuses calls (the budget is the gate, see [`budget`]).
+//! else it refuses calls (the budget is the gate, see [`crate::state::budget`]).
+//!
+//! This folder is the generic store, and knows no record kept in it: the connection and
+//! its outage rule ([`server`]), JSON documents ([`document`]), their lock ([`lease`]) and
+//! the streams ([`stream`]). What the budget keeps here (its counts, the epoch, the
+//! relay's outbox) is the budget's own, in [`crate::state::budget`], built on these.
 //!
 //! The store is chosen once per process, after the configuration is read
-//! ([`install`]): the records below reach it through [`shared`] instead of being handed a
+//! ([`install`]): the records reach it through [`shared`] instead of being handed a
 //! store through every call chain.
 
-pub mod budget;
 pub mod document;
-pub mod epoch;
 pub mod lease;
-pub mod outbox;
-pub mod reserved;
 pub mod server;
 pub mod stream;
 
 use std::sync::OnceLock;
 
-pub use server::{Down, Shared};
+pub use server::{Down, Role, Shared};
 
 use crate::config::store::{OnStoreDown, RedisStore};
 
 static SHARED: OnceLock<Shared> = OnceLock::new();
-
-/// Who is asking: only the relay may refuse calls while the store is away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    Relay,
-    /// Launches, reports, the watchdog: always fall back to this machine's files.
-    Local,
-}
 
 /// Uses the Redis store for the rest of this process. Connects lazily: nothing is sent
 /// until a record needs the store. A second call is ignored (the first configuration
@@ -45,8 +38,7 @@ pub fn install(store: &RedisStore, role: Role) -> anyhow::Result<()> {
         Role::Local => OnStoreDown::Local,
     };
     let mut shared = Shared::new(store, on_down)?;
-    // A rebuild of the day's count after the store forgot waits for the relay replicas.
-    shared.memory = epoch::Memory::new(role == Role::Relay);
+    shared.role = role;
     let _ = SHARED.set(shared);
     Ok(())
 }

@@ -36,6 +36,15 @@ impl std::fmt::Display for Down {
 
 impl std::error::Error for Down {}
 
+/// Who is asking: only the relay may refuse calls while the store is away, and only relay
+/// replicas are waited for when a count is rebuilt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Relay,
+    /// Launches, reports, the watchdog: always fall back to this machine's files.
+    Local,
+}
+
 pub struct Shared {
     client: Client,
     /// Where the server is, without any password: for messages.
@@ -44,8 +53,8 @@ pub struct Shared {
     pub on_down: OnStoreDown,
     idle: Mutex<Vec<Connection>>,
     outage: Mutex<Outage>,
-    /// The epoch this process counts in, and what this machine remembers of the store.
-    pub(crate) memory: super::epoch::Memory,
+    /// Who is asking: set once the store is installed for this process.
+    pub role: Role,
 }
 
 #[derive(Default)]
@@ -74,7 +83,7 @@ impl Shared {
             on_down,
             idle: Mutex::new(Vec::new()),
             outage: Mutex::new(Outage::default()),
-            memory: super::epoch::Memory::new(false),
+            role: Role::Local,
         })
     }
 

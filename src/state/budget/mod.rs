@@ -3,6 +3,21 @@
 //! saved, the call is not sent. After the call its tokens are added to the day it reserved.
 //! Days are local calendar days. The token cap stops later calls only: a call in flight can
 //! cross it.
+//!
+//! [`Budget`] is the door, and counts in `budget.json` unless a shared store is configured.
+//! The budget's use of that store lives here too, on top of the generic store
+//! ([`crate::state::store`], which knows no budget): [`on_store`] (the reservation script
+//! and the counts), [`keys`] (where they are), [`epoch`] (knowing the store forgot, and the
+//! day's count rebuilt), [`reserved`] (this home's reservations still open on its disk) and
+//! [`outbox`] (what the relay's finished calls owe the store while it is away).
+
+pub mod day;
+pub mod epoch;
+pub mod keys;
+pub mod on_store;
+pub mod outbox;
+pub mod reservation;
+pub mod reserved;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,17 +29,12 @@ use crate::state::json_file::{Corrupt, JsonFile};
 use crate::state::ledger::{Ledger, Tokens};
 use crate::state::store;
 
-pub use crate::config::limits::{DEFAULT_CALLS, DEFAULT_TOKENS};
+pub use crate::config::limits::Limits;
+pub use day::{Day, day_of, local_day, spent, today};
+pub use reservation::{ClientCaps, Refusal, Reservation};
+
 /// Days older than this are dropped from `budget.json` (the ledger keeps the history).
 const KEEP_DAYS: usize = 40;
-
-pub use crate::config::limits::Limits;
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Day {
-    pub calls: u64,
-    pub tokens: u64,
-}
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,100 +50,6 @@ pub struct BudgetFile {
     pub clients: BTreeMap<String, BTreeMap<String, Day>>,
 }
 
-/// A named relay client and its own daily caps (0 = no cap of its own).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientCaps {
-    pub name: String,
-    pub limits: Limits,
-}
-
-/// Why a call may not be sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// Today's cap is reached.
-    Exhausted { used: Day, limits: Limits },
-    /// A named client's own daily cap is reached (the team's may not be).
-    ClientExhausted {
-        name: String,
-        used: Day,
-        limits: Limits,
-    },
-    /// `budget.json` was unreadable: it was kept aside and rebuilt; this one call is refused.
-    Corrupt { aside: PathBuf },
-    /// The reservation could not be saved.
-    Unsaved(String),
-    /// The shared store is away and this process may not fall back to its own files
-    /// (the relay, unless `on_store_down = "local"`).
-    StoreUnavailable(String),
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Refusal::Exhausted { used, limits } => {
-                write!(f, "budget exhausted: {}", spent_words(*used, *limits))
-            }
-            Refusal::ClientExhausted { name, used, limits } => write!(
-                f,
-                "{name}'s daily budget exhausted: {}",
-                spent_words(*used, *limits)
-            ),
-            Refusal::Corrupt { aside } => write!(
-                f,
-                "budget.json was unreadable: kept aside as {}, counts rebuilt from the ledger; this call was not sent",
-                aside.display()
-            ),
-            Refusal::StoreUnavailable(why) => {
-                write!(f, "{why}; the call was not sent")
-            }
-            Refusal::Unsaved(why) => write!(
-                f,
-                "the budget reservation could not be saved ({why}); the call was not sent"
-            ),
-        }
-    }
-}
-
-/// "3 of 3 calls today", or the tokens when those are what ran out.
-fn spent_words(used: Day, limits: Limits) -> String {
-    if limits.calls > 0 && used.calls >= limits.calls {
-        format!("{} of {} calls today", used.calls, limits.calls)
-    } else {
-        format!("{} of {} tokens today", used.tokens, limits.tokens)
-    }
-}
-
-/// Whether `used` has reached either of `limits`' caps (0 = no cap).
-pub fn spent(used: Day, limits: Limits) -> bool {
-    (limits.calls > 0 && used.calls >= limits.calls)
-        || (limits.tokens > 0 && used.tokens >= limits.tokens)
-}
-
-/// A saved reservation: the day whose budget the call counts on, the named client whose
-/// own counts it also adds to, and the shared store's epoch it was counted in (0: in this
-/// machine's `budget.json`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Reservation {
-    pub day: String,
-    pub client: Option<String>,
-    pub epoch: u64,
-    /// On the shared store: its id in this home's record of open reservations, which the
-    /// call's ledger line names (empty in `budget.json`).
-    pub id: String,
-}
-
-impl Reservation {
-    /// A reservation on `day` for no named client, in `budget.json`.
-    pub fn on(day: &str) -> Reservation {
-        Reservation {
-            day: day.to_string(),
-            client: None,
-            epoch: 0,
-            id: String::new(),
-        }
-    }
-}
-
 /// How many times a reservation rejoins the store's epoch before it calls the store away
 /// (an epoch that keeps changing under it).
 const REJOINS: usize = 3;
@@ -146,26 +62,6 @@ pub struct Budget {
     state_dir: PathBuf,
     /// Caps from the configuration file (or the defaults).
     configured: Limits,
-}
-
-/// Today's local calendar date, `YYYY-MM-DD`.
-pub fn today() -> String {
-    day_of(jiff::Timestamp::now())
-}
-
-/// The local calendar date of an instant: the day a record stamped `at` is counted on (one
-/// clock reading gives both, so a record made at midnight never has a time of one day and
-/// a day of the next).
-pub fn day_of(at: jiff::Timestamp) -> String {
-    at.to_zoned_datetime(jiff::tz::TimeZone::system())
-        .date()
-        .to_string()
-}
-
-/// The local calendar date of an RFC 3339 time.
-pub fn local_day(time: &str) -> Option<String> {
-    let ts: jiff::Timestamp = time.parse().ok()?;
-    Some(day_of(ts))
 }
 
 impl Budget {
@@ -269,7 +165,7 @@ impl Budget {
     /// the store forgot, this machine rejoins first (its count for the day brought back),
     /// and waits while the other replicas bring theirs — never served as if nothing had
     /// been spent. A reservation granted is on this home's disk before it is handed out
-    /// ([`store::reserved`]): a rebuild counts it even if this process dies with its call
+    /// ([`reserved`]): a rebuild counts it even if this process dies with its call
     /// in flight.
     fn reserve_shared(
         &self,
@@ -277,59 +173,58 @@ impl Budget {
         day: &str,
         client: Option<&ClientCaps>,
     ) -> Result<Result<Reservation, Refusal>, store::Down> {
-        let deadline =
-            std::time::Instant::now() + store::epoch::REBUILD_WAIT + store::epoch::WATCH_EVERY;
-        let journal = store::reserved::journal(&self.state_dir);
+        let deadline = std::time::Instant::now() + epoch::REBUILD_WAIT + epoch::WATCH_EVERY;
+        let journal = reserved::journal(&self.state_dir);
         let mut rejoins = 0;
         loop {
-            let counting = store::epoch::counting(shared, &self.state_dir);
+            let counting = epoch::counting(shared, &self.state_dir);
             // Held from the round trip until the reservation is on the disk: no rebuild of
             // this home counts between the server counting this call and the disk knowing it.
-            let asking = match store::reserved::asking(&self.state_dir) {
+            let asking = match reserved::asking(&self.state_dir) {
                 Ok(asking) => asking,
                 Err(err) => return Ok(Err(Refusal::Unsaved(format!("{err:#}")))),
             };
             let mut reserved =
-                store::budget::reserve(shared, counting.epoch(), day, self.configured, client);
-            if let Ok(store::budget::Reserved::Answered {
+                on_store::reserve(shared, counting.epoch(), day, self.configured, client);
+            if let Ok(on_store::Reserved::Answered {
                 answer: Ok(reservation),
                 ..
             }) = &mut reserved
             {
-                reservation.id = store::reserved::new_id();
-                let open = store::reserved::Open {
+                reservation.id = reserved::new_id();
+                let open = reserved::Open {
                     id: reservation.id.clone(),
                     day: day.to_string(),
                     client: reservation.client.clone(),
                 };
                 if let Err(err) = journal.record(open) {
                     // Not sent, so not spent: given back.
-                    let _ = store::budget::release(shared, day, 1);
+                    let _ = on_store::release(shared, day, 1);
                     return Ok(Err(Refusal::Unsaved(format!("{err:#}"))));
                 }
             }
             drop(asking);
             drop(counting);
             match reserved? {
-                store::budget::Reserved::Answered { answer, set } => {
+                on_store::Reserved::Answered { answer, set } => {
                     if let Some(set) = set {
-                        store::epoch::saw_limits(shared, &self.state_dir, set);
+                        epoch::saw_limits(shared, &self.state_dir, set);
                     }
                     return Ok(answer);
                 }
-                store::budget::Reserved::Stale(_) if rejoins < REJOINS => {
+                on_store::Reserved::Stale(_) if rejoins < REJOINS => {
                     rejoins += 1;
-                    store::epoch::rejoin(shared, &self.state_dir, day)?;
+                    epoch::rejoin(shared, &self.state_dir, day)?;
                 }
-                store::budget::Reserved::Stale(_) => {
+                on_store::Reserved::Stale(_) => {
                     return Err(store::Down(
                         "its epoch kept changing while this machine rejoined it".into(),
                     ));
                 }
-                store::budget::Reserved::Rebuilding if std::time::Instant::now() < deadline => {
+                on_store::Reserved::Rebuilding if std::time::Instant::now() < deadline => {
                     std::thread::sleep(REBUILD_POLL);
                 }
-                store::budget::Reserved::Rebuilding => {
+                on_store::Reserved::Rebuilding => {
                     return Err(store::Down(
                         "it is still bringing back the day's count after it forgot".into(),
                     ));
@@ -348,7 +243,7 @@ impl Budget {
         if calls == 0 {
             return Ok(());
         }
-        if let Some(()) = store::answered(|shared| store::budget::release(shared, day, calls)) {
+        if let Some(()) = store::answered(|shared| on_store::release(shared, day, calls)) {
             return Ok(());
         }
         let _lock = self.file.lock()?;
@@ -365,7 +260,7 @@ impl Budget {
     /// leaves the call counted.)
     pub fn written(&self, reservation: &Reservation) {
         if !reservation.id.is_empty() {
-            store::reserved::journal(&self.state_dir).settle([reservation.id.as_str()]);
+            reserved::journal(&self.state_dir).settle([reservation.id.as_str()]);
         }
     }
 
@@ -375,19 +270,19 @@ impl Budget {
         if reservation.epoch != 0
             && let Some(shared) = store::shared()
         {
-            let owed = store::budget::Owed {
+            let owed = on_store::Owed {
                 day: reservation.day.clone(),
                 client: reservation.client.clone(),
-                epoch: store::epoch::known(shared, &self.state_dir),
+                epoch: epoch::known(shared, &self.state_dir),
                 tokens: tokens.total(),
             };
             if owed.tokens == 0 {
                 return Ok(());
             }
-            match store::budget::record(shared, &owed) {
+            match on_store::record(shared, &owed) {
                 Ok(Ok(())) => return Ok(()),
                 // The store forgot since: rejoining brings this call back from the ledger.
-                Ok(Err(_)) => match store::epoch::rejoin(shared, &self.state_dir, &today()) {
+                Ok(Err(_)) => match epoch::rejoin(shared, &self.state_dir, &today()) {
                     Ok(_) => return Ok(()),
                     Err(down) => shared.tell_fallback(&down),
                 },
@@ -446,12 +341,12 @@ impl Budget {
         shared: &store::Shared,
         day: &str,
     ) -> Result<(Day, Option<Limits>), store::Down> {
-        let (used, set, epoch) = store::budget::status(shared, day)?;
-        if epoch != 0 && epoch == store::epoch::known(shared, &self.state_dir) {
+        let (used, set, epoch) = on_store::status(shared, day)?;
+        if epoch != 0 && epoch == epoch::known(shared, &self.state_dir) {
             return Ok((used, set));
         }
-        store::epoch::rejoin(shared, &self.state_dir, day)?;
-        let (used, set, _) = store::budget::status(shared, day)?;
+        epoch::rejoin(shared, &self.state_dir, day)?;
+        let (used, set, _) = on_store::status(shared, day)?;
         Ok((used, set))
     }
 
@@ -459,10 +354,10 @@ impl Budget {
     pub fn set_limits(&self, limits: Limits) -> anyhow::Result<()> {
         if let Some(shared) = store::shared() {
             // Caps meant for the team are not quietly set on one machine.
-            store::budget::set_limits(shared, limits)
+            on_store::set_limits(shared, limits)
                 .map_err(|down| anyhow::anyhow!("{down}; the caps were not changed"))?;
             // This machine's copy, to put back if the store forgets them.
-            store::epoch::saw_limits(shared, &self.state_dir, limits);
+            epoch::saw_limits(shared, &self.state_dir, limits);
             return Ok(());
         }
         let _lock = self.file.lock()?;

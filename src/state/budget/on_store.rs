@@ -3,15 +3,15 @@
 //! checked and counted in one atomic step on the server — so replicas can never let more
 //! calls through than the cap between them. Always one call per reservation: a block held
 //! by one replica would be refused to another. A reservation that names another epoch than
-//! the store's is refused as [`Stale`] (the store forgot: see [`super::epoch`]), and one made
+//! the store's is refused as [`Stale`] (the store forgot: see [`epoch`]), and one made
 //! while the day's count is being rebuilt is told to wait.
 
-use crate::state::budget::{ClientCaps, Day, Limits, Refusal, Reservation};
-use crate::state::store::epoch::{self, Stale};
+use crate::config::limits::Limits;
+use crate::state::budget::day::Day;
+use crate::state::budget::epoch::{self, Stale};
+use crate::state::budget::keys::{KEEP_SECONDS, client_key, day_key, limits_key};
+use crate::state::budget::reservation::{ClientCaps, Refusal, Reservation};
 use crate::state::store::{Down, Shared};
-
-/// Counts are kept as long as `budget.json` keeps its days.
-pub(crate) const KEEP_SECONDS: u64 = 40 * 24 * 3600;
 
 const RESERVE: &str = r"
 local epoch = redis.call('MGET', KEYS[1], KEYS[2])
@@ -61,18 +61,6 @@ else
   answer = {1, c + 1, t, capc, capt, seeded}
 end
 return answer";
-
-pub(crate) fn day_key(shared: &Shared, day: &str) -> String {
-    shared.key(&format!("budget:{day}"))
-}
-
-pub(crate) fn client_key(shared: &Shared, day: &str, name: &str) -> String {
-    shared.key(&format!("budget:{day}:client:{name}"))
-}
-
-pub(crate) fn limits_key(shared: &Shared) -> String {
-    shared.key("budget:limits")
-}
 
 /// What the server said to a reservation.
 #[derive(Debug)]

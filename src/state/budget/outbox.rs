@@ -14,9 +14,12 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
-use crate::state::store::budget::{KEEP_SECONDS, Owed, client_key, day_key};
+use crate::state::budget::day::today;
+use crate::state::budget::epoch;
+use crate::state::budget::keys::{KEEP_SECONDS, client_key, day_key};
+use crate::state::budget::on_store::Owed;
 use crate::state::store::stream::Stream;
-use crate::state::store::{Down, Shared, epoch};
+use crate::state::store::{Down, Shared};
 
 /// Ledger lines kept for the stream while the store is away (a few megabytes).
 pub const MAX_LINES: usize = 10_000;
@@ -153,10 +156,7 @@ impl Outbox {
                             shared.key("ledger")
                         ));
                     }
-                    if !taken
-                        && let Err(down) =
-                            epoch::rejoin(shared, state_dir, &crate::state::budget::today())
-                    {
+                    if !taken && let Err(down) = epoch::rejoin(shared, state_dir, &today()) {
                         crate::term::debug(&format!("relay: rejoining the shared store: {down}"));
                     }
                     self.parcels.pop_front();

@@ -148,7 +148,7 @@ impl Journal {
     /// Rewrites the file with the open reservations only, dropping those of days before
     /// yesterday (no rebuild counts them any more).
     fn compact(&self, book: &mut Book) -> anyhow::Result<()> {
-        let oldest = yesterday(&crate::state::budget::today());
+        let oldest = yesterday(&crate::state::budget::day::today());
         book.open.retain(|_, open| open.day >= oldest);
         let mut text = String::new();
         for open in book.open.values() {
@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn open_reservations_of_every_file_are_found_until_settled_and_a_stale_file_is_removed() {
         let dir = tempfile::tempdir().unwrap();
-        let day = crate::state::budget::today();
+        let day = crate::state::budget::day::today();
         let mine = Journal {
             path: super::dir(dir.path()).join("1-a.jsonl"),
             book: Mutex::default(),
@@ -300,7 +300,7 @@ mod tests {
     #[test]
     fn a_file_is_compacted_to_its_open_reservations() {
         let dir = tempfile::tempdir().unwrap();
-        let day = crate::state::budget::today();
+        let day = crate::state::budget::day::today();
         let mine = Journal {
             path: super::dir(dir.path()).join("1-a.jsonl"),
             book: Mutex::default(),

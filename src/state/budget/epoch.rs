@@ -12,7 +12,7 @@
 //! still open on its disk (see [`super::reserved`]: calls in flight, a `kill -9`ed
 //! replica's among them), each call once; and puts back the caps set with `agent --budget
 //! set` and the documents kept to put back (the relay's named clients, see
-//! [`super::document`]) from this home's copies. Until every relay replica of the previous
+//! [`JsonFile::kept`]) from this home's copies. Until every relay replica of the previous
 //! epoch has rejoined (each one's bookkeeping thread looks at the epoch every second, and
 //! names the replicas it knows) and at least [`REBUILD_AT_LEAST`] has passed, or
 //! [`REBUILD_WAIT`] has passed for one that is gone, reservations wait: no replica spends
@@ -29,11 +29,14 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::budget::{Day, Limits};
+use crate::config::limits::Limits;
+use crate::state::budget::day::{Day, local_day, today};
+use crate::state::budget::keys::{KEEP_SECONDS, client_key, day_key, limits_key};
+use crate::state::budget::reserved;
 use crate::state::events;
-use crate::state::json_file::JsonFile;
+use crate::state::json_file::{self, JsonFile};
 use crate::state::ledger::Ledger;
-use crate::state::store::{Down, Shared, document, reserved};
+use crate::state::store::{Down, Role, Shared};
 
 /// How long reservations wait for the relay replicas of the previous epoch to bring their
 /// counts back: longer than their bookkeeping threads take to look (a second), short enough
@@ -74,21 +77,38 @@ pub struct Remembered {
 
 /// This process's side of the epoch: read by every reservation and by the bookkeeping
 /// thread while it writes a batch, taken whole by a rejoin.
-pub struct Memory {
-    /// Whether this process is a relay replica (a rebuild waits for those).
-    relay: bool,
+struct Memory {
     known: RwLock<Option<Remembered>>,
     watched: Mutex<Option<Instant>>,
 }
 
-impl Memory {
-    pub fn new(relay: bool) -> Memory {
-        Memory {
-            relay,
-            known: RwLock::new(None),
-            watched: Mutex::new(None),
-        }
+/// What this process remembers of `shared`'s store, made on first use. Kept here, on the
+/// budget's side, rather than in the connection: the store knows no budget. A process is
+/// given one store ([`crate::state::store::install`]), so it has one memory; a test that
+/// starts a server of its own gets a memory of its own. Each lives as long as the process.
+fn memory(shared: &Shared) -> &'static Memory {
+    type Remembering = (String, String, &'static Memory);
+    static MEMORIES: Mutex<Vec<Remembering>> = Mutex::new(Vec::new());
+    let mut memories = MEMORIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(&(_, _, memory)) = memories
+        .iter()
+        .find(|(place, prefix, _)| *place == shared.place && *prefix == shared.prefix)
+    {
+        return memory;
     }
+    let memory: &'static Memory = Box::leak(Box::new(Memory {
+        known: RwLock::new(None),
+        watched: Mutex::new(None),
+    }));
+    memories.push((shared.place.clone(), shared.prefix.clone(), memory));
+    memory
+}
+
+/// Whether this process is a relay replica: a rebuild waits for those.
+fn relay(shared: &Shared) -> bool {
+    shared.role == Role::Relay
 }
 
 fn file(state_dir: &Path) -> JsonFile<Remembered> {
@@ -111,8 +131,7 @@ impl Counting<'_> {
 
 fn read<'a>(shared: &'a Shared, state_dir: &Path) -> RwLockReadGuard<'a, Option<Remembered>> {
     {
-        let guard = shared
-            .memory
+        let guard = memory(shared)
             .known
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -121,8 +140,7 @@ fn read<'a>(shared: &'a Shared, state_dir: &Path) -> RwLockReadGuard<'a, Option<
         }
     }
     drop(write(shared, state_dir));
-    shared
-        .memory
+    memory(shared)
         .known
         .read()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -131,8 +149,7 @@ fn read<'a>(shared: &'a Shared, state_dir: &Path) -> RwLockReadGuard<'a, Option<
 /// The whole memory, loaded from `store.json` the first time (with this machine's id made
 /// and saved if it had none).
 fn write<'a>(shared: &'a Shared, state_dir: &Path) -> RwLockWriteGuard<'a, Option<Remembered>> {
-    let mut guard = shared
-        .memory
+    let mut guard = memory(shared)
         .known
         .write()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -342,7 +359,7 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
     })?;
     let open = reserved::open_on(&tally, state_dir, day);
     let (team, clients) = count_day(&Ledger::new(state_dir), day, &open);
-    let documents = document::kept(state_dir);
+    let documents = json_file::kept_copies(state_dir);
     let fresh = fastrand::u64(1..EPOCH_BELOW);
     let script = redis::Script::new(JOIN);
     let mut invocation = script.key(epoch_key(shared));
@@ -352,16 +369,16 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
         .key(expected_key(shared))
         .key(replicas_key(shared))
         .key(shared.key("epoch:forgot"))
-        .key(super::budget::day_key(shared, day))
-        .key(super::budget::limits_key(shared));
+        .key(day_key(shared, day))
+        .key(limits_key(shared));
     invocation
         .arg(fresh)
         .arg(&known.machine)
         .arg(millis(REBUILD_WAIT))
-        .arg(if shared.memory.relay { "1" } else { "0" })
+        .arg(if relay(shared) { "1" } else { "0" })
         .arg(team.calls)
         .arg(team.tokens)
-        .arg(super::budget::KEEP_SECONDS);
+        .arg(KEEP_SECONDS);
     match known.limits {
         Some(limits) => invocation.arg(limits.calls).arg(limits.tokens),
         None => invocation.arg("").arg(""),
@@ -376,7 +393,7 @@ pub fn rejoin(shared: &Shared, state_dir: &Path, day: &str) -> Result<u64, Down>
         invocation.arg(replica);
     }
     for (name, counts) in &clients {
-        invocation.key(super::budget::client_key(shared, day, name));
+        invocation.key(client_key(shared, day, name));
         invocation.arg(counts.calls).arg(counts.tokens);
     }
     for (name, bytes) in &documents {
@@ -426,7 +443,7 @@ pub fn rejoin_if_forgot(shared: &Shared, state_dir: &Path) -> Result<bool, Down>
     if mine != 0 && current(shared)? == Some(mine) {
         return Ok(false);
     }
-    rejoin(shared, state_dir, &crate::state::budget::today())?;
+    rejoin(shared, state_dir, &today())?;
     Ok(true)
 }
 
@@ -435,8 +452,7 @@ pub fn rejoin_if_forgot(shared: &Shared, state_dir: &Path) -> Result<bool, Down>
 /// replicas in `store.json` for the next rebuild to wait for.
 pub fn watch(shared: &Shared, state_dir: &Path, day: &str) -> Result<(), Down> {
     {
-        let mut watched = shared
-            .memory
+        let mut watched = memory(shared)
             .watched
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -464,7 +480,7 @@ pub fn watch(shared: &Shared, state_dir: &Path, day: &str) -> Result<(), Down> {
         drop(known);
         return rejoin(shared, state_dir, day).map(|_| ());
     }
-    if shared.memory.relay && !replicas.contains(&remembered.machine) {
+    if relay(shared) && !replicas.contains(&remembered.machine) {
         // Joined by another process of this machine (a report, a launch): a relay replica
         // is one the next rebuild waits for.
         let machine = remembered.machine.clone();
@@ -508,7 +524,7 @@ fn count_day(ledger: &Ledger, day: &str, open: &[reserved::Open]) -> (Day, BTree
             continue;
         }
         let on = if record.day.is_empty() {
-            crate::state::budget::local_day(&record.time).unwrap_or_default()
+            local_day(&record.time).unwrap_or_default()
         } else {
             record.day.clone()
         };

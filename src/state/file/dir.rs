@@ -1,0 +1,109 @@
+//! The state directory: made 0700 when missing, and trusted only when it is the user's own
+//! and writable by nobody else (the one rule of [`crate::ownership`], said for agent's
+//! state). The rest of `file` makes or checks a directory here before it opens a file in it.
+
+use std::fs;
+use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+use std::path::Path;
+
+use anyhow::Context as _;
+
+/// Creates a directory agent writes in (0700) if needed.
+pub fn ensure_dir(dir: &Path) -> anyhow::Result<()> {
+    if dir.as_os_str().is_empty() {
+        return Err(no_state_dir());
+    }
+    if dir.is_dir() {
+        return Ok(());
+    }
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("setting permissions on {}", dir.display()))
+}
+
+/// [`ensure_dir`] for the state directory, which must also pass [`check_dir`]. (The
+/// configuration directory is the user's to arrange: a group-writable one is common where
+/// every user has a group of their own.)
+pub fn ensure_state_dir(dir: &Path) -> anyhow::Result<()> {
+    ensure_dir(dir)?;
+    check_dir(dir)
+}
+
+fn no_state_dir() -> anyhow::Error {
+    crate::exit_codes::usage("no state directory: set HOME, XDG_STATE_HOME or AGENT_STATE_DIR")
+}
+
+/// Whether `dir` may hold agent's state: it must be the user's own and writable by nobody
+/// else, or another user could plant a file or a link there, or swap one agent wrote.
+/// Refused with the fix (a usage error: exit 2 where it ends a command).
+pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
+    match distrust(dir)? {
+        Some(Distrust { why, fix }) => Err(crate::exit_codes::usage(format!("{why}; fix: {fix}"))),
+        None => Ok(()),
+    }
+}
+
+/// Why a directory is not fit for agent's state, and the fix.
+pub struct Distrust {
+    pub why: String,
+    pub fix: String,
+}
+
+/// What is wrong with `dir` as a state directory, if anything ([`check_dir`]): the one rule
+/// of [`crate::ownership`], said for agent's state.
+pub fn distrust(dir: &Path) -> anyhow::Result<Option<Distrust>> {
+    if dir.as_os_str().is_empty() {
+        return Err(no_state_dir());
+    }
+    fs::metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let exposed =
+        crate::ownership::exposure(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let me = nix::unistd::geteuid().as_raw();
+    let shown = dir.display();
+    Ok(exposed.map(|exposed| match exposed {
+        crate::ownership::Exposure::Owner { uid } => Distrust {
+            why: format!(
+                "{shown} belongs to uid {uid}, not to you (uid {me}): agent keeps no state in a directory another user controls"
+            ),
+            fix: format!("set AGENT_STATE_DIR to a directory of your own, or `chown {me} {shown}`"),
+        },
+        crate::ownership::Exposure::Writable { mode, .. } => Distrust {
+            why: format!(
+                "{shown} is {mode:o}: other users can write there and plant or replace agent's state"
+            ),
+            fix: format!("chmod 700 {shown}"),
+        },
+        parent @ crate::ownership::Exposure::Parent { .. } => Distrust {
+            why: format!(
+                "{shown} {}: agent keeps no state where another user can swap it",
+                parent.describe()
+            ),
+            fix: format!(
+                "{}, or set AGENT_STATE_DIR to a directory of your own",
+                parent.fix(dir)
+            ),
+        },
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_others_can_write_is_refused_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        let err = format!("{:#}", ensure_state_dir(dir.path()).unwrap_err());
+        assert!(
+            err.contains(&format!("chmod 700 {}", dir.path().display())),
+            "{err}"
+        );
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        ensure_state_dir(dir.path()).unwrap();
+    }
+}
