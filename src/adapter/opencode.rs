@@ -48,10 +48,6 @@ pub const HOME_VARIABLES: &[&str] = &["XDG_DATA_HOME"];
 /// variable, e.g. `ANTHROPIC_API_KEY`, which it reads too).
 pub const CREDENTIAL_VARIABLES: &[&str] = &["OPENCODE_AUTH_CONTENT", "OPENCODE_API_KEY"];
 
-/// What its probe runs after the binary (and `--model M` when the rung names a model): a
-/// one-word headless prompt. `-p hi`, the other CLIs' form, would be its `--password`.
-pub const PROBE_ARGS: &[&str] = &["run", "hi"];
-
 // What it reads to find its API, and where an account's secret reaches it
 // (`Family::endpoint_defaults`, `Family::secret_var`).
 
@@ -68,14 +64,6 @@ pub const SECRET_VAR: &str = "OPENAI_API_KEY";
 /// data (tokens, provider, model).
 pub const USAGE_QUERY: &str = "SELECT id, session_id, time_created, data FROM message \
      WHERE json_extract(data, '$.role') = 'assistant'";
-
-/// Whether a backend's command is opencode (by its file name).
-pub fn is_opencode(command: &str) -> bool {
-    Path::new(command)
-        .file_name()
-        .and_then(|name| name.to_str())
-        .is_some_and(|name| name == COMMAND)
-}
 
 /// Its data directory in `env` (its home: login store and records).
 pub fn home(env: &super::Env) -> Option<PathBuf> {
@@ -441,12 +429,11 @@ mod tests {
     }
 
     #[test]
-    fn opencode_is_known_by_its_command_and_probed_headless_with_run() {
-        assert!(is_opencode("opencode"));
-        assert!(is_opencode("/home/u/.bun/bin/opencode"));
-        assert!(!is_opencode("opencode-wrapper"));
-        assert!(!is_opencode("claude"));
-        assert_eq!(PROBE_ARGS, ["run", "hi"]);
-        assert!(!PROBE_ARGS.contains(&"-p"), "-p is opencode's --password");
+    fn opencode_is_known_by_its_command() {
+        use super::super::Family;
+        assert_eq!(Family::of("opencode"), Family::Opencode);
+        assert_eq!(Family::of("/home/u/.bun/bin/opencode"), Family::Opencode);
+        assert_eq!(Family::of("opencode-wrapper"), Family::Other);
+        assert_eq!(Family::of("claude"), Family::Claude);
     }
 }

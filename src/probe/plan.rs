@@ -260,3 +260,71 @@ fn register_secrets(call: &Call) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ProbeDef;
+
+    /// The argv a `probe = { kind = "command" }` without `argv` runs for the built-in
+    /// backend `name`, with the rung's run model `model`.
+    fn command_probe(name: &str, model: Option<&str>) -> Vec<String> {
+        let mut backend = crate::config::builtin::backends()[name].clone();
+        backend.probe = ProbeDef {
+            kind: ProbeKind::Command,
+            ..ProbeDef::default()
+        };
+        let binary = Path::new("/opt/bin").join(&backend.command);
+        match command_call(&backend, &Env::only(&[]), model, &binary) {
+            Ok((Call::Command { argv, .. }, _)) => argv,
+            other => panic!("{name}: not a command call: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_command_probe_without_argv_runs_each_clis_own_headless_form() {
+        // Codex's `-p` is `--profile`: a probe of `-p hi` ran profile "hi".
+        let codex = command_probe("codex", Some("gpt-5.5"));
+        assert_eq!(codex[0], "/opt/bin/codex");
+        assert_eq!(codex[1], "exec", "{codex:?}");
+        assert!(!codex.iter().any(|w| w == "-p"), "{codex:?}");
+        assert_eq!(codex.last().map(String::as_str), Some("hi"), "{codex:?}");
+        assert!(
+            codex
+                .windows(2)
+                .any(|w| w == ["--model", "gpt-5.5"] || w == ["-m", "gpt-5.5"]),
+            "{codex:?}"
+        );
+        // opencode's `-p` is its password.
+        let opencode = command_probe("opencode", None);
+        assert_eq!(opencode[1], "run", "{opencode:?}");
+        assert!(!opencode.iter().any(|w| w == "-p"), "{opencode:?}");
+        assert_eq!(
+            opencode.last().map(String::as_str),
+            Some("hi"),
+            "{opencode:?}"
+        );
+        // Gemini CLI's headless prompt is the value of `--prompt`.
+        let gemini = command_probe("gemini", None);
+        assert!(gemini.iter().any(|w| w == "--prompt=hi"), "{gemini:?}");
+        // Claude Code's own words, and a CLI with no dialect, stay `-p hi`.
+        assert_eq!(
+            command_probe("claude", Some("claude-opus-5")),
+            ["/opt/bin/claude", "--model", "claude-opus-5", "-p", "hi"]
+        );
+        assert_eq!(command_probe("agy", None), ["/opt/bin/agy", "-p", "hi"]);
+    }
+
+    #[test]
+    fn a_backend_that_translates_nothing_probes_with_claude_codes_words() {
+        let mut backend = crate::config::builtin::backends()["codex"].clone();
+        backend.translate = false;
+        backend.probe.kind = ProbeKind::Command;
+        let Ok((Call::Command { argv, .. }, _)) =
+            command_call(&backend, &Env::only(&[]), Some("m"), Path::new("codex"))
+        else {
+            panic!("not a command call");
+        };
+        assert_eq!(argv, ["codex", "--model", "m", "-p", "hi"]);
+    }
+}
