@@ -285,3 +285,29 @@ pub fn bare_model(model: &str) -> &str {
 
 /// Claude Code sends every `Name: value` line of this variable as a header on each API call.
 pub const HEADERS_VAR: &str = "ANTHROPIC_CUSTOM_HEADERS";
+
+/// The key a Claude Code's login is known by from inside it (its statusline command, whose
+/// environment `env` is Claude Code's own): the login agent `told` it by name when it
+/// launched it on a token (Claude Code hides the token from that command), else its
+/// adapter's key of `env` — the token's fingerprint when the token is seen, else its
+/// configuration directory, which a key in the environment does not change: the feed
+/// still speaks of that directory's login.
+pub fn login_key_from_inside(told: Option<&str>, env: &Env) -> String {
+    let claude = super::Family::Claude;
+    if let Some(identity) = told {
+        return claude.key(identity);
+    }
+    claude.login_key(env, None).unwrap_or_else(|| {
+        let dir = home(env).unwrap_or_default();
+        claude.key(&dir.to_string_lossy())
+    })
+}
+
+/// The key of a subscription `token` given to Claude Code in a variable or by the pool
+/// `account`: the login `env` names it by, else the token's own fingerprint.
+pub fn token_login_key(env: &Env, account: Option<Account>, token: &str) -> String {
+    let claude = super::Family::Claude;
+    claude
+        .login_key(env, account)
+        .unwrap_or_else(|| claude.key(&token_identity(token)))
+}

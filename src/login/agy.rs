@@ -22,7 +22,6 @@ use serde_json::Value;
 use super::Login;
 use super::readers::{OwnStore, Readers};
 use super::window::{Scope, Source, WEEK_MINUTES, Window};
-use crate::adapter::Family;
 
 /// The first agy whose `/usage` is a command, not a prompt.
 pub const FIRST_USAGE_VERSION: Version = Version(1, 1, 11);
@@ -134,7 +133,6 @@ pub fn pool_family(name: &str) -> String {
 pub const READERS: Readers = Readers {
     own_store: |_env| {
         Some(OwnStore::Login(Login {
-            cli: Family::Agy,
             plan: None,
             tier: None,
             expires_at: None,

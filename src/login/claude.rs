@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::readers::{OwnStore, Readers};
 use super::{Login, forget_token, window};
-use crate::adapter::{self, Env, Family};
+use crate::adapter::{self, Env};
 use crate::bounded_read;
 
 /// The variable that moves only the credentials store (new in 2.1.x).
@@ -142,7 +142,6 @@ pub fn login_from_store(store: &Value) -> Option<Login> {
         .filter(|ms| *ms > 0.0)
         .and_then(window::from_epoch_millis);
     Some(Login {
-        cli: Family::Claude,
         plan: text("subscriptionType"),
         tier: text("rateLimitTier"),
         expires_at,
@@ -157,7 +156,6 @@ pub fn login_from_env_token(token: Option<&str>) -> Option<Login> {
     let token = token.map(str::trim).filter(|t| !t.is_empty())?;
     forget_token(Some(token));
     Some(Login {
-        cli: Family::Claude,
         plan: None,
         tier: None,
         expires_at: None,
@@ -264,7 +262,6 @@ mod tests {
     #[test]
     fn the_store_gives_plan_tier_and_expiry_and_never_the_token() {
         let login = parse_store(&store()).unwrap();
-        assert_eq!(login.cli, Family::Claude);
         assert_eq!(login.plan.as_deref(), Some("max"));
         assert_eq!(login.tier.as_deref(), Some("default_claude_max_20x"));
         assert_eq!(

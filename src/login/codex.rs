@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::readers::{OwnStore, Readers};
 use super::{Login, forget_token, jwt, window};
-use crate::adapter::{self, Env, Family};
+use crate::adapter::{self, Env};
 use crate::backend::{AuthScheme, Credential};
 use crate::bounded_read;
 
@@ -131,7 +131,6 @@ pub fn auth_from_store(store: &Value) -> Option<Auth> {
         .and_then(|claims| claims.get("exp")?.as_f64())
         .and_then(window::from_epoch_seconds);
     Some(Auth::ChatGpt(Login {
-        cli: Family::Codex,
         plan,
         tier: None,
         expires_at,
@@ -215,7 +214,6 @@ pub(crate) mod tests {
         let Some(Auth::ChatGpt(login)) = auth_from_store(&chatgpt_store()) else {
             panic!()
         };
-        assert_eq!(login.cli, Family::Codex);
         assert_eq!(login.plan.as_deref(), Some("plus"));
         assert_eq!(login.expires_at.unwrap().as_second(), 1_789_400_000);
         assert!(login.token_present);

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::readers::{OwnStore, Readers};
 use super::{Login, forget_token, records, window};
-use crate::adapter::{self, Env, Family};
+use crate::adapter::{self, Env};
 use crate::bounded_read;
 
 /// `selectedType` of a Google login.
@@ -56,7 +56,6 @@ pub fn login_from_creds(creds: &Value) -> Option<Login> {
         forget_token(creds.get(key).and_then(Value::as_str));
     }
     Some(Login {
-        cli: Family::Gemini,
         plan: None,
         tier: None,
         expires_at: creds
@@ -170,7 +169,6 @@ mod tests {
     #[test]
     fn the_creds_give_expiry_and_presence_and_never_a_token() {
         let login = login_from_creds(&serde_json::from_str(CREDS).unwrap()).unwrap();
-        assert_eq!(login.cli, Family::Gemini);
         assert_eq!(login.expires_at.unwrap().as_second(), 1_760_000_000);
         assert!(login.token_present);
         assert_eq!(login.plan, None);

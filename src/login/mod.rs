@@ -45,12 +45,10 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::state::window::{self, Scope, Source, Window};
 
-use crate::adapter::Family;
-
 /// What agent knows about one CLI's login: never its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Which CLI's it is is known by the reader that read it (`readers`).
 pub struct Login {
-    pub cli: Family,
     /// The plan as the CLI's store names it (`max`, `pro`, `plus`…), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
@@ -92,7 +90,6 @@ mod tests {
     #[test]
     fn a_login_is_expired_from_its_expiry_on_and_unknown_expiry_is_not_expired() {
         let login = Login {
-            cli: Family::Claude,
             plan: Some("max".into()),
             tier: None,
             expires_at: Some("2026-09-14T12:00:00Z".parse().unwrap()),

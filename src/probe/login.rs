@@ -65,9 +65,7 @@ pub fn of_endpoint(
             name,
             is_login: true,
         });
-        let key = Family::Claude.login_key(child, account).unwrap_or_else(|| {
-            Family::Claude.key(&adapter::claude::token_identity(&credential.value))
-        });
+        let key = adapter::claude::token_login_key(child, account, &credential.value);
         let origin = match account {
             Some(account) => format!("account:{}", account.name),
             None => credential.source.clone(),

@@ -141,9 +141,10 @@ fn without_login(endpoint: Endpoint, store: login::Store) -> Result<Endpoint, Pl
             ..endpoint
         });
     }
-    match endpoint.own_login {
-        Some(Family::Codex) => Err(missing("OPENAI_API_KEY")),
-        Some(Family::Gemini) => Err(missing("GEMINI_API_KEY")),
+    // Without a key only the Anthropic API is worth asking (whether its host answers).
+    let needs_key = !matches!(endpoint.api, Api::Anthropic);
+    match endpoint.own_login.map(Family::credential_vars) {
+        Some([var, ..]) if needs_key => Err(missing(var)),
         _ => Ok(Endpoint {
             own_login: None,
             ..endpoint

@@ -182,14 +182,14 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
 /// logins agent sees (plan, expiry, windows — never a token), which the rungs run on as
 /// they are, and how a second login of one becomes an account.
 fn own_logins_text(config: &Config) -> String {
-    use crate::adapter::{Env, Family};
+    use crate::adapter::Env;
     let mut out = String::from(
         "no accounts configured: the rungs use each CLI's own login or key as the CLI finds it\n",
     );
     let state_dir = crate::paths::state_dir();
     let now = jiff::Timestamp::now();
     let mut seen = Vec::new();
-    for family in [Family::Claude, Family::Codex, Family::Gemini] {
+    for family in crate::adapter::ALL {
         let Some(login) = crate::launch::own_login::login_in(family, &Env::process()) else {
             continue;
         };

@@ -13,7 +13,7 @@ use std::time::Duration;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use crate::adapter::{Env, Family};
+use crate::adapter::Env;
 use crate::login::claude_statusline::{self, Feed};
 use crate::login::{Scope, Window};
 use crate::state::windows::Windows;
@@ -104,17 +104,7 @@ pub fn login_key() -> String {
     let told = std::env::var(crate::launch::child::CLAUDE_LOGIN_VAR)
         .ok()
         .filter(|login| is_login_name(login));
-    if let Some(identity) = told {
-        return Family::Claude.key(&identity);
-    }
-    let env = Env::process();
-    Family::Claude
-        .login_key(&env, None)
-        // A key in the environment: the feed still speaks of this directory's login.
-        .unwrap_or_else(|| {
-            let dir = Family::Claude.home(&env).unwrap_or_default();
-            Family::Claude.key(&dir.to_string_lossy())
-        })
+    crate::adapter::claude::login_key_from_inside(told.as_deref(), &Env::process())
 }
 
 /// `account:NAME` or `token:FINGERPRINT`: anything else in the variable (a token pasted

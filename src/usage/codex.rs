@@ -15,7 +15,7 @@ use crate::state::ledger::Tokens;
 
 /// Codex's home (its adapter's answer): `sessions/` and `archived_sessions/`.
 pub fn roots() -> Vec<PathBuf> {
-    crate::adapter::Family::Codex.records(&crate::adapter::Env::process())
+    crate::adapter::codex::records(&crate::adapter::Env::process())
 }
 
 /// Reads every session file under `roots` into `into`.

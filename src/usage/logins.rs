@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use crate::adapter::{Env, Family};
+use crate::adapter::Env;
 use crate::config::Config;
 
 /// The plan each logged-in CLI's calls are paid by (`max`, `plus`; `gemini login` when the
@@ -23,7 +23,7 @@ impl Logins {
     /// The logins agent sees on this machine now, and the backends of `config` on them.
     pub fn seen(config: &Config) -> Logins {
         let mut logins = Logins::default();
-        for family in [Family::Claude, Family::Codex, Family::Gemini] {
+        for family in crate::adapter::ALL {
             if let Some(login) = crate::launch::own_login::login_in(family, &Env::process()) {
                 let plan = login
                     .plan
