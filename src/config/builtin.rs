@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{Auth, Backend, OpenAiApi, ProbeDef, ProbeKind, RungDef};
+use super::backend::{Auth, Backend, OpenAiApi, ProbeDef, ProbeKind};
+use super::rung::RungDef;
 
 /// The built-in backends, by name.
 pub fn backends() -> BTreeMap<String, Backend> {
@@ -112,27 +113,4 @@ fn strings<const N: usize>(pairs: [(&str, &str); N]) -> BTreeMap<String, String>
         .into_iter()
         .map(|(key, value)| (key.into(), value.into()))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The documented table, parsed exactly as a user's file is: what the compiled-in
-    /// table must equal, key by key.
-    #[test]
-    fn the_compiled_in_table_is_the_documented_one() {
-        let documented = crate::config::parse_builtin_reference(include_str!("builtin.toml"))
-            .expect("builtin.toml parses");
-        let compiled = backends();
-        assert_eq!(
-            compiled.keys().collect::<Vec<_>>(),
-            documented.backends.keys().collect::<Vec<_>>()
-        );
-        for (name, backend) in &compiled {
-            assert_eq!(backend, &documented.backends[name], "backend {name}");
-        }
-        assert_eq!(rungs(), documented.rungs);
-        assert!(documented.rungs_are_builtin);
-    }
 }

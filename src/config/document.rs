@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::Source;
+use super::source::Source;
 use crate::exit_codes::usage;
 
 /// At most this many unknown keys are set aside before the file is given up on.

@@ -11,18 +11,25 @@ use toml::Spanned;
 
 pub mod accounts;
 pub mod alerts;
+mod backend;
 pub mod builtin;
 mod document;
 pub mod limits;
 pub mod pricing;
 pub mod relay;
+mod rung;
+mod source;
 pub mod store;
 mod words;
+
+pub use backend::{Auth, Backend, OpenAiApi, ProbeDef, ProbeKind};
+pub use rung::RungDef;
 
 use crate::adapter::Family;
 use crate::bounds::{self, Bounds, Unit};
 use crate::exit_codes::usage;
 use limits::{BreakerPolicy, Limits};
+use source::Source;
 
 /// The settings agent runs with, after merging.
 #[derive(Debug, Clone)]
@@ -63,143 +70,6 @@ pub struct Config {
     /// typo of one agent knows), one sentence each: a launch and the reports print them and
     /// go on, the doctor counts each as a problem.
     pub warnings: Vec<String>,
-}
-
-/// One way to run a CLI.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Backend {
-    pub name: String,
-    /// What a person calls it in notices: "Claude Code".
-    pub label: String,
-    pub command: String,
-    /// Which CLI `command` is (its file name, else the backend's name), judged once when the
-    /// configuration is read: every floor asks this, none derives it again.
-    pub family: Family,
-    pub vendor: String,
-    pub model_flag: Option<String>,
-    /// The model to probe when neither the rung nor the CLI's own settings name one.
-    pub default_model: Option<String>,
-    /// Aliases (`opus`) to full ids; values may hold `${VAR}` references.
-    pub models: BTreeMap<String, String>,
-    /// Extra environment for the launched CLI; values may hold `${VAR}` references.
-    pub env: BTreeMap<String, String>,
-    /// Variables removed from the launched CLI's environment.
-    pub env_remove: Vec<String>,
-    pub probe: ProbeDef,
-    /// How its accounts take turns, as configured; `None`: the pool's default
-    /// (`soonest-reset` for logins, else `priority`; see `accounts::rotation_of`).
-    pub rotation: Option<accounts::Rotation>,
-    /// `park_at_percent` for this backend's logins; `None`: the top-level one.
-    pub park_at_percent: Option<f64>,
-    /// Paid overage ("extra usage", credits) counts as available: a full subscription
-    /// window does not park the login while its credits last.
-    pub extra_usage: bool,
-    /// Ask Anthropic's undocumented `/api/oauth/usage` for this backend's Claude login's
-    /// windows (opt-in: the vendor reserves the login for Claude Code).
-    pub login_usage: bool,
-    /// Translate Claude Code's command line into this backend's CLI's words (its dialect);
-    /// `false` passes the user's words unchanged.
-    pub translate: bool,
-    /// Whether `--status` and `--check-fallback` may run the CLI itself to prove a login
-    /// rung (its own check). Off: the rung is reported as not proved, never OK.
-    pub self_check: bool,
-    /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
-    pub builtin: bool,
-}
-
-impl Backend {
-    /// A backend with the defaults every row of the table starts from: the CLI's own model
-    /// flag, nothing added to its environment, probed the default way, translated.
-    pub fn new(name: &str, label: &str, command: &str, vendor: &str, builtin: bool) -> Backend {
-        Backend {
-            name: name.into(),
-            label: label.into(),
-            command: command.into(),
-            family: Family::of_backend(name, command),
-            vendor: vendor.into(),
-            model_flag: Some("--model".into()),
-            default_model: None,
-            models: BTreeMap::new(),
-            env: BTreeMap::new(),
-            env_remove: Vec::new(),
-            probe: ProbeDef::default(),
-            rotation: None,
-            park_at_percent: None,
-            extra_usage: false,
-            login_usage: false,
-            translate: true,
-            self_check: true,
-            builtin,
-        }
-    }
-}
-
-/// How a backend is probed. Unset `url`/`key` mean "whatever the CLI itself uses".
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProbeDef {
-    pub kind: ProbeKind,
-    pub url: Option<String>,
-    pub key: Option<String>,
-    pub auth: Option<Auth>,
-    pub api: OpenAiApi,
-    /// For `command` probes: the argv to run instead of `<command> [--model M] -p hi`.
-    pub argv: Option<Vec<String>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProbeKind {
-    Anthropic,
-    Openai,
-    Gemini,
-    Command,
-    #[default]
-    None,
-}
-
-impl ProbeKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProbeKind::Anthropic => "anthropic",
-            ProbeKind::Openai => "openai",
-            ProbeKind::Gemini => "gemini",
-            ProbeKind::Command => "command",
-            ProbeKind::None => "none",
-        }
-    }
-}
-
-/// How an Anthropic key is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Auth {
-    /// `x-api-key: KEY`
-    XApiKey,
-    /// `Authorization: Bearer KEY`
-    Bearer,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OpenAiApi {
-    #[default]
-    Chat,
-    Responses,
-}
-
-/// One row of the table, as written (aliases and variables not yet resolved).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RungDef {
-    pub backend: String,
-    pub probe_model: String,
-    pub run_model: String,
-    /// The account this row uses, when its backend draws from a pool: the table has one
-    /// row per account, in rotation order (see `accounts::expand`).
-    pub account: Option<String>,
-    /// A row of a pool of logins: every login of the pool, in rotation order. The rung runs
-    /// on the first whose windows leave it open (`rung::resolve`), so a parked login hands
-    /// its rung to the next before any descent; `account` is then the first of them.
-    pub logins: Vec<String>,
 }
 
 // ---- the file's shape -------------------------------------------------------------------
@@ -384,43 +254,6 @@ fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config 
         relay: relay::RelayConfig::default(),
         store: None,
         warnings: Vec::new(),
-    }
-}
-
-/// `builtin.toml` read as the built-in table, the way the table was once loaded: what the
-/// compiled-in table is tested against.
-#[cfg(test)]
-pub(crate) fn parse_builtin_reference(text: &str) -> anyhow::Result<Config> {
-    let mut config = defaults(BTreeMap::new(), Vec::new());
-    let file: FileConfig = toml::from_str(text)?;
-    let source = Source {
-        path: Path::new("<built-in>"),
-        text,
-    };
-    merge(&mut config, file, &source, true)?;
-    Ok(config)
-}
-
-struct Source<'a> {
-    path: &'a Path,
-    text: &'a str,
-}
-
-impl Source<'_> {
-    /// 1-based line of a byte offset.
-    fn line(&self, offset: usize) -> usize {
-        self.text[..offset.min(self.text.len())]
-            .matches('\n')
-            .count()
-            + 1
-    }
-
-    fn error(&self, offset: usize, key: &str, message: &str) -> anyhow::Error {
-        usage(format!(
-            "{}:{}: {key}: {message}",
-            self.path.display(),
-            self.line(offset)
-        ))
     }
 }
 
@@ -985,5 +818,36 @@ mod tests {
             format!("{err:#}").contains("config.toml:2: backends.claude.models.opus"),
             "{err:#}"
         );
+    }
+
+    /// `builtin.toml` read as the built-in table, the way the table was once loaded: what the
+    /// compiled-in table is tested against.
+    fn parse_builtin_reference(text: &str) -> anyhow::Result<Config> {
+        let mut config = defaults(BTreeMap::new(), Vec::new());
+        let file: FileConfig = toml::from_str(text)?;
+        let source = Source {
+            path: Path::new("<built-in>"),
+            text,
+        };
+        merge(&mut config, file, &source, true)?;
+        Ok(config)
+    }
+
+    /// The documented table, parsed exactly as a user's file is: what the compiled-in
+    /// table must equal, key by key.
+    #[test]
+    fn the_compiled_in_table_is_the_documented_one() {
+        let documented =
+            parse_builtin_reference(include_str!("builtin.toml")).expect("builtin.toml parses");
+        let compiled = builtin::backends();
+        assert_eq!(
+            compiled.keys().collect::<Vec<_>>(),
+            documented.backends.keys().collect::<Vec<_>>()
+        );
+        for (name, backend) in &compiled {
+            assert_eq!(backend, &documented.backends[name], "backend {name}");
+        }
+        assert_eq!(builtin::rungs(), documented.rungs);
+        assert!(documented.rungs_are_builtin);
     }
 }

@@ -1,6 +1,7 @@
 //! Probes: one real call that proves a rung works now (DESIGN.md §3). A model list is never
 //! liveness; a 200 that is not the API's own answer is a failure.
 
+mod call;
 mod classify;
 mod command;
 mod http;
@@ -10,86 +11,14 @@ mod usage;
 
 use std::time::Duration;
 
+pub use call::{Call, ProbePlan};
 pub use classify::{QUOTA_WORDS, classify_output, classify_status, clears_at, snippet};
 pub use http::host;
 pub use plan::{PlanError, plan};
 pub use usage::tokens as usage_tokens;
 
-use crate::config::{Auth, OpenAiApi};
 use crate::error_class::ErrorClass;
-use crate::state::meter::{CallInfo, Meter};
-
-/// Everything a probe needs, resolved: no variables, no aliases left.
-#[derive(Debug, Clone)]
-pub struct ProbePlan {
-    /// The health key: endpoint × model × credential source (never the credential).
-    pub target: String,
-    pub call: Call,
-    pub model: Option<String>,
-    pub timeout: Duration,
-    /// The ledger's columns for this probe's calls.
-    pub info: CallInfo,
-    /// The subscription login the rung runs on, when it does: never probed with a prompt.
-    pub login: Option<login::LoginRung>,
-    /// The API, base and credential the rung's CLI will use, resolved once here
-    /// (`backend::resolve`) for the launch floor to read (the login windows ask there);
-    /// `None` when it cannot be resolved.
-    pub endpoint: Option<crate::backend::Endpoint>,
-}
-
-impl ProbePlan {
-    /// Why a rung that is not probed runs anyway, as `--status` says it.
-    pub fn unprobed_reason(&self) -> String {
-        match &self.login {
-            Some(login) => {
-                let now = jiff::Timestamp::now();
-                login.describe(&login.windows(&crate::paths::state_dir(), now), now)
-            }
-            None => "not probed (probe kind none): the fast-fail net guards the launch".into(),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub enum Call {
-    Anthropic {
-        base: String,
-        key: String,
-        auth: Auth,
-        oauth: bool,
-    },
-    /// No credential to call with: only whether the API host answers at all.
-    Reach {
-        base: String,
-    },
-    OpenAi {
-        base: String,
-        key: Option<String>,
-        api: OpenAiApi,
-    },
-    Gemini {
-        base: String,
-        key: String,
-    },
-    Command {
-        argv: Vec<String>,
-        env: Vec<(String, String)>,
-        env_remove: Vec<String>,
-    },
-    /// `probe = { kind = "none" }`, or a subscription login: unprobed; the fast-fail net
-    /// alone guards the launch.
-    None,
-    /// A CLI asked about its own quota with no prompt and no model call (Antigravity's
-    /// `agy --print /usage`), by a judge the launch floor supplies (it reads the CLI's
-    /// answer with `login::`).
-    SelfReport {
-        binary: std::path::PathBuf,
-        /// What the rung removes from the CLI's environment (other vendors' keys).
-        env_remove: Vec<String>,
-        login_key: String,
-        judge: fn(&std::path::Path, &[String], &str, Duration) -> Outcome,
-    },
-}
+use crate::state::meter::Meter;
 
 pub use crate::state::health::Outcome;
 

@@ -7,7 +7,8 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 use serde_json::json;
 
-use super::{Alert, AlertsConfig};
+use super::AlertsConfig;
+use super::alert::Alert;
 use crate::retry::{self, Attempt, RealClock};
 
 /// Each HTTP attempt's own limit (the deadline may shorten it).

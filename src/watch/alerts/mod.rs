@@ -6,6 +6,7 @@
 //! However many watchdogs share that state, each alert is sent once: the change is seen by
 //! one run only, and an owed alert is sent only by the run that [claims](claim) it.
 
+mod alert;
 mod claim;
 mod deliver;
 
@@ -14,6 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::state::json_file::JsonFile;
+use alert::Alert;
 use claim::Claim;
 
 pub use crate::config::alerts::{AlertsConfig, CommandConfig, TelegramConfig, WebhookConfig};
@@ -44,16 +46,6 @@ const CHANNEL_EXAMPLES: &str = r#"    [alerts.telegram]
 
     [alerts.command]
     argv = ["notify-send", "agent"]          # the message is appended as the last argument"#;
-
-/// One alert, as queued and delivered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Alert {
-    pub state: String,
-    pub previous: String,
-    pub message: String,
-    pub rungs: serde_json::Value,
-    pub time: String,
-}
 
 /// An alert still owed to one channel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

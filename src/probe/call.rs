@@ -1,0 +1,81 @@
+//! The call a probe makes, resolved from a rung: what to call ([`Call`]) and everything
+//! around it ([`ProbePlan`]). [`super::plan()`] builds them; [`super::run`] makes the call.
+
+use std::time::Duration;
+
+use super::login;
+use crate::config::{Auth, OpenAiApi};
+use crate::state::health::Outcome;
+use crate::state::meter::CallInfo;
+
+/// Everything a probe needs, resolved: no variables, no aliases left.
+#[derive(Debug, Clone)]
+pub struct ProbePlan {
+    /// The health key: endpoint × model × credential source (never the credential).
+    pub target: String,
+    pub call: Call,
+    pub model: Option<String>,
+    pub timeout: Duration,
+    /// The ledger's columns for this probe's calls.
+    pub info: CallInfo,
+    /// The subscription login the rung runs on, when it does: never probed with a prompt.
+    pub login: Option<login::LoginRung>,
+    /// The API, base and credential the rung's CLI will use, resolved once here
+    /// (`backend::resolve`) for the launch floor to read (the login windows ask there);
+    /// `None` when it cannot be resolved.
+    pub endpoint: Option<crate::backend::Endpoint>,
+}
+
+impl ProbePlan {
+    /// Why a rung that is not probed runs anyway, as `--status` says it.
+    pub fn unprobed_reason(&self) -> String {
+        match &self.login {
+            Some(login) => {
+                let now = jiff::Timestamp::now();
+                login.describe(&login.windows(&crate::paths::state_dir(), now), now)
+            }
+            None => "not probed (probe kind none): the fast-fail net guards the launch".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Call {
+    Anthropic {
+        base: String,
+        key: String,
+        auth: Auth,
+        oauth: bool,
+    },
+    /// No credential to call with: only whether the API host answers at all.
+    Reach {
+        base: String,
+    },
+    OpenAi {
+        base: String,
+        key: Option<String>,
+        api: OpenAiApi,
+    },
+    Gemini {
+        base: String,
+        key: String,
+    },
+    Command {
+        argv: Vec<String>,
+        env: Vec<(String, String)>,
+        env_remove: Vec<String>,
+    },
+    /// `probe = { kind = "none" }`, or a subscription login: unprobed; the fast-fail net
+    /// alone guards the launch.
+    None,
+    /// A CLI asked about its own quota with no prompt and no model call (Antigravity's
+    /// `agy --print /usage`), by a judge the launch floor supplies (it reads the CLI's
+    /// answer with `login::`).
+    SelfReport {
+        binary: std::path::PathBuf,
+        /// What the rung removes from the CLI's environment (other vendors' keys).
+        env_remove: Vec<String>,
+        login_key: String,
+        judge: fn(&std::path::Path, &[String], &str, Duration) -> Outcome,
+    },
+}
