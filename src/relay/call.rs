@@ -1,15 +1,14 @@
 //! One relayed call from the books' side: who asked (the `X-Agent-*` headers), where it
 //! went, and — once it is over — its ledger line and what it says about the upstream's
-//! health. Also the relay's own error answers, in a shape both SDKs read.
+//! health.
 
 use std::time::{Duration, Instant, SystemTime};
 
-use axum::body::Body;
 use axum::response::Response;
-use http::{HeaderMap, HeaderValue, StatusCode};
-use serde_json::json;
+use http::{HeaderMap, StatusCode};
 
 use super::accounting::Finished;
+use super::answer;
 use super::server::Relay;
 use crate::error_class::ErrorClass;
 use crate::probe::{Outcome, QUOTA_WORDS, clears_at};
@@ -41,7 +40,7 @@ fn clean(text: &str, limit: usize) -> String {
 /// are dropped.
 pub fn checked_model(model: Option<&str>) -> Result<Option<String>, Box<Response>> {
     match model {
-        Some(model) if model.len() > MODEL_LIMIT => Err(Box::new(error_response(
+        Some(model) if model.len() > MODEL_LIMIT => Err(Box::new(answer::error(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
             &format!(
@@ -85,27 +84,6 @@ impl CallMeta {
                 .or_else(|| text("session_id")),
         }
     }
-}
-
-/// The relay's own answer: `{"type":"error","error":{"type":…,"message":…}}` — the
-/// Anthropic SDK and the OpenAI SDK both read `error.message` from it.
-pub fn error_response(status: StatusCode, kind: &str, message: &str) -> Response {
-    let body = json!({
-        "type": "error",
-        "error": {"type": kind, "code": kind, "message": crate::redact::redact(message)},
-    });
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    // Both SDKs honour this: a wrong token or a spent budget is not worth retrying.
-    if status.is_client_error() {
-        headers.insert("x-should-retry", HeaderValue::from_static("false"));
-    }
-    response
 }
 
 /// A call that was reserved and sent: everything its ledger line and health need. A call

@@ -6,6 +6,7 @@
 //! `agent --relay serve | init | tokens | install`. Only `serve` starts a runtime.
 
 mod accounting;
+mod answer;
 mod call;
 mod claude_cli;
 mod clients;

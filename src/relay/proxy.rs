@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use http::header::{self, HeaderName};
+use http::header;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use http_body::{Frame, SizeHint};
@@ -20,9 +20,9 @@ use hyper::body::Incoming;
 use serde::Deserialize;
 
 use super::accounting::Finished;
-use super::call::{Call, CallMeta, End, error_response};
+use super::answer;
+use super::call::{Call, CallMeta, End};
 use super::clients::Caller;
-use super::gate;
 use super::keys::Key;
 use super::scrub::Scrubber;
 use super::server::Relay;
@@ -85,7 +85,7 @@ pub async fn forward(
     // Built from the base's parts before the key is read: a target that cannot make an
     // upstream URL uses nothing.
     let Some(uri) = relay.upstream_uri(upstream, target) else {
-        return error_response(
+        return answer::error(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
             "relay: the request path does not make a valid upstream URL; nothing was sent upstream",
@@ -104,14 +104,14 @@ pub async fn forward(
             match tokio::task::spawn_blocking(move || relay_for_key.keys.get(&wanted)).await {
                 Ok(Ok(key)) => key,
                 Ok(Err(why)) => {
-                    return error_response(
+                    return answer::error(
                         StatusCode::SERVICE_UNAVAILABLE,
                         "relay_credentials_missing",
                         &format!("relay: {why}"),
                     );
                 }
                 Err(_) => {
-                    return error_response(
+                    return answer::error(
                         StatusCode::INTERNAL_SERVER_ERROR,
                         "api_error",
                         "relay: reading the upstream key failed",
@@ -140,10 +140,10 @@ pub async fn forward(
             Some(target) => match relay.gate.admit(target).await {
                 Ok(claim) => claim,
                 Err(shut) => {
-                    let answer = gate::refusal(&shut, upstream.kind, &what, now_ms());
+                    let refusal = answer::shut_by_gate(&shut, upstream.kind, &what, now_ms());
                     record.duration_s = super::call::round_ms(started.elapsed().as_secs_f64());
-                    turned_away(&relay, record, answer.status(), COOLING);
-                    return answer;
+                    turned_away(&relay, record, refusal.status(), COOLING);
+                    return refusal;
                 }
             },
             None => None,
@@ -181,7 +181,7 @@ pub async fn forward(
     let sent = relay.client.request(request);
     // An upstream that fails or stays silent: one ledger line and one error answer.
     let failure = match tokio::time::timeout(relay.config.upstream_timeout, sent).await {
-        Ok(Ok(answer)) => Ok(answer),
+        Ok(Ok(upstream_answer)) => Ok(upstream_answer),
         Ok(Err(err)) => {
             let why = crate::redact::redact(&error_chain(&err));
             let message = format!("relay: upstream \"{}\" unreachable: {why}", upstream.name);
@@ -206,8 +206,8 @@ pub async fn forward(
             ))
         }
     };
-    let answer = match failure {
-        Ok(answer) => answer,
+    let upstream_answer = match failure {
+        Ok(upstream_answer) => upstream_answer,
         Err((status, code, why, message)) => {
             if let Some(call) = call {
                 call.finish(
@@ -217,11 +217,11 @@ pub async fn forward(
                     (body.len(), 0),
                 );
             }
-            return error_response(status, code, &message);
+            return answer::error(status, code, &message);
         }
     };
     let ttfb = started.elapsed();
-    let (head, incoming) = answer.into_parts();
+    let (head, incoming) = upstream_answer.into_parts();
     let status = head.status;
     if status == StatusCode::UNAUTHORIZED {
         // A rotated or revoked key: read it afresh on the next call.
@@ -229,10 +229,6 @@ pub async fn forward(
     }
 
     let injected = relay.keys.injected();
-    let mut response = Response::new(Body::empty());
-    *response.status_mut() = status;
-    *response.headers_mut() = client_headers(&head.headers);
-    Scrubber::new(Arc::clone(&injected)).headers(response.headers_mut());
     let observed = match call {
         Some(mut call) => {
             let content_type = head
@@ -279,8 +275,9 @@ pub async fn forward(
         None => None,
     };
     // A body known to be empty has nothing to scrub.
-    let scrubber = (!http_body::Body::is_end_stream(&incoming)).then(|| Scrubber::new(injected));
-    *response.body_mut() = Body::new(Observed {
+    let scrubber =
+        (!http_body::Body::is_end_stream(&incoming)).then(|| Scrubber::new(Arc::clone(&injected)));
+    let streamed = Body::new(Observed {
         inner: incoming,
         idle: relay.config.upstream_timeout,
         last: Instant::now(),
@@ -290,7 +287,7 @@ pub async fn forward(
         waiting: None,
         ended: false,
     });
-    response
+    answer::forwarded(status, &head.headers, &injected, streamed)
 }
 
 /// Reserves one call, answering 429 `budget_exhausted` (or 503) when the budget says no;
@@ -317,7 +314,7 @@ pub async fn reserve(
     // A refusal that sends nothing gets its ledger line, marked refused.
     let turned = |status: StatusCode, code: &str, refusal: &Refusal| {
         turned_away(relay, record.clone(), status, code);
-        error_response(
+        answer::error(
             status,
             code,
             &format!("relay: {refusal}; nothing was sent upstream"),
@@ -333,12 +330,12 @@ pub async fn reserve(
             "store_unavailable",
             &refusal,
         )),
-        Ok(Err(refusal)) => Err(error_response(
+        Ok(Err(refusal)) => Err(answer::error(
             StatusCode::SERVICE_UNAVAILABLE,
             "budget_unavailable",
             &format!("relay: {refusal}"),
         )),
-        Err(_) => Err(error_response(
+        Err(_) => Err(answer::error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "api_error",
             "relay: the budget reservation failed",
@@ -419,29 +416,13 @@ fn add_include_usage(body: &[u8]) -> Option<Bytes> {
     Some(Bytes::from(out))
 }
 
-/// Hop-by-hop headers: never forwarded either way.
-fn hop_by_hop(name: &HeaderName) -> bool {
-    matches!(
-        name.as_str(),
-        "connection"
-            | "keep-alive"
-            | "proxy-connection"
-            | "proxy-authenticate"
-            | "proxy-authorization"
-            | "te"
-            | "trailer"
-            | "transfer-encoding"
-            | "upgrade"
-    )
-}
-
 /// The client's headers minus its auth, `X-Agent-*`, hop-by-hop headers and framing, plus
 /// the upstream key in that API's own header.
 fn upstream_headers(from: &HeaderMap, kind: Kind, key: &Key) -> HeaderMap {
     let mut headers = HeaderMap::with_capacity(from.len() + 2);
     for (name, value) in from {
         let text = name.as_str();
-        if hop_by_hop(name)
+        if answer::hop_by_hop(name)
             || text.starts_with("x-agent-")
             || matches!(
                 text,
@@ -483,17 +464,6 @@ fn upstream_headers(from: &HeaderMap, kind: Kind, key: &Key) -> HeaderMap {
         }
         AuthScheme::GoogApiKey => {
             headers.insert("x-goog-api-key", secret(""));
-        }
-    }
-    headers
-}
-
-/// The upstream's answer headers minus the hop-by-hop ones.
-fn client_headers(from: &HeaderMap) -> HeaderMap {
-    let mut headers = HeaderMap::with_capacity(from.len());
-    for (name, value) in from {
-        if !hop_by_hop(name) {
-            headers.append(name.clone(), value.clone());
         }
     }
     headers

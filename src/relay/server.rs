@@ -34,11 +34,10 @@ use http_body_util::{BodyExt as _, Full, Limited};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use serde_json::json;
 use tower::ServiceExt as _;
 
 use super::accounting::Books;
-use super::call::error_response;
+use super::answer::{self, Readiness};
 use super::clients::{Unadmitted, admit};
 use super::connections::{BusyBody, Connections, Limits, Refused};
 use super::gate::Gate;
@@ -280,33 +279,6 @@ fn http_client(config: &RelayConfig) -> HttpClient {
         .build(https)
 }
 
-/// What a connection over the caps reads before it is closed.
-fn over_cap() -> Vec<u8> {
-    let body =
-        json!({"type": "error", "error": {"type": "overloaded_error", "code": "overloaded_error",
-        "message": "relay: every connection it can hold is busy with a call; try again shortly"}})
-        .to_string();
-    format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
-
-/// A request arriving on a connection just told to close (idle, or making room).
-fn closing() -> Response {
-    let mut response = error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "overloaded_error",
-        "relay: this connection was being closed to make room; send the request again",
-    );
-    response.headers_mut().insert(
-        http::header::CONNECTION,
-        http::HeaderValue::from_static("close"),
-    );
-    response
-}
-
 async fn accept_loop(
     listener: &tokio::net::TcpListener,
     relay: &Arc<Relay>,
@@ -322,7 +294,7 @@ async fn accept_loop(
     }
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let caps = Connections::new(limits);
-    let over_cap = over_cap();
+    let over_cap = answer::over_cap();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(relay.config.client_timeout)
@@ -362,7 +334,7 @@ async fn accept_loop(
                 let busy = held.begin();
                 async move {
                     let Some(busy) = busy else {
-                        return Ok::<_, Infallible>(closing());
+                        return Ok::<_, Infallible>(answer::closing());
                     };
                     if let Some(refusal) = refuse_target(&relay, &request) {
                         return Ok(refusal);
@@ -405,7 +377,7 @@ async fn accept_loop(
 /// else: whatever their path, the relay is not a proxy for the world.
 fn refuse_target<B>(relay: &Relay, request: &hyper::Request<B>) -> Option<Response> {
     if request.method() == Method::CONNECT {
-        return Some(error_response(
+        return Some(answer::error(
             StatusCode::METHOD_NOT_ALLOWED,
             "relay_not_a_proxy",
             "relay: CONNECT is not served; the relay forwards only to its configured upstreams",
@@ -415,7 +387,7 @@ fn refuse_target<B>(relay: &Relay, request: &hyper::Request<B>) -> Option<Respon
     if is_own_host(relay, host) {
         return None;
     }
-    Some(error_response(
+    Some(answer::error(
         StatusCode::FORBIDDEN,
         "relay_not_a_proxy",
         &format!(
@@ -439,33 +411,32 @@ fn is_own_host(relay: &Relay, host: &str) -> bool {
 /// `GET /healthz`: `{"ok":true}` for anyone; with the token, each upstream's kind and
 /// whether its key (or CLI) is there — true or false, never the key.
 async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response {
-    let mut body = json!({"ok": true});
+    let mut upstreams = None;
     if admit(&relay, request.headers()).await.is_ok() {
         let probe = Arc::clone(&relay);
-        let upstreams = tokio::task::spawn_blocking(move || {
-            let mut map = serde_json::Map::new();
-            for upstream in probe.config.upstreams.values() {
-                let entry = match upstream.kind {
-                    Kind::ClaudeCli => {
-                        let command = upstream.command.as_deref().unwrap_or("claude");
-                        json!({"kind": upstream.kind.as_str(), "command": crate::backend::discover::find(command).is_some()})
-                    }
-                    _ => json!({"kind": upstream.kind.as_str(), "key": probe.keys.get(upstream).is_ok()}),
-                };
-                map.insert(upstream.name.clone(), entry);
-            }
-            map
+        let found = tokio::task::spawn_blocking(move || {
+            probe
+                .config
+                .upstreams
+                .values()
+                .map(|upstream| {
+                    let ready = match upstream.kind {
+                        Kind::ClaudeCli => {
+                            let command = upstream.command.as_deref().unwrap_or("claude");
+                            crate::backend::discover::find(command).is_some()
+                        }
+                        _ => probe.keys.get(upstream).is_ok(),
+                    };
+                    let kind = upstream.kind;
+                    (upstream.name.clone(), Readiness { kind, ready })
+                })
+                .collect()
         })
         .await
         .unwrap_or_default();
-        body["upstreams"] = serde_json::Value::Object(upstreams);
+        upstreams = Some(found);
     }
-    let mut response = Response::new(Body::from(body.to_string()));
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    response
+    answer::health(upstreams)
 }
 
 /// `/{upstream}/…`: the token, the upstream, the body's size and time, then the upstream's
@@ -475,14 +446,14 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let caller = match admit(&relay, &parts.headers).await {
         Ok(caller) => caller,
         Err(Unadmitted::Unknown) => {
-            return error_response(
+            return answer::error(
                 StatusCode::UNAUTHORIZED,
                 "authentication_error",
                 "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
             );
         }
         Err(Unadmitted::StoreDown(why)) => {
-            return error_response(
+            return answer::error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "store_unavailable",
                 &format!(
@@ -494,7 +465,7 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let target = match Target::parse(&parts.uri) {
         Ok(target) => target,
         Err(why) => {
-            return error_response(
+            return answer::error(
                 StatusCode::BAD_REQUEST,
                 "invalid_request_error",
                 &format!(
@@ -506,7 +477,7 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let name = target.name.as_str();
     let Some(upstream) = relay.config.upstreams.get(name).cloned() else {
         let known: Vec<&str> = relay.config.upstreams.keys().map(String::as_str).collect();
-        return error_response(
+        return answer::error(
             StatusCode::NOT_FOUND,
             "not_found_error",
             &format!(
@@ -523,21 +494,23 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit) {
-        return too_large(limit);
+        return answer::too_large(limit);
     }
     let limited = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
     let body = match tokio::time::timeout(relay.config.client_timeout, limited.collect()).await {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(limit),
+        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => {
+            return answer::too_large(limit);
+        }
         Ok(Err(_)) => {
-            return error_response(
+            return answer::error(
                 StatusCode::BAD_REQUEST,
                 "invalid_request_error",
                 "relay: the request body could not be read",
             );
         }
         Err(_) => {
-            return error_response(
+            return answer::error(
                 StatusCode::REQUEST_TIMEOUT,
                 "request_timeout",
                 &format!(
@@ -555,15 +528,4 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
             super::proxy::forward(relay, &upstream, &caller, parts, &target, body).await
         }
     }
-}
-
-fn too_large(limit: u64) -> Response {
-    error_response(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "request_too_large",
-        &format!(
-            "relay: the request body is larger than {} MB (relay.body_limit_mb)",
-            limit / (1024 * 1024)
-        ),
-    )
 }
