@@ -9,7 +9,7 @@ use http::{HeaderMap, StatusCode};
 
 use super::accounting::Finished;
 use super::answer;
-use super::server::Relay;
+use super::shared::Relay;
 use crate::error_class::ErrorClass;
 use crate::probe::{Outcome, QUOTA_WORDS, clears_at};
 use crate::state::budget::Reservation;

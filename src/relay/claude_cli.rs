@@ -27,7 +27,7 @@ use super::answer::{self, Message};
 use super::call::{CallMeta, End};
 use super::clients::Caller;
 use super::proxy::{record_for, reserve};
-use super::server::Relay;
+use super::shared::Relay;
 use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;
 use crate::scratch::Scratch;

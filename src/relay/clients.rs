@@ -10,7 +10,7 @@ use std::sync::Arc;
 use http::HeaderMap;
 use serde_json::json;
 
-use super::server::Relay;
+use super::shared::Relay;
 use crate::cli::relay::TokensCommand;
 use crate::config::Config;
 use crate::config::limits::Limits;

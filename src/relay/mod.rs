@@ -17,6 +17,7 @@ mod keys;
 mod proxy;
 mod scrub;
 mod server;
+mod shared;
 mod subscriptions;
 mod target;
 mod token;

@@ -25,7 +25,7 @@ use super::call::{Call, CallMeta, End};
 use super::clients::Caller;
 use super::keys::Key;
 use super::scrub::Scrubber;
-use super::server::Relay;
+use super::shared::Relay;
 use super::target::Target;
 use super::usage::UsageReader;
 use crate::backend::endpoint::{Api, AuthScheme, default_scheme};

@@ -15,11 +15,9 @@
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -28,116 +26,22 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use axum::routing::get;
-use bytes::Bytes;
 use http::{Method, StatusCode};
-use http_body_util::{BodyExt as _, Full, Limited};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use http_body_util::{BodyExt as _, Limited};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tower::ServiceExt as _;
 
-use super::accounting::Books;
 use super::answer::{self, Readiness};
 use super::clients::{Unadmitted, admit};
 use super::connections::{BusyBody, Connections, Limits, Refused};
-use super::gate::Gate;
-use super::keys::{Key, Keys};
+use super::keys::Keys;
+use super::shared::Relay;
 use super::target::{Base, Target};
 use super::token::Token;
 use crate::config::Config;
-use crate::config::relay::{Kind, RelayConfig, Upstream};
+use crate::config::relay::Kind;
 use crate::exit_codes::usage;
 use crate::state::relay_clients::Clients;
-use crate::state::target::Target as HealthTarget;
-
-pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
-
-/// Everything a request handler needs, shared by all of them.
-pub struct Relay {
-    pub config: RelayConfig,
-    pub token: Token,
-    /// The named clients, read afresh on each request that is not the team token's.
-    pub clients: Clients,
-    pub keys: Keys,
-    pub books: Books,
-    /// What shared health says before a call goes upstream.
-    pub gate: Gate,
-    pub client: HttpClient,
-    /// Base URLs after `AGENT_RELAY_<NAME>_BASE`, parsed (`claude-cli` upstreams have none).
-    bases: BTreeMap<String, Base>,
-    /// How clients on this host reach the relay: `http://127.0.0.1:18790`.
-    front: String,
-    /// The address bound, for absolute-form targets naming the relay itself.
-    local: SocketAddr,
-    /// Set when the stop's grace period is over and the calls still in flight are cut.
-    cutting: AtomicBool,
-}
-
-impl Relay {
-    /// Whether a call ending now is being cut by the relay's stop.
-    pub fn is_cutting(&self) -> bool {
-        self.cutting.load(Ordering::Relaxed)
-    }
-
-    /// The upstream's base URL, without a trailing slash.
-    pub fn base(&self, upstream: &Upstream) -> &str {
-        self.bases.get(&upstream.name).map_or("", Base::as_str)
-    }
-
-    /// The URL a checked target goes to on its upstream (`None`: the upstream has no base).
-    pub fn upstream_uri(&self, upstream: &Upstream, target: &Target) -> Option<http::Uri> {
-        self.bases.get(&upstream.name)?.join(target).ok()
-    }
-
-    /// The health targets a call to `path` with `model` speaks for, in the naming of
-    /// `probe::plan` (`kind endpoint model @credential-source`):
-    ///
-    /// - the upstream as the relay calls it (`anthropic https://api.anthropic.com M
-    ///   @env:AGENT_RELAY_ANTHROPIC_KEY`), which a launch probing the same endpoint with
-    ///   the same credential variable shares;
-    /// - for an `anthropic` upstream, the relay as the built-in `claude-proxy` rungs probe
-    ///   it when `AGENT_PROXY_URL` is this relay (`anthropic http://127.0.0.1:18790/NAME M
-    ///   @env:AGENT_PROXY_KEY`): the target a launch on this host skips when the relay has
-    ///   just seen a quota.
-    ///
-    /// Only calls that generate (messages, chat completions, responses) and name a model
-    /// speak for a target.
-    pub fn targets(
-        &self,
-        upstream: &Upstream,
-        key: &Key,
-        path: &str,
-        model: Option<&str>,
-    ) -> Vec<String> {
-        let Some(model) = model.filter(|m| !m.is_empty()) else {
-            return Vec::new();
-        };
-        let suffixes: &[&str] = match upstream.kind {
-            Kind::Anthropic => &["/v1/messages"],
-            Kind::Openai => &["/chat/completions", "/responses", "/completions"],
-            Kind::ClaudeCli => &[],
-        };
-        let Some(prefix) = suffixes.iter().find_map(|s| path.strip_suffix(s)) else {
-            return Vec::new();
-        };
-        let mut targets = vec![HealthTarget {
-            kind: upstream.kind.as_str().to_string(),
-            endpoint: format!("{}{prefix}", self.base(upstream)),
-            model: Some(model.to_string()),
-            source: key.source.to_string(),
-        }];
-        if upstream.kind == Kind::Anthropic {
-            // The credential the built-in claude-proxy rungs name (`env:AGENT_PROXY_KEY`).
-            targets.push(HealthTarget {
-                kind: "anthropic".to_string(),
-                endpoint: format!("{}/{}{prefix}", self.front, upstream.name),
-                model: Some(model.to_string()),
-                source: "env:AGENT_PROXY_KEY".to_string(),
-            });
-        }
-        targets.iter().map(HealthTarget::to_string).collect()
-    }
-}
 
 /// Runs the relay until SIGTERM or SIGINT.
 pub fn serve(
@@ -145,7 +49,7 @@ pub fn serve(
     listen: Option<&str>,
     allow_remote: bool,
 ) -> anyhow::Result<ExitCode> {
-    let relay_config = config.relay.clone();
+    let relay_config = &config.relay;
     let listen = listen.unwrap_or(&relay_config.listen).to_string();
     let addr = crate::access::listen_address("relay.listen", &listen, allow_remote)?;
     let token = Token::load_relay()?;
@@ -179,7 +83,7 @@ pub fn serve(
     let keys = Keys::default();
     // A store away at the start cannot say; each such call asks again (`subscriptions`).
     if clients.list().is_ok_and(|list| !list.is_empty()) {
-        let personal = super::subscriptions::personal_upstreams(&relay_config, &keys);
+        let personal = super::subscriptions::personal_upstreams(relay_config, &keys);
         if !personal.is_empty() {
             return Err(usage(format!(
                 "refusing to start: {}",
@@ -189,7 +93,7 @@ pub fn serve(
     }
 
     let open_files = super::connections::raise_open_file_limit();
-    let limits = Limits::fitted(&relay_config, open_files);
+    let limits = Limits::fitted(relay_config, open_files);
     if limits.total < relay_config.max_connections {
         crate::term::warn(&format!(
             "relay: the open-file limit is {open_files} (RLIMIT_NOFILE, already raised to its hard limit), enough for {} connections at once rather than relay.max_connections = {}; raise the hard limit (`LimitNOFILE=` in a systemd unit) for more",
@@ -208,25 +112,9 @@ pub fn serve(
             .await
             .with_context(|| format!("listening on {addr}"))?;
         let local = listener.local_addr()?;
-        let front_ip = match local.ip() {
-            ip if ip.is_unspecified() && ip.is_ipv4() => "127.0.0.1".to_string(),
-            ip if ip.is_unspecified() => "[::1]".to_string(),
-            IpAddr::V6(ip) => format!("[{ip}]"),
-            IpAddr::V4(ip) => ip.to_string(),
-        };
-        let relay = Arc::new(Relay {
-            client: http_client(&relay_config),
-            books: Books::open(&state_dir, config.budget, config.policy()),
-            gate: Gate::new(crate::state::health::Store::new(&state_dir)),
-            keys,
-            clients,
-            front: format!("http://{front_ip}:{}", local.port()),
-            config: relay_config,
-            token,
-            bases,
-            local,
-            cutting: AtomicBool::new(false),
-        });
+        let relay = Arc::new(Relay::open(
+            config, &state_dir, token, clients, keys, bases, local,
+        ));
         // Before the line that says it listens: an upstream with nowhere to read a key from
         // answers every call 503, which nothing else says until the first call.
         for why in relay.config.upstreams.values().filter_map(super::keys::missing) {
@@ -257,26 +145,10 @@ fn announce(relay: &Relay, state_dir: &Path) {
         .collect();
     crate::term::notice(&format!(
         "relay listening on {} — routes {}; calls recorded in {}",
-        relay.front,
+        relay.front(),
         names.join(", "),
         state_dir.join("usage.jsonl").display()
     ));
-}
-
-fn http_client(config: &RelayConfig) -> HttpClient {
-    let mut http = HttpConnector::new();
-    http.set_nodelay(true);
-    http.set_connect_timeout(Some(config.connect_timeout));
-    http.enforce_http(false);
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_webpki_roots()
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http);
-    Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(Duration::from_secs(60))
-        .timer(TokioTimer::new())
-        .build(https)
 }
 
 async fn accept_loop(
@@ -359,7 +231,7 @@ async fn accept_loop(
     {
         // Dropping a connection drops its call, which hands its ledger line (`relay_stopped`)
         // to the books; they are written before the relay exits.
-        relay.cutting.store(true, Ordering::Relaxed);
+        relay.begin_cutting();
         connections.abort_all();
         let mut cut = 0;
         while let Some(ended) = connections.join_next().await {
@@ -384,7 +256,7 @@ fn refuse_target<B>(relay: &Relay, request: &hyper::Request<B>) -> Option<Respon
         ));
     }
     let host = request.uri().host()?;
-    if is_own_host(relay, host) {
+    if relay.is_own_host(host) {
         return None;
     }
     Some(answer::error(
@@ -394,18 +266,6 @@ fn refuse_target<B>(relay: &Relay, request: &hyper::Request<B>) -> Option<Respon
             "relay: the request names the host \"{host}\"; the relay forwards only to its configured upstreams, by path"
         ),
     ))
-}
-
-/// The relay itself: a loopback name or address, or the address it is bound to.
-fn is_own_host(relay: &Relay, host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    match host.parse::<IpAddr>() {
-        Ok(ip) => ip.is_loopback() || ip == relay.local.ip(),
-        Err(_) => false,
-    }
 }
 
 /// `GET /healthz`: `{"ok":true}` for anyone; with the token, each upstream's kind and

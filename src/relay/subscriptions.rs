@@ -12,7 +12,7 @@ use http::StatusCode;
 use super::answer;
 use super::clients::Caller;
 use super::keys::{Key, Keys};
-use super::server::Relay;
+use super::shared::Relay;
 use crate::config::relay::{Kind, RelayConfig, Upstream};
 
 /// The upstreams that spend a subscription login, each with why. Reads the keys (a
