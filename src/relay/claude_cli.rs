@@ -24,9 +24,8 @@ use http::{Method, StatusCode};
 use serde_json::Value;
 
 use super::answer::{self, Message};
-use super::call::{CallMeta, End};
+use super::call::{CallMeta, End, record_for, reserve};
 use super::clients::Caller;
-use super::proxy::{record_for, reserve};
 use super::shared::Relay;
 use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;

@@ -19,9 +19,8 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use serde::Deserialize;
 
-use super::accounting::Finished;
 use super::answer;
-use super::call::{Call, CallMeta, End};
+use super::call::{Call, CallMeta, End, record_for, reserve, turned_away};
 use super::clients::Caller;
 use super::keys::Key;
 use super::scrub::Scrubber;
@@ -30,9 +29,8 @@ use super::target::Target;
 use super::usage::UsageReader;
 use crate::backend::endpoint::{Api, AuthScheme, default_scheme};
 use crate::config::relay::{Kind, Upstream};
-use crate::state::budget::Refusal;
 use crate::state::health::now_ms;
-use crate::state::ledger::{COOLING, CallRecord};
+use crate::state::ledger::COOLING;
 
 /// How much of an error answer is kept to classify it.
 const ERROR_BODY_KEPT: usize = 64 * 1024;
@@ -288,102 +286,6 @@ pub async fn forward(
         ended: false,
     });
     answer::forwarded(status, &head.headers, &injected, streamed)
-}
-
-/// Reserves one call, answering 429 `budget_exhausted` (or 503) when the budget says no;
-/// a refused call still gets its ledger line (`record`, marked refused).
-pub async fn reserve(
-    relay: &Arc<Relay>,
-    caller: &Caller,
-    record: &CallRecord,
-) -> Result<crate::state::budget::Reservation, Response> {
-    let caps = caller.caps();
-    // Most calls take a reservation already saved in a block, without blocking; a named
-    // client with caps of its own takes each of its own.
-    let from_block = caps
-        .is_none()
-        .then(|| relay.books.reserve_from_block())
-        .flatten();
-    let taken = match from_block {
-        Some(reservation) => Ok(Ok(reservation)),
-        None => {
-            let books = Arc::clone(relay);
-            tokio::task::spawn_blocking(move || books.books.reserve(caps.as_ref())).await
-        }
-    };
-    // A refusal that sends nothing gets its ledger line, marked refused.
-    let turned = |status: StatusCode, code: &str, refusal: &Refusal| {
-        turned_away(relay, record.clone(), status, code);
-        answer::error(
-            status,
-            code,
-            &format!("relay: {refusal}; nothing was sent upstream"),
-        )
-    };
-    match taken {
-        Ok(Ok(reservation)) => Ok(reservation),
-        Ok(Err(refusal @ (Refusal::Exhausted { .. } | Refusal::ClientExhausted { .. }))) => Err(
-            turned(StatusCode::TOO_MANY_REQUESTS, "budget_exhausted", &refusal),
-        ),
-        Ok(Err(refusal @ Refusal::StoreUnavailable(_))) => Err(turned(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "store_unavailable",
-            &refusal,
-        )),
-        Ok(Err(refusal)) => Err(answer::error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "budget_unavailable",
-            &format!("relay: {refusal}"),
-        )),
-        Err(_) => Err(answer::error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "api_error",
-            "relay: the budget reservation failed",
-        )),
-    }
-}
-
-/// The ledger line of a call the relay turned away before anything went upstream (its
-/// budget, the store, a cooling upstream): marked `refused`, which keeps it out of the
-/// budget's and the usage report's call counts, with no tokens.
-fn turned_away(relay: &Relay, mut record: CallRecord, status: StatusCode, error_kind: &str) {
-    let now = jiff::Timestamp::now();
-    record.time = now.to_string();
-    record.day = crate::state::budget::day_of(now);
-    record.status = Some(status.as_u16());
-    record.error_kind = error_kind.to_string();
-    record.refused = true;
-    relay.books.finish(Finished {
-        record,
-        client: None,
-        epoch: 0,
-        health: None,
-        release: None,
-    });
-}
-
-/// The ledger line's fixed columns for a relayed call.
-pub fn record_for(
-    meta: &CallMeta,
-    caller: &Caller,
-    upstream: &Upstream,
-    model: Option<String>,
-) -> CallRecord {
-    CallRecord {
-        client: caller.name().map(str::to_string),
-        run: meta
-            .run
-            .clone()
-            .unwrap_or_else(|| crate::state::ledger::run_id().to_string()),
-        node: meta.node.clone(),
-        attempt: meta.attempt,
-        session: meta.session.clone(),
-        role: meta.role.clone().unwrap_or_else(|| "relay".to_string()),
-        backend: Some(format!("relay:{}", upstream.kind.as_str())),
-        upstream: upstream.name.clone(),
-        model,
-        ..CallRecord::default()
-    }
 }
 
 /// An OpenAI chat stream without `stream_options` gets `{"include_usage": true}`, so its
