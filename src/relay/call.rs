@@ -11,7 +11,7 @@ use http::{HeaderMap, StatusCode};
 
 use super::accounting::Finished;
 use super::answer;
-use super::clients::Caller;
+use super::caller::Caller;
 use super::shared::Relay;
 use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use super::answer::{self, Message};
 use super::call::{CallMeta, End, record_for, reserve};
-use super::clients::Caller;
+use super::caller::Caller;
 use super::shared::Relay;
 use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;

@@ -8,6 +8,7 @@
 mod accounting;
 mod answer;
 mod call;
+mod caller;
 mod claude_cli;
 mod clients;
 mod connections;

@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 use super::answer;
 use super::call::{Call, CallMeta, End, record_for, reserve, turned_away};
-use super::clients::Caller;
+use super::caller::Caller;
 use super::keys::Key;
 use super::scrub::Scrubber;
 use super::shared::Relay;

@@ -32,7 +32,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tower::ServiceExt as _;
 
 use super::answer::{self, Readiness};
-use super::clients::{Unadmitted, admit};
+use super::caller::{Unadmitted, admit};
 use super::connections::{BusyBody, Connections, Limits, Refused};
 use super::keys::Keys;
 use super::shared::Relay;

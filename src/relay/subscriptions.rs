@@ -10,7 +10,7 @@ use axum::response::Response;
 use http::StatusCode;
 
 use super::answer;
-use super::clients::Caller;
+use super::caller::Caller;
 use super::keys::{Key, Keys};
 use super::shared::Relay;
 use crate::config::relay::{Kind, RelayConfig, Upstream};
