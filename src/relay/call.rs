@@ -1,19 +1,22 @@
 //! One relayed call from the books' side: who asked (the `X-Agent-*` headers), where it
-//! went, and — once it is over — its ledger line and what it says about the upstream's
-//! health. Also the relay's own error answers, in a shape both SDKs read.
+//! went, its reservation against the budget (or its turning away), and — once it is over —
+//! its ledger line and what it says about the upstream's health. Both kinds of upstream
+//! (`proxy`, `claude_cli`) open and close their calls here.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use axum::body::Body;
 use axum::response::Response;
-use http::{HeaderMap, HeaderValue, StatusCode};
-use serde_json::json;
+use http::{HeaderMap, StatusCode};
 
 use super::accounting::Finished;
-use super::server::Relay;
+use super::answer;
+use super::caller::Caller;
+use super::shared::Relay;
+use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;
 use crate::probe::{Outcome, QUOTA_WORDS, clears_at};
-use crate::state::budget::Reservation;
+use crate::state::budget::{Refusal, Reservation};
 use crate::state::ledger::{CallRecord, Tokens};
 
 /// Longest value taken from an `X-Agent-*` header, in bytes.
@@ -41,7 +44,7 @@ fn clean(text: &str, limit: usize) -> String {
 /// are dropped.
 pub fn checked_model(model: Option<&str>) -> Result<Option<String>, Box<Response>> {
     match model {
-        Some(model) if model.len() > MODEL_LIMIT => Err(Box::new(error_response(
+        Some(model) if model.len() > MODEL_LIMIT => Err(Box::new(answer::error(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
             &format!(
@@ -87,32 +90,107 @@ impl CallMeta {
     }
 }
 
-/// The relay's own answer: `{"type":"error","error":{"type":…,"message":…}}` — the
-/// Anthropic SDK and the OpenAI SDK both read `error.message` from it.
-pub fn error_response(status: StatusCode, kind: &str, message: &str) -> Response {
-    let body = json!({
-        "type": "error",
-        "error": {"type": kind, "code": kind, "message": crate::redact::redact(message)},
-    });
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    // Both SDKs honour this: a wrong token or a spent budget is not worth retrying.
-    if status.is_client_error() {
-        headers.insert("x-should-retry", HeaderValue::from_static("false"));
+/// Reserves one call, answering 429 `budget_exhausted` (or 503) when the budget says no;
+/// a refused call still gets its ledger line (`record`, marked refused).
+pub async fn reserve(
+    relay: &Arc<Relay>,
+    caller: &Caller,
+    record: &CallRecord,
+) -> Result<Reservation, Response> {
+    let caps = caller.caps();
+    // Most calls take a reservation already saved in a block, without blocking; a named
+    // client with caps of its own takes each of its own.
+    let from_block = caps
+        .is_none()
+        .then(|| relay.books.reserve_from_block())
+        .flatten();
+    let taken = match from_block {
+        Some(reservation) => Ok(Ok(reservation)),
+        None => {
+            let books = Arc::clone(relay);
+            tokio::task::spawn_blocking(move || books.books.reserve(caps.as_ref())).await
+        }
+    };
+    // A refusal that sends nothing gets its ledger line, marked refused.
+    let turned = |status: StatusCode, code: &str, refusal: &Refusal| {
+        turned_away(relay, record.clone(), status, code);
+        answer::error(
+            status,
+            code,
+            &format!("relay: {refusal}; nothing was sent upstream"),
+        )
+    };
+    match taken {
+        Ok(Ok(reservation)) => Ok(reservation),
+        Ok(Err(refusal @ (Refusal::Exhausted { .. } | Refusal::ClientExhausted { .. }))) => Err(
+            turned(StatusCode::TOO_MANY_REQUESTS, "budget_exhausted", &refusal),
+        ),
+        Ok(Err(refusal @ Refusal::StoreUnavailable(_))) => Err(turned(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "store_unavailable",
+            &refusal,
+        )),
+        Ok(Err(refusal)) => Err(answer::error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "budget_unavailable",
+            &format!("relay: {refusal}"),
+        )),
+        Err(_) => Err(answer::error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "api_error",
+            "relay: the budget reservation failed",
+        )),
     }
-    response
+}
+
+/// The ledger line of a call the relay turned away before anything went upstream (its
+/// budget, the store, a cooling upstream): marked `refused`, which keeps it out of the
+/// budget's and the usage report's call counts, with no tokens.
+pub fn turned_away(relay: &Relay, mut record: CallRecord, status: StatusCode, error_kind: &str) {
+    let now = jiff::Timestamp::now();
+    record.time = now.to_string();
+    record.day = crate::state::budget::day_of(now);
+    record.status = Some(status.as_u16());
+    record.error_kind = error_kind.to_string();
+    record.refused = true;
+    relay.books.finish(Finished {
+        record,
+        client: None,
+        epoch: 0,
+        health: None,
+        release: None,
+    });
+}
+
+/// The ledger line's fixed columns for a relayed call.
+pub fn record_for(
+    meta: &CallMeta,
+    caller: &Caller,
+    upstream: &Upstream,
+    model: Option<String>,
+) -> CallRecord {
+    CallRecord {
+        client: caller.name().map(str::to_string),
+        run: meta
+            .run
+            .clone()
+            .unwrap_or_else(|| crate::state::ledger::run_id().to_string()),
+        node: meta.node.clone(),
+        attempt: meta.attempt,
+        session: meta.session.clone(),
+        role: meta.role.clone().unwrap_or_else(|| "relay".to_string()),
+        backend: Some(format!("relay:{}", upstream.kind.as_str())),
+        upstream: upstream.name.clone(),
+        model,
+        ..CallRecord::default()
+    }
 }
 
 /// A call that was reserved and sent: everything its ledger line and health need. A call
 /// dropped before it was finished — its client left, or the relay's stop cut it — still
 /// writes its line: the budget counted it.
 pub struct Call {
-    pub relay: std::sync::Arc<Relay>,
+    pub relay: Arc<Relay>,
     pub reservation: Reservation,
     pub record: CallRecord,
     pub started: Instant,
@@ -177,7 +255,7 @@ impl Call {
     }
 
     pub fn new(
-        relay: std::sync::Arc<Relay>,
+        relay: Arc<Relay>,
         reservation: Reservation,
         record: CallRecord,
         targets: Vec<String>,

@@ -17,21 +17,19 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
 use http::request::Parts;
-use http::{HeaderValue, Method, StatusCode};
-use serde_json::{Value, json};
+use http::{Method, StatusCode};
+use serde_json::Value;
 
-use super::call::{CallMeta, End, error_response};
-use super::clients::Caller;
-use super::proxy::{record_for, reserve};
-use super::server::Relay;
+use super::answer::{self, Message};
+use super::call::{CallMeta, End, record_for, reserve};
+use super::caller::Caller;
+use super::shared::Relay;
 use crate::config::relay::Upstream;
 use crate::error_class::ErrorClass;
 use crate::scratch::Scratch;
-use crate::state::ledger::Tokens;
 
 /// What the CLI is told about itself; the caller's own system prompt is in the prompt.
 const NEUTRAL_SYSTEM_PROMPT: &str =
@@ -40,13 +38,6 @@ const NEUTRAL_SYSTEM_PROMPT: &str =
 /// The most the CLI may print on stdout (and on stderr) for one answer: a long answer in
 /// its JSON is a few hundred kilobytes.
 const OUTPUT_CAP: usize = 16 << 20;
-
-/// What one run of the CLI produced.
-struct Answer {
-    text: String,
-    tokens: Option<Tokens>,
-    stop_reason: String,
-}
 
 /// Why a run gave no answer: the status and error type to answer with, and what to say.
 struct Failure {
@@ -66,7 +57,7 @@ pub async fn answer(
 ) -> Response {
     let path = rest.split('?').next().unwrap_or("");
     if parts.method != Method::POST || path != "/v1/messages" {
-        return error_response(
+        return answer::error(
             StatusCode::NOT_FOUND,
             "not_found_error",
             &format!(
@@ -76,7 +67,7 @@ pub async fn answer(
         );
     }
     let Ok(request) = serde_json::from_slice::<Value>(&body) else {
-        return error_response(
+        return answer::error(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
             "relay: the body is not JSON",
@@ -87,7 +78,7 @@ pub async fn answer(
         Err(refusal) => return *refusal,
     };
     let Some(model) = model else {
-        return error_response(
+        return answer::error(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
             "relay: model: field required",
@@ -96,7 +87,7 @@ pub async fn answer(
     let prompt = match fold_prompt(&request) {
         Ok(prompt) => prompt,
         Err(why) => {
-            return error_response(
+            return answer::error(
                 StatusCode::BAD_REQUEST,
                 "invalid_request_error",
                 &format!("relay: {why}"),
@@ -106,7 +97,7 @@ pub async fn answer(
     let stream = request.get("stream").and_then(Value::as_bool) == Some(true);
     let command = upstream.command.clone().unwrap_or_else(|| "claude".into());
     let Some(binary) = crate::backend::discover::find(&command) else {
-        return error_response(
+        return answer::error(
             StatusCode::SERVICE_UNAVAILABLE,
             "relay_mode_disabled",
             &format!(
@@ -152,7 +143,7 @@ pub async fn answer(
     });
     let elapsed = started.elapsed();
     match outcome {
-        Ok(answer) => {
+        Ok(message) => {
             let message_id = format!("msg_relay_{:016x}", fastrand::u64(..));
             let mut call = call;
             call.record.message_id = Some(message_id.clone());
@@ -164,13 +155,13 @@ pub async fn answer(
                     stream_error: None,
                 },
                 Some(elapsed),
-                answer.tokens,
-                (body.len(), answer.text.len() as u64),
+                message.tokens,
+                (body.len(), message.text.len() as u64),
             );
             if stream {
-                sse_response(&message_id, &model, &answer)
+                answer::message_events(&message_id, &model, &message)
             } else {
-                json_response(&message_id, &model, &answer)
+                answer::message_json(&message_id, &model, &message)
             }
         }
         Err(failure) => {
@@ -180,7 +171,7 @@ pub async fn answer(
                 why: failure.message.clone(),
             };
             call.finish(&end, Some(elapsed), None, (body.len(), 0));
-            error_response(failure.status, failure.kind, &failure.message)
+            answer::error(failure.status, failure.kind, &failure.message)
         }
     }
 }
@@ -247,7 +238,8 @@ fn text_of(content: &Value) -> String {
 }
 
 /// Runs the CLI once (blocking), within `timeout`.
-fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<Answer, Failure> {
+/// What it produced is the answer's [`Message`].
+fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<Message, Failure> {
     let failure = |status, kind, message: String, class| Failure {
         status,
         kind,
@@ -349,7 +341,7 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
             .and_then(Value::as_str)
             .unwrap_or("end_turn")
             .to_string();
-        return Ok(Answer {
+        return Ok(Message {
             text,
             tokens,
             stop_reason,
@@ -407,86 +399,10 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<An
     })
 }
 
-fn usage_json(tokens: Option<Tokens>) -> Value {
-    let t = tokens.unwrap_or_default();
-    json!({
-        "input_tokens": t.input,
-        "cache_creation_input_tokens": t.cache_write,
-        "cache_read_input_tokens": t.cache_read,
-        "output_tokens": t.output + t.reasoning,
-    })
-}
-
-fn message(id: &str, model: &str, answer: &Answer) -> Value {
-    json!({
-        "id": id,
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [{"type": "text", "text": answer.text}],
-        "stop_reason": answer.stop_reason,
-        "stop_sequence": null,
-        "usage": usage_json(answer.tokens),
-    })
-}
-
-fn json_response(id: &str, model: &str, answer: &Answer) -> Response {
-    let mut response = Response::new(Body::from(message(id, model, answer).to_string()));
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-/// The whole answer as the event sequence a streaming Messages call produces.
-fn sse_response(id: &str, model: &str, answer: &Answer) -> Response {
-    let mut start = message(id, model, answer);
-    start["content"] = json!([]);
-    start["stop_reason"] = Value::Null;
-    start["usage"]["output_tokens"] = json!(0);
-    let events = [
-        (
-            "message_start",
-            json!({"type": "message_start", "message": start}),
-        ),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": answer.text}}),
-        ),
-        (
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ),
-        (
-            "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": answer.stop_reason, "stop_sequence": null}, "usage": usage_json(answer.tokens)}),
-        ),
-        ("message_stop", json!({"type": "message_stop"})),
-    ];
-    let mut text = String::new();
-    for (name, data) in events {
-        let _ = write!(text, "event: {name}\ndata: {data}\n\n");
-    }
-    let mut response = Response::new(Body::from(text));
-    let headers = response.headers_mut();
-    headers.insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream; charset=utf-8"),
-    );
-    headers.insert(
-        http::header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache"),
-    );
-    response
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

@@ -14,11 +14,6 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use axum::response::Response;
-use http::{HeaderValue, StatusCode};
-
-use super::call::error_response;
-use crate::config::relay::Kind;
 use crate::error_class::ErrorClass;
 use crate::state::health::{Breaker, HealthFile, Store, TargetHealth, now_ms};
 
@@ -206,61 +201,6 @@ pub fn release(store: &Store, claim: &Claim) {
     }
 }
 
-/// The answer for a call the gate shut, in the upstream's own terms: 429 for a cooldown
-/// (`rate_limit_error`, OpenAI's `rate_limit_exceeded`), 503 for an open breaker
-/// (`overloaded_error`, `server_overloaded`), and `retry-after` in whole seconds, rounded up.
-pub fn refusal(passage: &Passage, kind: Kind, what: &str, now_ms: u64) -> Response {
-    let (until_ms, breaker, class, probing) = match passage {
-        Passage::Shut {
-            until_ms,
-            breaker,
-            class,
-            probing,
-        } => (*until_ms, *breaker, *class, *probing),
-        Passage::Open | Passage::HalfOpen => (now_ms, false, ErrorClass::RateLimited, false),
-    };
-    let seconds = until_ms.saturating_sub(now_ms).div_ceil(1000).max(1);
-    let (status, code, why) = match (breaker, kind) {
-        (false, Kind::Openai) => (
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limit_exceeded",
-            format!("cooling down ({class})"),
-        ),
-        (false, _) => (
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limit_error",
-            format!("cooling down ({class})"),
-        ),
-        (true, Kind::Openai) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "server_overloaded",
-            "failing: its breaker is open".to_string(),
-        ),
-        (true, _) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "overloaded_error",
-            "failing: its breaker is open".to_string(),
-        ),
-    };
-    let message = if probing {
-        format!(
-            "relay: {what} was {why}; another call is trying it now, ask again in {seconds}s; nothing was sent upstream"
-        )
-    } else {
-        format!(
-            "relay: {what} is {why} for {seconds}s more, as its last answers said; nothing was sent upstream"
-        )
-    };
-    let mut response = error_response(status, code, &message);
-    let headers = response.headers_mut();
-    // As the upstream's own answer would: worth retrying after the wait.
-    headers.remove("x-should-retry");
-    if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
-        headers.insert(http::header::RETRY_AFTER, value);
-    }
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,20 +272,5 @@ mod tests {
         assert_eq!(passage(Some(&auth), 1_000), Passage::Open);
         assert_eq!(passage(Some(&record(ErrorClass::Ok)), 1_000), Passage::Open);
         assert_eq!(passage(None, 1_000), Passage::Open);
-    }
-
-    #[test]
-    fn retry_after_is_the_seconds_left_rounded_up() {
-        let shut = Passage::Shut {
-            until_ms: 2_001,
-            breaker: false,
-            class: ErrorClass::RateLimited,
-            probing: false,
-        };
-        let answer = refusal(&shut, Kind::Anthropic, "m via relay a", 0);
-        assert_eq!(answer.status(), StatusCode::TOO_MANY_REQUESTS);
-        assert_eq!(answer.headers()["retry-after"], "3");
-        let answer = refusal(&shut, Kind::Anthropic, "m via relay a", 2_000);
-        assert_eq!(answer.headers()["retry-after"], "1");
     }
 }

@@ -6,7 +6,9 @@
 //! `agent --relay serve | init | tokens | install`. Only `serve` starts a runtime.
 
 mod accounting;
+mod answer;
 mod call;
+mod caller;
 mod claude_cli;
 mod clients;
 mod connections;
@@ -16,6 +18,7 @@ mod keys;
 mod proxy;
 mod scrub;
 mod server;
+mod shared;
 mod subscriptions;
 mod target;
 mod token;

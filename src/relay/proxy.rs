@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use http::header::{self, HeaderName};
+use http::header;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use http_body::{Frame, SizeHint};
@@ -19,20 +19,18 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use serde::Deserialize;
 
-use super::accounting::Finished;
-use super::call::{Call, CallMeta, End, error_response};
-use super::clients::Caller;
-use super::gate;
+use super::answer;
+use super::call::{Call, CallMeta, End, record_for, reserve, turned_away};
+use super::caller::Caller;
 use super::keys::Key;
 use super::scrub::Scrubber;
-use super::server::Relay;
+use super::shared::Relay;
 use super::target::Target;
 use super::usage::UsageReader;
 use crate::backend::endpoint::{Api, AuthScheme, default_scheme};
 use crate::config::relay::{Kind, Upstream};
-use crate::state::budget::Refusal;
 use crate::state::health::now_ms;
-use crate::state::ledger::{COOLING, CallRecord};
+use crate::state::ledger::COOLING;
 
 /// How much of an error answer is kept to classify it.
 const ERROR_BODY_KEPT: usize = 64 * 1024;
@@ -85,7 +83,7 @@ pub async fn forward(
     // Built from the base's parts before the key is read: a target that cannot make an
     // upstream URL uses nothing.
     let Some(uri) = relay.upstream_uri(upstream, target) else {
-        return error_response(
+        return answer::error(
             StatusCode::BAD_REQUEST,
             "invalid_request_error",
             "relay: the request path does not make a valid upstream URL; nothing was sent upstream",
@@ -104,14 +102,14 @@ pub async fn forward(
             match tokio::task::spawn_blocking(move || relay_for_key.keys.get(&wanted)).await {
                 Ok(Ok(key)) => key,
                 Ok(Err(why)) => {
-                    return error_response(
+                    return answer::error(
                         StatusCode::SERVICE_UNAVAILABLE,
                         "relay_credentials_missing",
                         &format!("relay: {why}"),
                     );
                 }
                 Err(_) => {
-                    return error_response(
+                    return answer::error(
                         StatusCode::INTERNAL_SERVER_ERROR,
                         "api_error",
                         "relay: reading the upstream key failed",
@@ -140,10 +138,10 @@ pub async fn forward(
             Some(target) => match relay.gate.admit(target).await {
                 Ok(claim) => claim,
                 Err(shut) => {
-                    let answer = gate::refusal(&shut, upstream.kind, &what, now_ms());
+                    let refusal = answer::shut_by_gate(&shut, upstream.kind, &what, now_ms());
                     record.duration_s = super::call::round_ms(started.elapsed().as_secs_f64());
-                    turned_away(&relay, record, answer.status(), COOLING);
-                    return answer;
+                    turned_away(&relay, record, refusal.status(), COOLING);
+                    return refusal;
                 }
             },
             None => None,
@@ -181,7 +179,7 @@ pub async fn forward(
     let sent = relay.client.request(request);
     // An upstream that fails or stays silent: one ledger line and one error answer.
     let failure = match tokio::time::timeout(relay.config.upstream_timeout, sent).await {
-        Ok(Ok(answer)) => Ok(answer),
+        Ok(Ok(upstream_answer)) => Ok(upstream_answer),
         Ok(Err(err)) => {
             let why = crate::redact::redact(&error_chain(&err));
             let message = format!("relay: upstream \"{}\" unreachable: {why}", upstream.name);
@@ -206,8 +204,8 @@ pub async fn forward(
             ))
         }
     };
-    let answer = match failure {
-        Ok(answer) => answer,
+    let upstream_answer = match failure {
+        Ok(upstream_answer) => upstream_answer,
         Err((status, code, why, message)) => {
             if let Some(call) = call {
                 call.finish(
@@ -217,11 +215,11 @@ pub async fn forward(
                     (body.len(), 0),
                 );
             }
-            return error_response(status, code, &message);
+            return answer::error(status, code, &message);
         }
     };
     let ttfb = started.elapsed();
-    let (head, incoming) = answer.into_parts();
+    let (head, incoming) = upstream_answer.into_parts();
     let status = head.status;
     if status == StatusCode::UNAUTHORIZED {
         // A rotated or revoked key: read it afresh on the next call.
@@ -229,10 +227,6 @@ pub async fn forward(
     }
 
     let injected = relay.keys.injected();
-    let mut response = Response::new(Body::empty());
-    *response.status_mut() = status;
-    *response.headers_mut() = client_headers(&head.headers);
-    Scrubber::new(Arc::clone(&injected)).headers(response.headers_mut());
     let observed = match call {
         Some(mut call) => {
             let content_type = head
@@ -279,8 +273,9 @@ pub async fn forward(
         None => None,
     };
     // A body known to be empty has nothing to scrub.
-    let scrubber = (!http_body::Body::is_end_stream(&incoming)).then(|| Scrubber::new(injected));
-    *response.body_mut() = Body::new(Observed {
+    let scrubber =
+        (!http_body::Body::is_end_stream(&incoming)).then(|| Scrubber::new(Arc::clone(&injected)));
+    let streamed = Body::new(Observed {
         inner: incoming,
         idle: relay.config.upstream_timeout,
         last: Instant::now(),
@@ -290,103 +285,7 @@ pub async fn forward(
         waiting: None,
         ended: false,
     });
-    response
-}
-
-/// Reserves one call, answering 429 `budget_exhausted` (or 503) when the budget says no;
-/// a refused call still gets its ledger line (`record`, marked refused).
-pub async fn reserve(
-    relay: &Arc<Relay>,
-    caller: &Caller,
-    record: &CallRecord,
-) -> Result<crate::state::budget::Reservation, Response> {
-    let caps = caller.caps();
-    // Most calls take a reservation already saved in a block, without blocking; a named
-    // client with caps of its own takes each of its own.
-    let from_block = caps
-        .is_none()
-        .then(|| relay.books.reserve_from_block())
-        .flatten();
-    let taken = match from_block {
-        Some(reservation) => Ok(Ok(reservation)),
-        None => {
-            let books = Arc::clone(relay);
-            tokio::task::spawn_blocking(move || books.books.reserve(caps.as_ref())).await
-        }
-    };
-    // A refusal that sends nothing gets its ledger line, marked refused.
-    let turned = |status: StatusCode, code: &str, refusal: &Refusal| {
-        turned_away(relay, record.clone(), status, code);
-        error_response(
-            status,
-            code,
-            &format!("relay: {refusal}; nothing was sent upstream"),
-        )
-    };
-    match taken {
-        Ok(Ok(reservation)) => Ok(reservation),
-        Ok(Err(refusal @ (Refusal::Exhausted { .. } | Refusal::ClientExhausted { .. }))) => Err(
-            turned(StatusCode::TOO_MANY_REQUESTS, "budget_exhausted", &refusal),
-        ),
-        Ok(Err(refusal @ Refusal::StoreUnavailable(_))) => Err(turned(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "store_unavailable",
-            &refusal,
-        )),
-        Ok(Err(refusal)) => Err(error_response(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "budget_unavailable",
-            &format!("relay: {refusal}"),
-        )),
-        Err(_) => Err(error_response(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "api_error",
-            "relay: the budget reservation failed",
-        )),
-    }
-}
-
-/// The ledger line of a call the relay turned away before anything went upstream (its
-/// budget, the store, a cooling upstream): marked `refused`, which keeps it out of the
-/// budget's and the usage report's call counts, with no tokens.
-fn turned_away(relay: &Relay, mut record: CallRecord, status: StatusCode, error_kind: &str) {
-    let now = jiff::Timestamp::now();
-    record.time = now.to_string();
-    record.day = crate::state::budget::day_of(now);
-    record.status = Some(status.as_u16());
-    record.error_kind = error_kind.to_string();
-    record.refused = true;
-    relay.books.finish(Finished {
-        record,
-        client: None,
-        epoch: 0,
-        health: None,
-        release: None,
-    });
-}
-
-/// The ledger line's fixed columns for a relayed call.
-pub fn record_for(
-    meta: &CallMeta,
-    caller: &Caller,
-    upstream: &Upstream,
-    model: Option<String>,
-) -> CallRecord {
-    CallRecord {
-        client: caller.name().map(str::to_string),
-        run: meta
-            .run
-            .clone()
-            .unwrap_or_else(|| crate::state::ledger::run_id().to_string()),
-        node: meta.node.clone(),
-        attempt: meta.attempt,
-        session: meta.session.clone(),
-        role: meta.role.clone().unwrap_or_else(|| "relay".to_string()),
-        backend: Some(format!("relay:{}", upstream.kind.as_str())),
-        upstream: upstream.name.clone(),
-        model,
-        ..CallRecord::default()
-    }
+    answer::forwarded(status, &head.headers, &injected, streamed)
 }
 
 /// An OpenAI chat stream without `stream_options` gets `{"include_usage": true}`, so its
@@ -419,29 +318,13 @@ fn add_include_usage(body: &[u8]) -> Option<Bytes> {
     Some(Bytes::from(out))
 }
 
-/// Hop-by-hop headers: never forwarded either way.
-fn hop_by_hop(name: &HeaderName) -> bool {
-    matches!(
-        name.as_str(),
-        "connection"
-            | "keep-alive"
-            | "proxy-connection"
-            | "proxy-authenticate"
-            | "proxy-authorization"
-            | "te"
-            | "trailer"
-            | "transfer-encoding"
-            | "upgrade"
-    )
-}
-
 /// The client's headers minus its auth, `X-Agent-*`, hop-by-hop headers and framing, plus
 /// the upstream key in that API's own header.
 fn upstream_headers(from: &HeaderMap, kind: Kind, key: &Key) -> HeaderMap {
     let mut headers = HeaderMap::with_capacity(from.len() + 2);
     for (name, value) in from {
         let text = name.as_str();
-        if hop_by_hop(name)
+        if answer::hop_by_hop(name)
             || text.starts_with("x-agent-")
             || matches!(
                 text,
@@ -483,17 +366,6 @@ fn upstream_headers(from: &HeaderMap, kind: Kind, key: &Key) -> HeaderMap {
         }
         AuthScheme::GoogApiKey => {
             headers.insert("x-goog-api-key", secret(""));
-        }
-    }
-    headers
-}
-
-/// The upstream's answer headers minus the hop-by-hop ones.
-fn client_headers(from: &HeaderMap) -> HeaderMap {
-    let mut headers = HeaderMap::with_capacity(from.len());
-    for (name, value) in from {
-        if !hop_by_hop(name) {
-            headers.append(name.clone(), value.clone());
         }
     }
     headers

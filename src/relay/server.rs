@@ -15,11 +15,9 @@
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -28,117 +26,22 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use axum::routing::get;
-use bytes::Bytes;
 use http::{Method, StatusCode};
-use http_body_util::{BodyExt as _, Full, Limited};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use serde_json::json;
+use http_body_util::{BodyExt as _, Limited};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tower::ServiceExt as _;
 
-use super::accounting::Books;
-use super::call::error_response;
-use super::clients::{Unadmitted, admit};
+use super::answer::{self, Readiness};
+use super::caller::{Unadmitted, admit};
 use super::connections::{BusyBody, Connections, Limits, Refused};
-use super::gate::Gate;
-use super::keys::{Key, Keys};
+use super::keys::Keys;
+use super::shared::Relay;
 use super::target::{Base, Target};
 use super::token::Token;
 use crate::config::Config;
-use crate::config::relay::{Kind, RelayConfig, Upstream};
+use crate::config::relay::Kind;
 use crate::exit_codes::usage;
 use crate::state::relay_clients::Clients;
-use crate::state::target::Target as HealthTarget;
-
-pub type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
-
-/// Everything a request handler needs, shared by all of them.
-pub struct Relay {
-    pub config: RelayConfig,
-    pub token: Token,
-    /// The named clients, read afresh on each request that is not the team token's.
-    pub clients: Clients,
-    pub keys: Keys,
-    pub books: Books,
-    /// What shared health says before a call goes upstream.
-    pub gate: Gate,
-    pub client: HttpClient,
-    /// Base URLs after `AGENT_RELAY_<NAME>_BASE`, parsed (`claude-cli` upstreams have none).
-    bases: BTreeMap<String, Base>,
-    /// How clients on this host reach the relay: `http://127.0.0.1:18790`.
-    front: String,
-    /// The address bound, for absolute-form targets naming the relay itself.
-    local: SocketAddr,
-    /// Set when the stop's grace period is over and the calls still in flight are cut.
-    cutting: AtomicBool,
-}
-
-impl Relay {
-    /// Whether a call ending now is being cut by the relay's stop.
-    pub fn is_cutting(&self) -> bool {
-        self.cutting.load(Ordering::Relaxed)
-    }
-
-    /// The upstream's base URL, without a trailing slash.
-    pub fn base(&self, upstream: &Upstream) -> &str {
-        self.bases.get(&upstream.name).map_or("", Base::as_str)
-    }
-
-    /// The URL a checked target goes to on its upstream (`None`: the upstream has no base).
-    pub fn upstream_uri(&self, upstream: &Upstream, target: &Target) -> Option<http::Uri> {
-        self.bases.get(&upstream.name)?.join(target).ok()
-    }
-
-    /// The health targets a call to `path` with `model` speaks for, in the naming of
-    /// `probe::plan` (`kind endpoint model @credential-source`):
-    ///
-    /// - the upstream as the relay calls it (`anthropic https://api.anthropic.com M
-    ///   @env:AGENT_RELAY_ANTHROPIC_KEY`), which a launch probing the same endpoint with
-    ///   the same credential variable shares;
-    /// - for an `anthropic` upstream, the relay as the built-in `claude-proxy` rungs probe
-    ///   it when `AGENT_PROXY_URL` is this relay (`anthropic http://127.0.0.1:18790/NAME M
-    ///   @env:AGENT_PROXY_KEY`): the target a launch on this host skips when the relay has
-    ///   just seen a quota.
-    ///
-    /// Only calls that generate (messages, chat completions, responses) and name a model
-    /// speak for a target.
-    pub fn targets(
-        &self,
-        upstream: &Upstream,
-        key: &Key,
-        path: &str,
-        model: Option<&str>,
-    ) -> Vec<String> {
-        let Some(model) = model.filter(|m| !m.is_empty()) else {
-            return Vec::new();
-        };
-        let suffixes: &[&str] = match upstream.kind {
-            Kind::Anthropic => &["/v1/messages"],
-            Kind::Openai => &["/chat/completions", "/responses", "/completions"],
-            Kind::ClaudeCli => &[],
-        };
-        let Some(prefix) = suffixes.iter().find_map(|s| path.strip_suffix(s)) else {
-            return Vec::new();
-        };
-        let mut targets = vec![HealthTarget {
-            kind: upstream.kind.as_str().to_string(),
-            endpoint: format!("{}{prefix}", self.base(upstream)),
-            model: Some(model.to_string()),
-            source: key.source.to_string(),
-        }];
-        if upstream.kind == Kind::Anthropic {
-            // The credential the built-in claude-proxy rungs name (`env:AGENT_PROXY_KEY`).
-            targets.push(HealthTarget {
-                kind: "anthropic".to_string(),
-                endpoint: format!("{}/{}{prefix}", self.front, upstream.name),
-                model: Some(model.to_string()),
-                source: "env:AGENT_PROXY_KEY".to_string(),
-            });
-        }
-        targets.iter().map(HealthTarget::to_string).collect()
-    }
-}
 
 /// Runs the relay until SIGTERM or SIGINT.
 pub fn serve(
@@ -146,7 +49,7 @@ pub fn serve(
     listen: Option<&str>,
     allow_remote: bool,
 ) -> anyhow::Result<ExitCode> {
-    let relay_config = config.relay.clone();
+    let relay_config = &config.relay;
     let listen = listen.unwrap_or(&relay_config.listen).to_string();
     let addr = crate::access::listen_address("relay.listen", &listen, allow_remote)?;
     let token = Token::load_relay()?;
@@ -180,7 +83,7 @@ pub fn serve(
     let keys = Keys::default();
     // A store away at the start cannot say; each such call asks again (`subscriptions`).
     if clients.list().is_ok_and(|list| !list.is_empty()) {
-        let personal = super::subscriptions::personal_upstreams(&relay_config, &keys);
+        let personal = super::subscriptions::personal_upstreams(relay_config, &keys);
         if !personal.is_empty() {
             return Err(usage(format!(
                 "refusing to start: {}",
@@ -190,7 +93,7 @@ pub fn serve(
     }
 
     let open_files = super::connections::raise_open_file_limit();
-    let limits = Limits::fitted(&relay_config, open_files);
+    let limits = Limits::fitted(relay_config, open_files);
     if limits.total < relay_config.max_connections {
         crate::term::warn(&format!(
             "relay: the open-file limit is {open_files} (RLIMIT_NOFILE, already raised to its hard limit), enough for {} connections at once rather than relay.max_connections = {}; raise the hard limit (`LimitNOFILE=` in a systemd unit) for more",
@@ -209,25 +112,9 @@ pub fn serve(
             .await
             .with_context(|| format!("listening on {addr}"))?;
         let local = listener.local_addr()?;
-        let front_ip = match local.ip() {
-            ip if ip.is_unspecified() && ip.is_ipv4() => "127.0.0.1".to_string(),
-            ip if ip.is_unspecified() => "[::1]".to_string(),
-            IpAddr::V6(ip) => format!("[{ip}]"),
-            IpAddr::V4(ip) => ip.to_string(),
-        };
-        let relay = Arc::new(Relay {
-            client: http_client(&relay_config),
-            books: Books::open(&state_dir, config.budget, config.policy()),
-            gate: Gate::new(crate::state::health::Store::new(&state_dir)),
-            keys,
-            clients,
-            front: format!("http://{front_ip}:{}", local.port()),
-            config: relay_config,
-            token,
-            bases,
-            local,
-            cutting: AtomicBool::new(false),
-        });
+        let relay = Arc::new(Relay::open(
+            config, &state_dir, token, clients, keys, bases, local,
+        ));
         // Before the line that says it listens: an upstream with nowhere to read a key from
         // answers every call 503, which nothing else says until the first call.
         for why in relay.config.upstreams.values().filter_map(super::keys::missing) {
@@ -258,53 +145,10 @@ fn announce(relay: &Relay, state_dir: &Path) {
         .collect();
     crate::term::notice(&format!(
         "relay listening on {} — routes {}; calls recorded in {}",
-        relay.front,
+        relay.front(),
         names.join(", "),
         state_dir.join("usage.jsonl").display()
     ));
-}
-
-fn http_client(config: &RelayConfig) -> HttpClient {
-    let mut http = HttpConnector::new();
-    http.set_nodelay(true);
-    http.set_connect_timeout(Some(config.connect_timeout));
-    http.enforce_http(false);
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_webpki_roots()
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http);
-    Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(Duration::from_secs(60))
-        .timer(TokioTimer::new())
-        .build(https)
-}
-
-/// What a connection over the caps reads before it is closed.
-fn over_cap() -> Vec<u8> {
-    let body =
-        json!({"type": "error", "error": {"type": "overloaded_error", "code": "overloaded_error",
-        "message": "relay: every connection it can hold is busy with a call; try again shortly"}})
-        .to_string();
-    format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
-
-/// A request arriving on a connection just told to close (idle, or making room).
-fn closing() -> Response {
-    let mut response = error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "overloaded_error",
-        "relay: this connection was being closed to make room; send the request again",
-    );
-    response.headers_mut().insert(
-        http::header::CONNECTION,
-        http::HeaderValue::from_static("close"),
-    );
-    response
 }
 
 async fn accept_loop(
@@ -322,7 +166,7 @@ async fn accept_loop(
     }
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let caps = Connections::new(limits);
-    let over_cap = over_cap();
+    let over_cap = answer::over_cap();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(relay.config.client_timeout)
@@ -362,7 +206,7 @@ async fn accept_loop(
                 let busy = held.begin();
                 async move {
                     let Some(busy) = busy else {
-                        return Ok::<_, Infallible>(closing());
+                        return Ok::<_, Infallible>(answer::closing());
                     };
                     if let Some(refusal) = refuse_target(&relay, &request) {
                         return Ok(refusal);
@@ -387,7 +231,7 @@ async fn accept_loop(
     {
         // Dropping a connection drops its call, which hands its ledger line (`relay_stopped`)
         // to the books; they are written before the relay exits.
-        relay.cutting.store(true, Ordering::Relaxed);
+        relay.begin_cutting();
         connections.abort_all();
         let mut cut = 0;
         while let Some(ended) = connections.join_next().await {
@@ -405,17 +249,17 @@ async fn accept_loop(
 /// else: whatever their path, the relay is not a proxy for the world.
 fn refuse_target<B>(relay: &Relay, request: &hyper::Request<B>) -> Option<Response> {
     if request.method() == Method::CONNECT {
-        return Some(error_response(
+        return Some(answer::error(
             StatusCode::METHOD_NOT_ALLOWED,
             "relay_not_a_proxy",
             "relay: CONNECT is not served; the relay forwards only to its configured upstreams",
         ));
     }
     let host = request.uri().host()?;
-    if is_own_host(relay, host) {
+    if relay.is_own_host(host) {
         return None;
     }
-    Some(error_response(
+    Some(answer::error(
         StatusCode::FORBIDDEN,
         "relay_not_a_proxy",
         &format!(
@@ -424,48 +268,35 @@ fn refuse_target<B>(relay: &Relay, request: &hyper::Request<B>) -> Option<Respon
     ))
 }
 
-/// The relay itself: a loopback name or address, or the address it is bound to.
-fn is_own_host(relay: &Relay, host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    match host.parse::<IpAddr>() {
-        Ok(ip) => ip.is_loopback() || ip == relay.local.ip(),
-        Err(_) => false,
-    }
-}
-
 /// `GET /healthz`: `{"ok":true}` for anyone; with the token, each upstream's kind and
 /// whether its key (or CLI) is there — true or false, never the key.
 async fn healthz(State(relay): State<Arc<Relay>>, request: Request) -> Response {
-    let mut body = json!({"ok": true});
+    let mut upstreams = None;
     if admit(&relay, request.headers()).await.is_ok() {
         let probe = Arc::clone(&relay);
-        let upstreams = tokio::task::spawn_blocking(move || {
-            let mut map = serde_json::Map::new();
-            for upstream in probe.config.upstreams.values() {
-                let entry = match upstream.kind {
-                    Kind::ClaudeCli => {
-                        let command = upstream.command.as_deref().unwrap_or("claude");
-                        json!({"kind": upstream.kind.as_str(), "command": crate::backend::discover::find(command).is_some()})
-                    }
-                    _ => json!({"kind": upstream.kind.as_str(), "key": probe.keys.get(upstream).is_ok()}),
-                };
-                map.insert(upstream.name.clone(), entry);
-            }
-            map
+        let found = tokio::task::spawn_blocking(move || {
+            probe
+                .config
+                .upstreams
+                .values()
+                .map(|upstream| {
+                    let ready = match upstream.kind {
+                        Kind::ClaudeCli => {
+                            let command = upstream.command.as_deref().unwrap_or("claude");
+                            crate::backend::discover::find(command).is_some()
+                        }
+                        _ => probe.keys.get(upstream).is_ok(),
+                    };
+                    let kind = upstream.kind;
+                    (upstream.name.clone(), Readiness { kind, ready })
+                })
+                .collect()
         })
         .await
         .unwrap_or_default();
-        body["upstreams"] = serde_json::Value::Object(upstreams);
+        upstreams = Some(found);
     }
-    let mut response = Response::new(Body::from(body.to_string()));
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    response
+    answer::health(upstreams)
 }
 
 /// `/{upstream}/…`: the token, the upstream, the body's size and time, then the upstream's
@@ -475,14 +306,14 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let caller = match admit(&relay, &parts.headers).await {
         Ok(caller) => caller,
         Err(Unadmitted::Unknown) => {
-            return error_response(
+            return answer::error(
                 StatusCode::UNAUTHORIZED,
                 "authentication_error",
                 "relay: missing or wrong relay token (send it as x-api-key or Authorization: Bearer)",
             );
         }
         Err(Unadmitted::StoreDown(why)) => {
-            return error_response(
+            return answer::error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "store_unavailable",
                 &format!(
@@ -494,7 +325,7 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let target = match Target::parse(&parts.uri) {
         Ok(target) => target,
         Err(why) => {
-            return error_response(
+            return answer::error(
                 StatusCode::BAD_REQUEST,
                 "invalid_request_error",
                 &format!(
@@ -506,7 +337,7 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
     let name = target.name.as_str();
     let Some(upstream) = relay.config.upstreams.get(name).cloned() else {
         let known: Vec<&str> = relay.config.upstreams.keys().map(String::as_str).collect();
-        return error_response(
+        return answer::error(
             StatusCode::NOT_FOUND,
             "not_found_error",
             &format!(
@@ -523,21 +354,23 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit) {
-        return too_large(limit);
+        return answer::too_large(limit);
     }
     let limited = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
     let body = match tokio::time::timeout(relay.config.client_timeout, limited.collect()).await {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(limit),
+        Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => {
+            return answer::too_large(limit);
+        }
         Ok(Err(_)) => {
-            return error_response(
+            return answer::error(
                 StatusCode::BAD_REQUEST,
                 "invalid_request_error",
                 "relay: the request body could not be read",
             );
         }
         Err(_) => {
-            return error_response(
+            return answer::error(
                 StatusCode::REQUEST_TIMEOUT,
                 "request_timeout",
                 &format!(
@@ -555,15 +388,4 @@ async fn route(State(relay): State<Arc<Relay>>, request: Request) -> Response {
             super::proxy::forward(relay, &upstream, &caller, parts, &target, body).await
         }
     }
-}
-
-fn too_large(limit: u64) -> Response {
-    error_response(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "request_too_large",
-        &format!(
-            "relay: the request body is larger than {} MB (relay.body_limit_mb)",
-            limit / (1024 * 1024)
-        ),
-    )
 }

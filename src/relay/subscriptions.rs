@@ -9,10 +9,10 @@ use std::sync::Arc;
 use axum::response::Response;
 use http::StatusCode;
 
-use super::call::error_response;
-use super::clients::Caller;
+use super::answer;
+use super::caller::Caller;
 use super::keys::{Key, Keys};
-use super::server::Relay;
+use super::shared::Relay;
 use crate::config::relay::{Kind, RelayConfig, Upstream};
 
 /// The upstreams that spend a subscription login, each with why. Reads the keys (a
@@ -68,7 +68,7 @@ pub async fn refusal(
                 Ok(Ok(list)) => !list.is_empty(),
                 // A store away cannot say there are none, and this machine's file may not.
                 Ok(Err(down)) => {
-                    return Some(error_response(
+                    return Some(answer::error(
                         StatusCode::SERVICE_UNAVAILABLE,
                         "store_unavailable",
                         &format!(
@@ -81,7 +81,7 @@ pub async fn refusal(
         }
     };
     named.then(|| {
-        error_response(
+        answer::error(
             StatusCode::FORBIDDEN,
             "relay_subscription_per_person",
             &format!(
