@@ -10,7 +10,7 @@ pub struct RungDef {
     /// row per account, in rotation order (see `accounts::expand`).
     pub account: Option<String>,
     /// A row of a pool of logins: every login of the pool, in rotation order. The rung runs
-    /// on the first whose windows leave it open (`rung::resolve`), so a parked login hands
+    /// on the first whose windows leave it open (`launch::resolve::resolve`), so a parked login hands
     /// its rung to the next before any descent; `account` is then the first of them.
     pub logins: Vec<String>,
 }

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::error_class::ErrorClass;
 use crate::launch::known::{self, Judge};
 use crate::launch::parking::Parking;
+use crate::launch::resolve;
 use crate::launch::rung::{self, Rung};
 use crate::launch::rung_state::{Action, Park, RungState};
 use crate::probe::Outcome;
@@ -194,7 +195,7 @@ impl<'a> Cascade<'a> {
     pub fn rung(&mut self, index: usize) -> &Rung<'a> {
         if self.rungs[index].is_none() {
             let def = &self.config.rungs[index];
-            let mut rung = rung::resolve(self.config, index + 1, def);
+            let mut rung = resolve::resolve(self.config, index + 1, def);
             if let (Some(args), Ok(_)) = (&self.args, &rung.state)
                 && let Err(refusal) = rung.translate(args)
             {

@@ -5,7 +5,8 @@
 
 use crate::config::Config;
 use crate::launch::parking::{Decision, Parking};
-use crate::launch::rung::{self, Rung};
+use crate::launch::resolve;
+use crate::launch::rung::Rung;
 use crate::launch::rung_state::{self, Check, Facts, Park, RungState, Unfit};
 use crate::probe::Call;
 use crate::state::health::{self, HealthFile, Outcome, Store};
@@ -96,7 +97,7 @@ pub fn rungs(config: &Config) -> Vec<Known<'_>> {
         .rungs
         .iter()
         .enumerate()
-        .map(|(i, def)| rung::resolve(config, i + 1, def))
+        .map(|(i, def)| resolve::resolve(config, i + 1, def))
         .collect();
     let parks: Vec<Option<Park>> = resolved
         .iter()

@@ -13,6 +13,7 @@ pub mod login_usage;
 pub mod own_login;
 pub mod parking;
 pub mod reported_model;
+pub mod resolve;
 pub mod rung;
 pub mod rung_state;
 pub mod self_check;
@@ -388,7 +389,7 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
         None
     } else {
         Some(
-            rung::resolve_model(backend, model)
+            resolve::resolve_model(backend, model)
                 .map_err(|err| usage(format!("--use {spec}: {}", err.reason)))?,
         )
     };
@@ -398,7 +399,7 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
             backend.command
         ))));
     };
-    let env = rung::launch_env(backend)
+    let env = resolve::launch_env(backend)
         .map_err(|unusable| usage(format!("--use {spec}: {}", unusable.reason)))?;
     // The user still writes Claude Code's command line: it goes in the CLI's words.
     let translation = backend
@@ -419,14 +420,12 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
         term::notice(notice);
     }
     let mut env_remove = backend.env_remove.clone();
-    rung::withhold_foreign_keys(backend, &env, &mut env_remove);
+    resolve::withhold_foreign_keys(backend, &env, &mut env_remove);
     let mut command = child::command(backend.family, &argv, &translation.argv, &env, &env_remove);
     let label = format!(
         "{} ({})",
         backend.label,
-        run_model
-            .as_deref()
-            .unwrap_or(reported_model::DEFAULT_MODEL_WORDS)
+        run_model.as_deref().unwrap_or(rung::DEFAULT_MODEL_WORDS)
     );
     let login = backend
         .family

@@ -3,7 +3,8 @@
 //! its plan and expiry, a key the CLI keeps there, or nothing. Never a login's token.
 
 use crate::adapter::{Env, Family};
-use crate::login::readers::{self, OwnStore};
+use crate::login::OwnStore;
+use crate::login::readers;
 use crate::probe::login::{LoginRung, Store};
 
 /// The store of `family`'s CLI, as the CLI itself would find it in its launch environment

@@ -6,8 +6,7 @@
 use crate::adapter::Env;
 use crate::config::Backend;
 
-/// What a label says of a rung that passes no model: the CLI runs its own default.
-pub const DEFAULT_MODEL_WORDS: &str = "its default model";
+use super::rung::DEFAULT_MODEL_WORDS;
 
 /// Where the CLI said it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +45,7 @@ impl Reported {
 /// and records (the backend's `env` may move its home). `None` when it has said none.
 pub fn of(backend: &Backend) -> Option<Reported> {
     let family = backend.family;
-    let vars = super::rung::launch_env(backend).unwrap_or_default();
+    let vars = super::resolve::launch_env(backend).unwrap_or_default();
     let env = Env::child(&vars, &backend.env_remove);
     if let Some(model) = family.configured_model(&env) {
         return Some(Reported {

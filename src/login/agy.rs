@@ -20,8 +20,8 @@ use jiff::Timestamp;
 use serde_json::Value;
 
 use super::Login;
-use super::readers::{OwnStore, Readers};
 use super::window::{Scope, Source, WEEK_MINUTES, Window};
+use super::{OwnStore, Readers};
 
 /// The first agy whose `/usage` is a command, not a prompt.
 pub const FIRST_USAGE_VERSION: Version = Version(1, 1, 11);
@@ -140,7 +140,7 @@ pub const READERS: Readers = Readers {
         }))
     },
     last_model: |_env| None,
-    run_actions: super::readers::no_run_actions,
+    run_actions: super::no_run_actions,
     run_windows: None,
 };
 

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::readers::{OwnStore, Readers};
 use super::{Login, forget_token, jwt, window};
+use super::{OwnStore, Readers};
 use crate::adapter::{self, Env};
 use crate::backend::{AuthScheme, Credential};
 use crate::bounded_read;

@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::readers::{OwnStore, Readers};
 use super::{Login, forget_token, records, window};
+use super::{OwnStore, Readers};
 use crate::adapter::{self, Env};
 use crate::bounded_read;
 
@@ -143,7 +143,7 @@ fn answer_model(message: &Value) -> Option<String> {
 pub const READERS: Readers = Readers {
     own_store,
     last_model: |env| last_model(&adapter::gemini::home(env)?),
-    run_actions: super::readers::no_run_actions,
+    run_actions: super::no_run_actions,
     run_windows: None,
 };
 

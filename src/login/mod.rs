@@ -45,6 +45,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::state::window::{self, Scope, Source, Window};
 
+use std::path::Path;
+
+use crate::adapter::Env;
+use crate::backend::Credential;
+use run_actions::Actions;
+
 /// What agent knows about one CLI's login: never its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 /// Which CLI's it is is known by the reader that read it (`readers`).
@@ -73,6 +79,37 @@ impl Login {
     pub fn is_expired(&self, now: Timestamp) -> bool {
         self.expires_at.is_some_and(|at| now >= at)
     }
+}
+
+/// What a CLI's own login store holds: a subscription login (never its token), or a key the
+/// CLI keeps there (`codex login --api-key`), which is used like any key.
+#[derive(Debug, Clone)]
+pub enum OwnStore {
+    Login(Login),
+    Key(Credential),
+}
+
+/// A reader of the record one run left: given the CLI's home, the run's folder and when it
+/// started.
+pub type RunReader<T> = fn(home: &Path, cwd: &Path, start: Timestamp) -> T;
+
+/// The readers of one CLI's files.
+pub struct Readers {
+    /// What its login store holds where the CLI would find it in `env`.
+    pub own_store: fn(&Env) -> Option<OwnStore>,
+    /// The model it last ran, from its newest record where it keeps them in `env`.
+    pub last_model: fn(&Env) -> Option<String>,
+    /// What its run that started at `start` in `cwd` did, by that run's record under its
+    /// home `home`: edits and commands (nothing when it keeps no record agent reads).
+    pub run_actions: RunReader<Actions>,
+    /// The usage windows that run's record names (the wall it ran into), for a CLI whose
+    /// run records name them; a login of such a CLI is parked by them.
+    pub run_windows: Option<RunReader<Vec<Window>>>,
+}
+
+/// For a CLI that keeps no record of a run agent reads.
+pub fn no_run_actions(_home: &Path, _cwd: &Path, _start: Timestamp) -> Actions {
+    Actions::default()
 }
 
 /// Registers a token read from a login store for redaction, so that no later message,

@@ -9,35 +9,8 @@ use std::path::Path;
 use jiff::Timestamp;
 
 use super::run_actions::Actions;
-use super::{Login, Window};
+use super::{OwnStore, Readers, Window};
 use crate::adapter::{Env, Family};
-use crate::backend::Credential;
-
-/// What a CLI's own login store holds: a subscription login (never its token), or a key the
-/// CLI keeps there (`codex login --api-key`), which is used like any key.
-#[derive(Debug, Clone)]
-pub enum OwnStore {
-    Login(Login),
-    Key(Credential),
-}
-
-/// A reader of the record one run left: given the CLI's home, the run's folder and when it
-/// started.
-pub type RunReader<T> = fn(home: &Path, cwd: &Path, start: Timestamp) -> T;
-
-/// The readers of one CLI's files.
-pub struct Readers {
-    /// What its login store holds where the CLI would find it in `env`.
-    pub own_store: fn(&Env) -> Option<OwnStore>,
-    /// The model it last ran, from its newest record where it keeps them in `env`.
-    pub last_model: fn(&Env) -> Option<String>,
-    /// What its run that started at `start` in `cwd` did, by that run's record under its
-    /// home `home`: edits and commands (nothing when it keeps no record agent reads).
-    pub run_actions: RunReader<Actions>,
-    /// The usage windows that run's record names (the wall it ran into), for a CLI whose
-    /// run records name them; a login of such a CLI is parked by them.
-    pub run_windows: Option<RunReader<Vec<Window>>>,
-}
 
 /// The readers of `family`'s files; `None` for a CLI agent reads nothing of.
 pub fn of(family: Family) -> Option<&'static Readers> {
@@ -83,9 +56,4 @@ pub fn run_windows(family: Family, home: &Path, cwd: &Path, start: Timestamp) ->
         Some(read) => read(home, cwd, start),
         None => Vec::new(),
     }
-}
-
-/// For a CLI that keeps no record of a run agent reads.
-pub fn no_run_actions(_home: &Path, _cwd: &Path, _start: Timestamp) -> Actions {
-    Actions::default()
 }

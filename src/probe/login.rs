@@ -29,7 +29,7 @@ pub struct LoginRung {
     pub expires_at: Option<Timestamp>,
     /// Where its CLI writes the record of each run, when agent reads those records for the
     /// login's windows and for what a run did (Claude Code's configuration directory,
-    /// Codex's home): set once with the rung (`launch::rung::ready`), by its adapter.
+    /// Codex's home): set once with the rung (`launch::resolve::ready`), by its adapter.
     pub records: Option<PathBuf>,
 }
 

@@ -424,7 +424,7 @@ fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
 
 fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
     for (index, def) in config.rungs.iter().enumerate() {
-        let rung = crate::launch::rung::resolve(config, index + 1, def);
+        let rung = crate::launch::resolve::resolve(config, index + 1, def);
         let area = format!("rung {} {}", index + 1, rung.short_name());
         match &rung.state {
             Ok(ready) if ready.plan.login.is_some() => {

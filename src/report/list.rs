@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::Config;
-use crate::launch::rung;
+use crate::launch::{resolve, rung};
 use crate::text::printable;
 
 /// The subscription login a rung runs on, with its windows: never a token.
@@ -46,7 +46,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .rungs
         .iter()
         .enumerate()
-        .map(|(i, def)| (def, rung::resolve(config, i + 1, def)))
+        .map(|(i, def)| (def, resolve::resolve(config, i + 1, def)))
         .collect();
     let source = config.source.as_ref().map_or_else(
         || "built-in (no configuration file)".to_string(),

@@ -10,7 +10,8 @@ use std::sync::mpsc;
 use serde_json::json;
 
 use crate::config::Config;
-use crate::launch::rung::{self, Rung};
+use crate::launch::resolve;
+use crate::launch::rung::Rung;
 use crate::launch::rung_state::RungState;
 use crate::launch::survey::{self, Finding};
 use crate::state::health::Store;
@@ -92,7 +93,7 @@ pub fn survey_ready(config: &Config) -> (Vec<Rung<'_>>, Store, crate::state::met
         .rungs
         .iter()
         .enumerate()
-        .map(|(i, def)| rung::resolve(config, i + 1, def))
+        .map(|(i, def)| resolve::resolve(config, i + 1, def))
         .collect();
     let state_dir = crate::paths::state_dir();
     for rung in &rungs {
