@@ -416,7 +416,7 @@ fn a_cli_that_refuses_to_start_in_this_folder_fails_its_command_probe() {
     );
     assert_eq!(
         w.sb.calls("gemini")[0].argv,
-        ["-p", "hi"],
+        ["--prompt=hi"],
         "headless, as the launch would run it"
     );
 }
