@@ -177,7 +177,7 @@ fn refuse_a_slip(config: &config::Config, cli: &cli::Cli) -> anyhow::Result<()> 
             .and_then(|rung| config.backends.get(&rung.backend)),
     };
     let family = first.map_or(adapter::Family::Claude, |b| b.family);
-    if adapter::dialect::is_flag_of(family, typo) {
+    if family.is_flag(typo) {
         return Ok(());
     }
     Err(exit_codes::usage(format!(

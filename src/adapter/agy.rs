@@ -2,12 +2,15 @@
 //! (research §4.1, §4.3): no variable is known to move it, an installed agy is taken as
 //! logged in under one identity, and its windows come from its own `/usage`. It has no
 //! dialect: its flags are not checked (it is not on the npm registry), so Claude Code's
-//! words go to it as given (`dialect::of`).
+//! words go to it as given (`Family::dialect`).
 
 use std::path::PathBuf;
 
+use super::cli::Cli;
 use super::endpoint::EndpointDefaults;
-use super::{Account, Env};
+use super::env::{Account, Env};
+use super::reading::{count, json_documents, non_empty, text_of};
+use super::self_check::{Said, SelfCheck, never_trusted};
 
 pub const HOME_VARS: &[&str] = &[];
 pub const CREDENTIAL_VARS: &[&str] = &[];
@@ -47,6 +50,34 @@ pub fn model_settings(_env: &Env) -> Option<PathBuf> {
     None
 }
 
+/// What agent knows of Antigravity.
+pub const CLI: Cli = Cli {
+    name: "agy",
+    home_vars: HOME_VARS,
+    home,
+    store_vars: &[],
+    credential_vars: CREDENTIAL_VARS,
+    withholds_foreign_keys: true,
+    provider_key_var: super::cli::nothing,
+    login_identity,
+    login_known_by_home: false,
+    // agent cannot move its home.
+    login_command: None,
+    records,
+    // Unknown.
+    usage_words: &[],
+    model_var: MODEL_VAR,
+    model_settings,
+    settings_model: super::cli::nothing,
+    endpoint: |_| endpoint(),
+    secret_var: |_, _| SECRET_VAR.to_string(),
+    headers_var: None,
+    runs_agents_statusline: false,
+    self_check: &SELF_CHECK,
+    // Its words go to it as given.
+    dialect: None,
+};
+
 /// Its own check (DESIGN §17). No agy binary was available: the form is the one its
 /// `/usage` report takes (`agy --print … --output-format json`), and what it prints is read
 /// from public reports (research §4.3): on a spent quota agy retries for its whole
@@ -54,7 +85,7 @@ pub fn model_settings(_env: &Env) -> Option<PathBuf> {
 /// progress` on stderr and, in its result, `"status": "ERROR"` with `RESOURCE_EXHAUSTED …
 /// Individual quota reached … Resets in 2h39m52s.` So its exit code says nothing; its words
 /// do.
-pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+pub const SELF_CHECK: SelfCheck = SelfCheck {
     args: &["-p", "PROMPT", "--output-format", "json"],
     read: read_self_check,
     limit: &[
@@ -83,16 +114,16 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
         "api error",
     ],
     // No trust record of its is known: its check runs in agent's scratch directory.
-    trust: super::never_trusted,
+    trust: never_trusted,
     scratch_args: &[],
     scratch_env: &[],
 };
 
 /// Its JSON result, plain or in a `{"event": "result", "result": {…}}` event: `status`,
 /// `response`, `error`, `usage`.
-fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
-    let mut said = super::Said::default();
-    for doc in super::json_documents(stdout) {
+fn read_self_check(stdout: &str, _stderr: &str) -> Said {
+    let mut said = Said::default();
+    for doc in json_documents(stdout) {
         let result = match doc.get("result") {
             Some(inner) if inner.is_object() => inner.clone(),
             _ => doc.clone(),
@@ -101,26 +132,26 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
             .get("status")
             .and_then(|s| s.as_str())
             .is_some_and(|s| s.eq_ignore_ascii_case("error"));
-        if let Some(error) = super::text_of(result.get("error")) {
+        if let Some(error) = text_of(result.get("error")) {
             said.error = Some(error);
         } else if failed {
             said.error = Some("status ERROR".into());
         }
         if !failed {
-            said.answer = super::text_of(result.get("response"))
-                .or_else(|| super::text_of(doc.get("result")))
+            said.answer = text_of(result.get("response"))
+                .or_else(|| text_of(doc.get("result")))
                 .or(said.answer.take());
         }
-        said.session = super::text_of(doc.get("session_id"))
-            .or_else(|| super::text_of(result.get("session_id")))
+        said.session = text_of(doc.get("session_id"))
+            .or_else(|| text_of(result.get("session_id")))
             .or(said.session.take());
         if let Some(usage) = result.get("usage") {
-            let input = super::count(usage.get("input_tokens"));
-            let output = super::count(usage.get("output_tokens"));
+            let input = count(usage.get("input_tokens"));
+            let output = count(usage.get("output_tokens"));
             said.tokens = Some(crate::tokens::Tokens {
                 input,
                 output: if input + output == 0 {
-                    super::count(usage.get("total_tokens"))
+                    count(usage.get("total_tokens"))
                 } else {
                     output
                 },
@@ -129,7 +160,7 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
         }
     }
     if said.answer.is_none() && said.error.is_none() && !stdout.trim_start().starts_with('{') {
-        said.answer = super::non_empty(stdout);
+        said.answer = non_empty(stdout);
     }
     said
 }

@@ -25,8 +25,11 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::cli::Cli;
 use super::endpoint::{EndpointDefaults, KeyVar, OpenAiBase, Scheme, WireApi};
-use super::{Account, Env, Trust};
+use super::env::{Account, Env};
+use super::reading::{count, json_documents, non_empty, read_json, text_of};
+use super::self_check::{Said, SelfCheck, Trust, git_root};
 
 /// The variable that moves Claude Code's configuration directory.
 pub const CONFIG_DIR_VAR: &str = "CLAUDE_CONFIG_DIR";
@@ -146,8 +149,8 @@ pub fn model_settings(env: &Env) -> Option<PathBuf> {
 }
 
 pub fn settings_model(env: &Env) -> Option<String> {
-    let settings = super::read_json(&model_settings(env)?)?;
-    super::non_empty(settings.get("model")?.as_str()?)
+    let settings = read_json(&model_settings(env)?)?;
+    non_empty(settings.get("model")?.as_str()?)
 }
 
 /// The directories of past transcripts the usage report reads: the home's `projects/`,
@@ -168,12 +171,38 @@ pub fn transcript_history(env: &Env) -> Vec<PathBuf> {
     roots
 }
 
+/// What agent knows of Claude Code.
+pub const CLI: Cli = Cli {
+    name: "claude",
+    home_vars: HOME_VARS,
+    home,
+    store_vars: STORE_VARS,
+    credential_vars: CREDENTIAL_VARS,
+    withholds_foreign_keys: true,
+    provider_key_var: super::cli::nothing,
+    login_identity,
+    login_known_by_home: true,
+    login_command: Some(login_command),
+    records,
+    usage_words: USAGE_WORDS,
+    model_var: MODEL_VAR,
+    model_settings,
+    settings_model,
+    endpoint,
+    secret_var: |_env, is_subscription_token| secret_var(is_subscription_token).to_string(),
+    headers_var: Some(HEADERS_VAR),
+    runs_agents_statusline: true,
+    self_check: &SELF_CHECK,
+    // Its words are the source language.
+    dialect: None,
+};
+
 /// Its own check (DESIGN §17), measured with 2.1.332 against the mock
 /// (`tests/fixtures/self_check/claude-*`): `claude -p PROMPT --output-format json` prints one
 /// JSON `result` document on stdout — `result` (the answer, or its error text), `is_error`,
 /// `api_error_status`, `session_id` and `usage` — and exits 1 on any failure; stderr holds
 /// only its own notes (`[claude-code:unrecognized_model] …` for a model it does not know).
-pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+pub const SELF_CHECK: SelfCheck = SelfCheck {
     args: &["-p", "PROMPT", "--output-format", "json"],
     read: read_self_check,
     limit: &[
@@ -224,7 +253,7 @@ fn trust(env: &Env, dir: &Path, _args: &[OsString]) -> Trust {
     if env.get(IGNORE_TRUST_VAR).is_some() {
         return Trust::Untrusted;
     }
-    let Some(config) = global_config(env).and_then(|path| super::read_json(&path)) else {
+    let Some(config) = global_config(env).and_then(|path| read_json(&path)) else {
         return Trust::Untrusted;
     };
     let accepted = |folder: &Path| {
@@ -237,7 +266,7 @@ fn trust(env: &Env, dir: &Path, _args: &[OsString]) -> Trust {
                 == Some(true)
         })
     };
-    let root = super::git_root(dir);
+    let root = git_root(dir);
     let within_root = |folder: &&Path| root.is_none_or(|root| folder.starts_with(root));
     if root.is_some_and(accepted) || dir.ancestors().take_while(within_root).any(accepted) {
         Trust::Trusted
@@ -248,27 +277,27 @@ fn trust(env: &Env, dir: &Path, _args: &[OsString]) -> Trust {
 
 /// Its `--output-format json` document: the answer or its error in `result`, the session
 /// and the usage of the run.
-fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
-    let mut said = super::Said::default();
-    let Some(doc) = super::json_documents(stdout)
+fn read_self_check(stdout: &str, _stderr: &str) -> Said {
+    let mut said = Said::default();
+    let Some(doc) = json_documents(stdout)
         .into_iter()
         .rfind(|doc| doc.get("type").and_then(|t| t.as_str()) == Some("result"))
     else {
         return said;
     };
-    let result = super::text_of(doc.get("result"));
+    let result = text_of(doc.get("result"));
     if doc.get("is_error").and_then(serde_json::Value::as_bool) == Some(true) {
         said.error = Some(result.unwrap_or_else(|| "is_error".to_string()));
     } else {
         said.answer = result;
     }
-    said.session = super::text_of(doc.get("session_id"));
+    said.session = text_of(doc.get("session_id"));
     said.tokens = doc.get("usage").map(|usage| crate::tokens::Tokens {
-        input: super::count(usage.get("input_tokens")),
-        output: super::count(usage.get("output_tokens")),
+        input: count(usage.get("input_tokens")),
+        output: count(usage.get("output_tokens")),
         reasoning: 0,
-        cache_read: super::count(usage.get("cache_read_input_tokens")),
-        cache_write: super::count(usage.get("cache_creation_input_tokens")),
+        cache_read: count(usage.get("cache_read_input_tokens")),
+        cache_write: count(usage.get("cache_creation_input_tokens")),
     });
     said
 }
@@ -293,21 +322,18 @@ pub const HEADERS_VAR: &str = "ANTHROPIC_CUSTOM_HEADERS";
 /// configuration directory, which a key in the environment does not change: the feed
 /// still speaks of that directory's login.
 pub fn login_key_from_inside(told: Option<&str>, env: &Env) -> String {
-    let claude = super::Family::Claude;
     if let Some(identity) = told {
-        return claude.key(identity);
+        return CLI.key(identity);
     }
-    claude.login_key(env, None).unwrap_or_else(|| {
+    CLI.login_key(env, None).unwrap_or_else(|| {
         let dir = home(env).unwrap_or_default();
-        claude.key(&dir.to_string_lossy())
+        CLI.key(&dir.to_string_lossy())
     })
 }
 
 /// The key of a subscription `token` given to Claude Code in a variable or by the pool
 /// `account`: the login `env` names it by, else the token's own fingerprint.
 pub fn token_login_key(env: &Env, account: Option<Account>, token: &str) -> String {
-    let claude = super::Family::Claude;
-    claude
-        .login_key(env, account)
-        .unwrap_or_else(|| claude.key(&token_identity(token)))
+    CLI.login_key(env, account)
+        .unwrap_or_else(|| CLI.key(&token_identity(token)))
 }

@@ -21,13 +21,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::cli::Cli;
 use super::dialect::Mode::{Headless, Interactive};
 use super::dialect::Session::{Last, New, Pick};
 use super::dialect::{Dialect, Form, Prompt, Words, rule, start, start_lacking_both};
 use super::endpoint::{
     EndpointDefaults, KeyVar, OpenAiBase, OpenAiForm, Provider, Scheme, WireApi,
 };
-use super::{Account, Env, Trust};
+use super::env::{Account, Env};
+use super::reading::{count, json_documents, text_of};
+use super::self_check::{Said, SelfCheck, Trust, git_root, has_word};
 
 pub const HOME_VAR: &str = "CODEX_HOME";
 pub const HOME_VARS: &[&str] = &[HOME_VAR];
@@ -143,6 +146,33 @@ impl CodexConfig {
     }
 }
 
+/// What agent knows of Codex.
+pub const CLI: Cli = Cli {
+    name: "codex",
+    home_vars: HOME_VARS,
+    home,
+    store_vars: &[],
+    credential_vars: CREDENTIAL_VARS,
+    withholds_foreign_keys: true,
+    provider_key_var: |env| {
+        config(env).and_then(|c| c.custom_provider().and_then(|(_, p)| p.env_key.clone()))
+    },
+    login_identity,
+    login_known_by_home: false,
+    login_command: Some(login_command),
+    records,
+    usage_words: USAGE_WORDS,
+    model_var: MODEL_VAR,
+    model_settings,
+    settings_model: |env| config(env).and_then(|c| c.model),
+    endpoint,
+    secret_var: |env, _| secret_var(env),
+    headers_var: None,
+    runs_agents_statusline: false,
+    self_check: &SELF_CHECK,
+    dialect: Some(&DIALECT),
+};
+
 /// Its own check (DESIGN §17), measured with 0.171.0 against the mock
 /// (`tests/fixtures/self_check/codex-*`): `codex exec --json -m M PROMPT` prints JSONL events
 /// on stdout — `thread.started` (`thread_id`), `item.completed` (an `agent_message` is the
@@ -151,7 +181,7 @@ impl CodexConfig {
 /// Outside a git repository it refuses to start ("Not inside a trusted directory and
 /// --skip-git-repo-check was not specified."): a trust guard agent does not lift for the
 /// user's folder — only in its own empty scratch directory, where there is nothing to guard.
-pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+pub const SELF_CHECK: SelfCheck = SelfCheck {
     args: &["-p", "PROMPT", "--output-format", "json"],
     read: read_self_check,
     limit: &[
@@ -193,8 +223,8 @@ const OUTSIDE_GIT_WORDS: &[&str] = &[
 /// (`.git` at or above it) unless told to skip that check; its project's trust is the
 /// folder's own entry, else its repository root's.
 fn trust(env: &Env, dir: &Path, args: &[OsString]) -> Trust {
-    let root = super::git_root(dir);
-    if root.is_none() && !super::has_word(args, OUTSIDE_GIT_WORDS) {
+    let root = git_root(dir);
+    if root.is_none() && !has_word(args, OUTSIDE_GIT_WORDS) {
         return Trust::Refused(format!(
             "codex exec starts only inside a git repository and {} is in none",
             dir.display()
@@ -219,39 +249,39 @@ fn trust(env: &Env, dir: &Path, args: &[OsString]) -> Trust {
 
 /// Its `--json` events: the session, the last agent message, the turn's usage (cached input
 /// and reasoning kept apart, as `--usage` reads its rollouts), or the turn's failure.
-fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
-    let mut said = super::Said::default();
-    for event in super::json_documents(stdout) {
+fn read_self_check(stdout: &str, _stderr: &str) -> Said {
+    let mut said = Said::default();
+    for event in json_documents(stdout) {
         match event.get("type").and_then(|t| t.as_str()) {
-            Some("thread.started") => said.session = super::text_of(event.get("thread_id")),
+            Some("thread.started") => said.session = text_of(event.get("thread_id")),
             Some("item.completed") => {
                 let item = event.get("item");
                 if item.and_then(|i| i.get("type")).and_then(|t| t.as_str())
                     == Some("agent_message")
                 {
-                    said.answer = super::text_of(item.and_then(|i| i.get("text")));
+                    said.answer = text_of(item.and_then(|i| i.get("text")));
                 }
             }
             Some("turn.completed") => {
                 if let Some(usage) = event.get("usage") {
-                    let cached = super::count(usage.get("cached_input_tokens"));
-                    let reasoning = super::count(usage.get("reasoning_output_tokens"));
+                    let cached = count(usage.get("cached_input_tokens"));
+                    let reasoning = count(usage.get("reasoning_output_tokens"));
                     said.tokens = Some(crate::tokens::Tokens {
-                        input: super::count(usage.get("input_tokens")).saturating_sub(cached),
-                        output: super::count(usage.get("output_tokens")).saturating_sub(reasoning),
+                        input: count(usage.get("input_tokens")).saturating_sub(cached),
+                        output: count(usage.get("output_tokens")).saturating_sub(reasoning),
                         reasoning,
                         cache_read: cached,
-                        cache_write: super::count(usage.get("cache_write_input_tokens")),
+                        cache_write: count(usage.get("cache_write_input_tokens")),
                     });
                 }
             }
             Some("turn.failed") => {
-                said.error = super::text_of(event.get("error").and_then(|e| e.get("message")))
+                said.error = text_of(event.get("error").and_then(|e| e.get("message")))
                     .or(said.error.take())
                     .or_else(|| Some("turn.failed".to_string()));
             }
             Some("error") if said.error.is_none() => {
-                said.error = super::text_of(event.get("message"));
+                said.error = text_of(event.get("message"));
             }
             _ => {}
         }

@@ -5,8 +5,6 @@
 //! answer together with agent's configuration and the row's account. Leaf types only: the
 //! adapter sits below the backend floor, which maps them to its own.
 
-use super::Env;
-
 /// The wire format a CLI speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireApi {
@@ -111,18 +109,18 @@ impl EndpointDefaults {
     /// is, on another as that API's own CLI reads it — the variables Claude Code reads
     /// for Anthropic's, Gemini CLI's for Google's — without a login store of its own.
     #[must_use]
-    pub fn on(self, configured: Option<WireApi>, env: &Env) -> EndpointDefaults {
+    pub fn on(
+        self,
+        configured: Option<WireApi>,
+        standard: impl FnOnce(WireApi) -> EndpointDefaults,
+    ) -> EndpointDefaults {
         let Some(api) = configured else {
             return self;
         };
         if api.same_api(self.api) {
             return EndpointDefaults { api, ..self };
         }
-        let standard = match api {
-            WireApi::Anthropic => super::claude::endpoint(env),
-            WireApi::Gemini => super::gemini::endpoint(env),
-            WireApi::OpenAi(_) => EndpointDefaults::openai_style(),
-        };
+        let standard = standard(api);
         EndpointDefaults {
             api,
             key_vars: standard.key_vars,

@@ -16,11 +16,14 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::cli::Cli;
 use super::dialect::Mode::{Headless, Interactive};
 use super::dialect::Session::{Last, New};
 use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
 use super::endpoint::{EndpointDefaults, KeyVar, OpenAiBase, Scheme, WireApi};
-use super::{Account, Env, Trust};
+use super::env::{Account, Env};
+use super::reading::{count, non_empty, read_json, text_of};
+use super::self_check::{Said, SelfCheck, Trust, has_word};
 
 pub const HOME_VAR: &str = "GEMINI_CLI_HOME";
 pub const HOME_VARS: &[&str] = &[HOME_VAR];
@@ -79,13 +82,38 @@ pub fn model_settings(env: &Env) -> Option<PathBuf> {
 }
 
 pub fn settings_model(env: &Env) -> Option<String> {
-    let settings = super::read_json(&model_settings(env)?)?;
+    let settings = read_json(&model_settings(env)?)?;
     // Current releases nest it as model.name; older ones kept a plain string.
     match settings.get("model")? {
-        serde_json::Value::String(name) => super::non_empty(name),
-        value => super::non_empty(value.get("name")?.as_str()?),
+        serde_json::Value::String(name) => non_empty(name),
+        value => non_empty(value.get("name")?.as_str()?),
     }
 }
+
+/// What agent knows of Gemini CLI.
+pub const CLI: Cli = Cli {
+    name: "gemini",
+    home_vars: HOME_VARS,
+    home,
+    store_vars: &[],
+    credential_vars: CREDENTIAL_VARS,
+    withholds_foreign_keys: true,
+    provider_key_var: super::cli::nothing,
+    login_identity,
+    login_known_by_home: false,
+    login_command: Some(login_command),
+    records,
+    usage_words: USAGE_WORDS,
+    model_var: MODEL_VAR,
+    model_settings,
+    settings_model,
+    endpoint,
+    secret_var: |_, _| SECRET_VAR.to_string(),
+    headers_var: None,
+    runs_agents_statusline: false,
+    self_check: &SELF_CHECK,
+    dialect: Some(&DIALECT),
+};
 
 /// Its own check (DESIGN §17), measured with 0.61.0 against the mock
 /// (`tests/fixtures/self_check/gemini-*`): `gemini -m M -o json -p PROMPT` prints one JSON
@@ -94,7 +122,7 @@ pub fn settings_model(env: &Env) -> Option<String> {
 /// on **stderr**, and exits 128 + the HTTP status it got (144 for a 400 "API key not valid",
 /// 173 for a 429 quota); in a folder it does not trust it exits 55 at once (41 is its bad
 /// auth setup).
-pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+pub const SELF_CHECK: SelfCheck = SelfCheck {
     args: &["-p", "PROMPT", "--output-format", "json"],
     read: read_self_check,
     limit: &[
@@ -152,7 +180,7 @@ fn trust(env: &Env, dir: &Path, args: &[OsString]) -> Trust {
         return Trust::Trusted;
     }
     let trusted_anyway = variable.as_deref() == Some("true")
-        || super::has_word(args, &["--skip-trust"])
+        || has_word(args, &["--skip-trust"])
         || !folder_trust_enabled(env);
     if trusted_anyway {
         Trust::Untrusted
@@ -172,7 +200,7 @@ fn trusted_folders(env: &Env) -> Option<PathBuf> {
 /// What the longest rule holding `dir` says: trusted, distrusted, or `None` (no rule, or a
 /// file Gemini CLI itself would refuse).
 fn folder_rule(env: &Env, dir: &Path) -> Option<bool> {
-    let rules = super::read_json(&trusted_folders(env)?)?;
+    let rules = read_json(&trusted_folders(env)?)?;
     let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let dir = real(dir);
     let mut longest: Option<(usize, bool)> = None;
@@ -196,7 +224,7 @@ fn folder_rule(env: &Env, dir: &Path) -> Option<bool> {
 /// `security.folderTrust.enabled` in the user's settings (default true).
 fn folder_trust_enabled(env: &Env) -> bool {
     model_settings(env)
-        .and_then(|path| super::read_json(&path))
+        .and_then(|path| read_json(&path))
         .and_then(|settings| {
             settings
                 .pointer("/security/folderTrust/enabled")
@@ -208,8 +236,8 @@ fn folder_trust_enabled(env: &Env) -> bool {
 /// Its JSON document: the answer (stdout) or its error (the last document on stderr), the
 /// session, and the tokens of every model it called (the prompt count includes the cached
 /// part, thoughts are apart from candidates).
-fn read_self_check(stdout: &str, stderr: &str) -> super::Said {
-    let mut said = super::Said::default();
+fn read_self_check(stdout: &str, stderr: &str) -> Said {
+    let mut said = Said::default();
     let last_document = |text: &str| {
         text.match_indices("\n{")
             .map(|(at, _)| at + 1)
@@ -217,12 +245,12 @@ fn read_self_check(stdout: &str, stderr: &str) -> super::Said {
             .find_map(|at| serde_json::from_str::<serde_json::Value>(text[at..].trim()).ok())
     };
     if let Some(doc) = last_document(stdout) {
-        said.answer = super::text_of(doc.get("response"));
-        said.session = super::text_of(doc.get("session_id"));
+        said.answer = text_of(doc.get("response"));
+        said.session = text_of(doc.get("session_id"));
         if let Some(models) = doc.pointer("/stats/models").and_then(|m| m.as_object()) {
             let mut tokens = crate::tokens::Tokens::default();
             for model in models.values() {
-                let count = |name: &str| super::count(model.pointer(&format!("/tokens/{name}")));
+                let count = |name: &str| count(model.pointer(&format!("/tokens/{name}")));
                 let cached = count("cached");
                 tokens += &crate::tokens::Tokens {
                     input: (count("prompt") + count("tool")).saturating_sub(cached),
@@ -235,17 +263,15 @@ fn read_self_check(stdout: &str, stderr: &str) -> super::Said {
             said.tokens = Some(tokens);
         }
         if let Some(error) = doc.get("error") {
-            said.error = super::text_of(error.get("message")).or(Some("error".into()));
+            said.error = text_of(error.get("message")).or(Some("error".into()));
         }
     }
     if said.error.is_none()
         && let Some(doc) = last_document(stderr)
         && let Some(error) = doc.get("error")
     {
-        said.error = super::text_of(error.get("message")).or(Some("error".into()));
-        said.session = said
-            .session
-            .or_else(|| super::text_of(doc.get("session_id")));
+        said.error = text_of(error.get("message")).or(Some("error".into()));
+        said.session = said.session.or_else(|| text_of(doc.get("session_id")));
     }
     said
 }

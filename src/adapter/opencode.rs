@@ -32,9 +32,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::cli::Cli;
 use super::dialect::Mode::{Headless, Interactive};
 use super::dialect::Session::{Last, New};
 use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
+use super::reading::{count, json_documents, non_empty, text_of};
+use super::self_check::{Said, SelfCheck, never_trusted};
 
 /// Its command.
 pub const COMMAND: &str = "opencode";
@@ -66,7 +69,7 @@ pub const USAGE_QUERY: &str = "SELECT id, session_id, time_created, data FROM me
      WHERE json_extract(data, '$.role') = 'assistant'";
 
 /// Its data directory in `env` (its home: login store and records).
-pub fn home(env: &super::Env) -> Option<PathBuf> {
+pub fn home(env: &super::env::Env) -> Option<PathBuf> {
     data_dir_from(env.get("XDG_DATA_HOME").map(PathBuf::from), env.home())
 }
 
@@ -168,13 +171,41 @@ pub fn logins_in(store: &Value) -> Vec<Login> {
         .collect()
 }
 
+/// What agent knows of opencode.
+pub const CLI: Cli = Cli {
+    name: COMMAND,
+    home_vars: HOME_VARIABLES,
+    home,
+    store_vars: &[],
+    credential_vars: CREDENTIAL_VARIABLES,
+    // It reads every provider's own variable.
+    withholds_foreign_keys: false,
+    provider_key_var: super::cli::nothing,
+    // Its logins are per provider, and none reports a window agent parks by.
+    login_identity: |_, _| None,
+    login_known_by_home: false,
+    login_command: None,
+    records: |env| home(env).map(|dir| database(&dir)).into_iter().collect(),
+    // It prints its help and nothing else.
+    usage_words: &[],
+    model_var: None,
+    model_settings: super::cli::nothing,
+    settings_model: super::cli::nothing,
+    endpoint: |_| endpoint(),
+    secret_var: |_, _| SECRET_VAR.to_string(),
+    headers_var: None,
+    runs_agents_statusline: false,
+    self_check: &SELF_CHECK,
+    dialect: Some(&DIALECT),
+};
+
 /// Its own check (DESIGN §17), measured with 1.18.33 against the mock
 /// (`tests/fixtures/self_check/opencode-*`): `opencode run --format json -m provider/model
 /// PROMPT` prints JSONL events on stdout, each with its `sessionID` — `text` (`part.text`,
 /// the answer), `step_finish` (`part.tokens`: `input`, `output`, `reasoning`, `cache.read`,
 /// `cache.write`), or `error` (`error.data.message`, `statusCode`) — and exits 1 on a
 /// refused call.
-pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
+pub const SELF_CHECK: SelfCheck = SelfCheck {
     args: &["-p", "PROMPT", "--output-format", "json"],
     read: read_self_check,
     limit: &[
@@ -199,7 +230,7 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
     failure: &["\"type\":\"error\"", "apierror"],
     // It keeps no record of trust: every folder's `opencode.json` (its MCP commands, its
     // plugins) would run, so its check always runs in agent's scratch directory.
-    trust: super::never_trusted,
+    trust: never_trusted,
     scratch_args: &[],
     // Its project settings off (`opencode.json`, `.opencode/` found from the folder up, and
     // the folder's instructions); the user's own settings, which name the rung's provider,
@@ -209,12 +240,12 @@ pub const SELF_CHECK: super::SelfCheck = super::SelfCheck {
 
 /// Its `--format json` events: the session, the answer's text, every step's tokens, or the
 /// error it stopped on.
-fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
-    let mut said = super::Said::default();
+fn read_self_check(stdout: &str, _stderr: &str) -> Said {
+    let mut said = Said::default();
     let mut answer = String::new();
-    for event in super::json_documents(stdout) {
+    for event in json_documents(stdout) {
         if said.session.is_none() {
-            said.session = super::text_of(event.get("sessionID"));
+            said.session = text_of(event.get("sessionID"));
         }
         let part = event.get("part");
         match event.get("type").and_then(|t| t.as_str()) {
@@ -227,25 +258,25 @@ fn read_self_check(stdout: &str, _stderr: &str) -> super::Said {
                 if let Some(tokens) = part.and_then(|p| p.get("tokens")) {
                     let mut sum = said.tokens.unwrap_or_default();
                     sum += &crate::tokens::Tokens {
-                        input: super::count(tokens.get("input")),
-                        output: super::count(tokens.get("output")),
-                        reasoning: super::count(tokens.get("reasoning")),
-                        cache_read: super::count(tokens.pointer("/cache/read")),
-                        cache_write: super::count(tokens.pointer("/cache/write")),
+                        input: count(tokens.get("input")),
+                        output: count(tokens.get("output")),
+                        reasoning: count(tokens.get("reasoning")),
+                        cache_read: count(tokens.pointer("/cache/read")),
+                        cache_write: count(tokens.pointer("/cache/write")),
                     };
                     said.tokens = Some(sum);
                 }
             }
             Some("error") => {
                 let error = event.get("error");
-                said.error = super::text_of(error.and_then(|e| e.pointer("/data/message")))
-                    .or_else(|| super::text_of(error.and_then(|e| e.get("name"))))
+                said.error = text_of(error.and_then(|e| e.pointer("/data/message")))
+                    .or_else(|| text_of(error.and_then(|e| e.get("name"))))
                     .or(Some("error".into()));
             }
             _ => {}
         }
     }
-    said.answer = super::non_empty(&answer);
+    said.answer = non_empty(&answer);
     said
 }
 
@@ -426,14 +457,5 @@ mod tests {
         // A FIFO with no writer: opened blocking, it would hang the read.
         nix::unistd::mkfifo(&auth_path(dir.path()), nix::sys::stat::Mode::S_IRWXU).unwrap();
         assert!(logins(dir.path()).is_empty());
-    }
-
-    #[test]
-    fn opencode_is_known_by_its_command() {
-        use super::super::Family;
-        assert_eq!(Family::of("opencode"), Family::Opencode);
-        assert_eq!(Family::of("/home/u/.bun/bin/opencode"), Family::Opencode);
-        assert_eq!(Family::of("opencode-wrapper"), Family::Other);
-        assert_eq!(Family::of("claude"), Family::Claude);
     }
 }

@@ -560,3 +560,11 @@ fn a_cli_without_a_trust_record_trusts_no_folder_and_turns_a_projects_settings_o
         ["--setting-sources", "user", "--strict-mcp-config"]
     );
 }
+
+#[test]
+fn opencode_is_known_by_its_command() {
+    assert_eq!(Family::of("opencode"), Family::Opencode);
+    assert_eq!(Family::of("/home/u/.bun/bin/opencode"), Family::Opencode);
+    assert_eq!(Family::of("opencode-wrapper"), Family::Other);
+    assert_eq!(Family::of("claude"), Family::Claude);
+}

@@ -16,7 +16,7 @@ impl Backend {
         args: &[OsString],
     ) -> Result<Translation, Refusal> {
         let dialect = if self.translate {
-            dialect::of(self.family)
+            self.family.dialect()
         } else {
             None
         };

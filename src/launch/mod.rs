@@ -24,7 +24,6 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use crate::adapter::dialect;
 use crate::config::Config;
 use crate::error_class::ErrorClass;
 use crate::exit_codes::{UnavailableError, usage};
@@ -288,7 +287,7 @@ fn too_long_to_start(err: &anyhow::Error) -> bool {
 /// code, or its usage words at the start of its stderr (its adapter's).
 fn refused_arguments(rung: &rung::Rung, code: i32, stderr_head: &str) -> Option<String> {
     let family = rung.backend.family;
-    if dialect::of(family).is_some_and(|d| d.usage_exit == Some(code)) {
+    if family.dialect().is_some_and(|d| d.usage_exit == Some(code)) {
         return Some("its usage error".to_string());
     }
     family
