@@ -176,8 +176,12 @@ fn refuse_a_slip(config: &config::Config, cli: &cli::Cli) -> anyhow::Result<()> 
             .first()
             .and_then(|rung| config.backends.get(&rung.backend)),
     };
-    let family = first.map_or(adapter::Family::Claude, |b| b.family);
-    if family.is_flag(typo) {
+    // With no backend the words are Claude Code's, the language every dialect translates.
+    let known = first.map_or_else(
+        || adapter::dialect::claude_flag(typo).is_some(),
+        |b| b.family.is_flag(typo),
+    );
+    if known {
         return Ok(());
     }
     Err(exit_codes::usage(format!(

@@ -73,6 +73,7 @@ pub const CLI: Cli = Cli {
     secret_var: |_, _| SECRET_VAR.to_string(),
     headers_var: None,
     runs_agents_statusline: false,
+    reports_own_quota: true,
     self_check: &SELF_CHECK,
     // Its words go to it as given.
     dialect: None,

@@ -192,6 +192,7 @@ pub const CLI: Cli = Cli {
     secret_var: |_env, is_subscription_token| secret_var(is_subscription_token).to_string(),
     headers_var: Some(HEADERS_VAR),
     runs_agents_statusline: true,
+    reports_own_quota: false,
     self_check: &SELF_CHECK,
     // Its words are the source language.
     dialect: None,

@@ -61,6 +61,10 @@ pub struct Cli {
     /// Whether it runs a statusline command agent can be (`agent --statusline`), which is
     /// told the rung and the login.
     pub runs_agents_statusline: bool,
+    /// Whether it is asked about its own quota with no prompt and no model call
+    /// (Antigravity's `agy --print /usage`) instead of being probed: it reads no key agent
+    /// knows of, its API is its own login's.
+    pub reports_own_quota: bool,
     /// How it is checked by running it.
     pub self_check: &'static SelfCheck,
     /// Claude Code's command line in its words; `None`: the words go unchanged.

@@ -169,6 +169,7 @@ pub const CLI: Cli = Cli {
     secret_var: |env, _| secret_var(env),
     headers_var: None,
     runs_agents_statusline: false,
+    reports_own_quota: false,
     self_check: &SELF_CHECK,
     dialect: Some(&DIALECT),
 };

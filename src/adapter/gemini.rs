@@ -111,6 +111,7 @@ pub const CLI: Cli = Cli {
     secret_var: |_, _| SECRET_VAR.to_string(),
     headers_var: None,
     runs_agents_statusline: false,
+    reports_own_quota: false,
     self_check: &SELF_CHECK,
     dialect: Some(&DIALECT),
 };

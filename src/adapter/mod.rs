@@ -248,6 +248,11 @@ impl Family {
         }
     }
 
+    /// Whether the CLI is asked about its own quota instead of being probed (Antigravity).
+    pub fn reports_own_quota(self) -> bool {
+        self.cli().is_some_and(|cli| cli.reports_own_quota)
+    }
+
     /// How the CLI is checked by running it; `None` for a program agent has no adapter for.
     pub fn self_check(self) -> Option<&'static SelfCheck> {
         Some(self.cli()?.self_check)

@@ -343,19 +343,11 @@ pub fn resolve(
 /// key or URL) — an OpenAI-style login (Codex's ChatGPT one) only at OpenAI's own API, not
 /// at a provider elsewhere.
 fn own_login(backend: &Backend, cli: &EndpointDefaults, api: Api, base: &str) -> Option<Family> {
-    if is_antigravity(backend) {
-        return Some(Family::Agy);
+    if backend.family.reports_own_quota() {
+        return Some(backend.family);
     }
     let at_its_vendor = !matches!(api, Api::OpenAi(_)) || base == OPENAI_API;
     (cli.own_login && at_its_vendor).then_some(backend.family)
-}
-
-/// Antigravity (`agy`), by its command's file name or the backend's name.
-pub fn is_antigravity(backend: &Backend) -> bool {
-    let file = std::path::Path::new(&backend.command)
-        .file_name()
-        .and_then(|name| name.to_str());
-    file == Some("agy") || backend.name == "agy"
 }
 
 /// How a key travels to `api` when nothing else says: Anthropic keys as `x-api-key`,

@@ -338,7 +338,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     plan.info.rung = Some(rung.index);
     // Antigravity is judged by what it says of its own quota, never by a prompt.
     if let (probe::Call::None, Some(login)) = (&plan.call, &plan.login)
-        && login.family == Family::Agy
+        && login.family.reports_own_quota()
     {
         plan.call = probe::Call::SelfReport {
             binary: binary.clone(),

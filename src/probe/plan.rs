@@ -48,10 +48,8 @@ pub fn plan(
         // Antigravity is never sent a prompt as a probe, and its exit code says nothing
         // about its quota: it is asked `/usage` where it can answer that without a model.
         // The launch floor asks agy itself (`Call::SelfReport`) where its version allows.
-        ProbeKind::Command
-            if def.argv.is_none() && crate::backend::endpoint::is_antigravity(backend) =>
-        {
-            login = login::of_endpoint(&agy_endpoint(), None, child, read_store)
+        ProbeKind::Command if def.argv.is_none() && backend.family.reports_own_quota() => {
+            login = login::of_endpoint(&own_login_only(backend.family), None, child, read_store)
                 .ok()
                 .flatten();
             (Call::None, format!("backend:{}", backend.name))
@@ -116,14 +114,15 @@ pub fn plan(
     })
 }
 
-/// Antigravity's endpoint: its own login, nothing else (it reads no key agent knows of).
-fn agy_endpoint() -> Endpoint {
+/// The endpoint of a CLI that reports its own quota (Antigravity): its own login, nothing
+/// else (it reads no key agent knows of).
+fn own_login_only(family: Family) -> Endpoint {
     Endpoint {
         api: Api::Gemini,
         base: String::new(),
         credential: None,
-        source: "login:agy".into(),
-        own_login: Some(Family::Agy),
+        source: format!("login:{}", family.name()),
+        own_login: Some(family),
     }
 }
 
