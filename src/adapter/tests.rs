@@ -568,3 +568,24 @@ fn opencode_is_known_by_its_command() {
     assert_eq!(Family::of("opencode-wrapper"), Family::Other);
     assert_eq!(Family::of("claude"), Family::Claude);
 }
+
+#[test]
+fn every_registered_cli_is_known_by_its_own_name_and_a_program_without_one_by_none() {
+    for family in ALL {
+        let cli = family.cli().expect("every family in ALL is registered");
+        assert_eq!(Family::of(cli.name), family, "{}", cli.name);
+        assert_eq!(Family::of(&format!("/usr/local/bin/{}", cli.name)), family);
+        assert_eq!(
+            family.self_check().map(|c| c.args),
+            Some(cli.self_check.args)
+        );
+    }
+    assert!(Family::Other.cli().is_none());
+    assert_eq!(Family::of("my-wrapper"), Family::Other);
+    assert_eq!(Family::Other.credential_vars(), ["OPENAI_API_KEY"]);
+    assert!(
+        Family::Other
+            .foreign_credential_vars(&Env::only(&[]))
+            .is_empty()
+    );
+}
