@@ -51,7 +51,7 @@ pub struct UsageCli {
 }
 
 /// Where calls are read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
 pub enum Source {
     /// agent's ledger, usage.jsonl (probes and relayed calls)
     Agent,

@@ -19,7 +19,7 @@ pub fn of(family: Family) -> Option<&'static Readers> {
         Family::Codex => Some(&super::codex::READERS),
         Family::Gemini => Some(&super::gemini::READERS),
         Family::Agy => Some(&super::agy::READERS),
-        Family::Opencode | Family::Other => None,
+        _ => None,
     }
 }
 

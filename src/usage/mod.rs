@@ -136,33 +136,45 @@ fn gather(
     let mut sources = Sources::default();
     if wanted(Source::Claude) {
         let read = claude::read(&claude::roots(), &mut transcripts);
-        sources.claude = Some(CliStats {
-            read,
-            ..CliStats::default()
-        });
+        sources.clis.insert(
+            Source::Claude,
+            CliStats {
+                read,
+                ..CliStats::default()
+            },
+        );
     }
     if wanted(Source::Codex) {
         let read = codex::read(&codex::roots(), &mut transcripts);
-        sources.codex = Some(CliStats {
-            read,
-            ..CliStats::default()
-        });
+        sources.clis.insert(
+            Source::Codex,
+            CliStats {
+                read,
+                ..CliStats::default()
+            },
+        );
     }
     if wanted(Source::Gemini) {
         let read = gemini::read(&gemini::roots(), &mut transcripts);
-        sources.gemini = Some(CliStats {
-            read,
-            ..CliStats::default()
-        });
+        sources.clis.insert(
+            Source::Gemini,
+            CliStats {
+                read,
+                ..CliStats::default()
+            },
+        );
     }
     if wanted(Source::Opencode)
         && let Some(records) = opencode::find()
     {
         let read = opencode::read(&records, &mut transcripts);
-        sources.opencode = Some(CliStats {
-            read,
-            ..CliStats::default()
-        });
+        sources.clis.insert(
+            Source::Opencode,
+            CliStats {
+                read,
+                ..CliStats::default()
+            },
+        );
     }
     let logins = logins::Logins::seen(config);
     let mut scanned = scan::Scan::default();
@@ -215,12 +227,13 @@ fn gather(
     let mut client = PerRun::default();
     let mut clock = clock;
     for (call, run) in transcripts.calls.iter().zip(&relayed) {
-        let stats = match call.cli {
-            "claude" => sources.claude.as_mut(),
-            "gemini" => sources.gemini.as_mut(),
-            "opencode" => sources.opencode.as_mut(),
-            _ => sources.codex.as_mut(),
+        let source = match call.cli {
+            "claude" => Source::Claude,
+            "gemini" => Source::Gemini,
+            "opencode" => Source::Opencode,
+            _ => Source::Codex,
         };
+        let stats = sources.clis.get_mut(&source);
         let Some(day) = clock.day(&call.time) else {
             if let Some(stats) = stats {
                 stats.read.unreadable += 1;

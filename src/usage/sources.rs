@@ -2,19 +2,18 @@
 //! read, how many calls it held and how many of them the relay counted instead, for the
 //! report's footer and `--json`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::transcripts::SourceStats;
+use crate::cli::usage::Source;
 
 /// What each source gave, for the footer and `--json`.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     pub ledger: Option<LedgerStats>,
-    pub claude: Option<CliStats>,
-    pub codex: Option<CliStats>,
-    pub gemini: Option<CliStats>,
-    /// opencode's database, when this machine has one.
-    pub opencode: Option<CliStats>,
+    /// Each CLI's records that were read, by the `--source` that names them.
+    pub clis: BTreeMap<Source, CliStats>,
 }
 
 /// agent's own ledger: where it is, its lines, and those that could not be read.

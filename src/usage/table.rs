@@ -11,10 +11,11 @@ use serde::Serialize;
 use super::bar;
 use super::query::Query;
 use super::reconcile::{Row, Status, TOLERANCE};
-use super::sources::{CliStats, Sources};
+use super::sources::Sources;
 use super::stack::Stack;
 use super::summary::{CACHE_HINT_BELOW, Cost, Group, Summary};
 use super::tally::{By, Counts};
+use crate::cli::usage::Source;
 use crate::state::ledger::Tokens;
 use crate::term::emit;
 
@@ -314,13 +315,15 @@ fn sources_line(sources: &Sources) -> String {
         }
         parts.push(part);
     }
-    for (name, stats) in [
-        ("Claude Code", &sources.claude),
-        ("Codex", &sources.codex),
-        ("Gemini CLI", &sources.gemini),
-        ("opencode", &sources.opencode),
+    for (name, source) in [
+        ("Claude Code", Source::Claude),
+        ("Codex", Source::Codex),
+        ("Gemini CLI", Source::Gemini),
+        ("opencode", Source::Opencode),
     ] {
-        let Some(stats) = stats else { continue };
+        let Some(stats) = sources.clis.get(&source) else {
+            continue;
+        };
         let mut part = format!("{name} {}", plural(stats.calls, "call"));
         let mut extra = Vec::new();
         if stats.read.duplicates > 0 {
@@ -592,8 +595,8 @@ struct SourcesOut {
 }
 
 fn sources_json(sources: &Sources) -> SourcesOut {
-    let cli = |stats: &Option<CliStats>| {
-        stats.map(|s| CliOut {
+    let cli = |source: Source| {
+        sources.clis.get(&source).map(|s| CliOut {
             files: s.read.files,
             records: s.read.records,
             duplicates: s.read.duplicates,
@@ -608,10 +611,10 @@ fn sources_json(sources: &Sources) -> SourcesOut {
             lines: l.lines,
             unreadable: l.unreadable,
         }),
-        claude: cli(&sources.claude),
-        codex: cli(&sources.codex),
-        gemini: cli(&sources.gemini),
-        opencode: cli(&sources.opencode),
+        claude: cli(Source::Claude),
+        codex: cli(Source::Codex),
+        gemini: cli(Source::Gemini),
+        opencode: cli(Source::Opencode),
     }
 }
 
