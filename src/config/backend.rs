@@ -52,14 +52,21 @@ pub struct Backend {
 }
 
 impl Backend {
+    /// Runs `command`, whose CLI is judged here — the one place a backend's family is
+    /// derived: its command's file name, else the backend's name.
+    pub fn set_command(&mut self, command: String) {
+        self.family = Family::of_backend(&self.name, &command);
+        self.command = command;
+    }
+
     /// A backend with the defaults every row of the table starts from: the CLI's own model
     /// flag, nothing added to its environment, probed the default way, translated.
     pub fn new(name: &str, label: &str, command: &str, vendor: &str, builtin: bool) -> Backend {
-        Backend {
+        let mut backend = Backend {
             name: name.into(),
             label: label.into(),
-            command: command.into(),
-            family: Family::of_backend(name, command),
+            command: String::new(),
+            family: Family::Other,
             vendor: vendor.into(),
             model_flag: Some("--model".into()),
             default_model: None,
@@ -74,7 +81,9 @@ impl Backend {
             translate: true,
             self_check: true,
             builtin,
-        }
+        };
+        backend.set_command(command.to_string());
+        backend
     }
 }
 

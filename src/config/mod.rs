@@ -25,7 +25,6 @@ mod words;
 pub use backend::{Auth, Backend, OpenAiApi, ProbeDef, ProbeKind};
 pub use rung::RungDef;
 
-use crate::adapter::Family;
 use crate::bounds::{self, Bounds, Unit};
 use crate::exit_codes::usage;
 use limits::{BreakerPolicy, Limits};
@@ -535,8 +534,7 @@ fn overlay(
                 "must not be empty",
             ));
         }
-        backend.command = command.into_inner();
-        backend.family = Family::of_backend(&backend.name, &backend.command);
+        backend.set_command(command.into_inner());
     }
     if let Some(vendor) = over.vendor {
         backend.vendor = vendor;
