@@ -85,7 +85,16 @@ fn finish(mut child: Child, rx: &mpsc::Receiver<String>) -> (Option<i32>, String
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let rest: Vec<String> = rx.try_iter().collect();
+    // The reader thread may not have read the last lines yet when the child is gone: read
+    // until the pipe closes (the thread ends and the channel disconnects), bounded.
+    let mut rest = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) => rest.push(line),
+            Err(_) => break,
+        }
+    }
     (status.code(), rest.join("\n"))
 }
 
