@@ -702,3 +702,91 @@ fn an_oauth_accounts_full_window_parks_that_account_and_the_next_one_runs() {
         run.stderr
     );
 }
+
+/// A fake `claude` that works past `fastfail_seconds` (a session an hour in), then writes
+/// `rows` into its transcript and exits 1: a session that outlived its window.
+fn claude_working_then_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
+    let dir = project_dir(sb, sb.home());
+    let lines: Vec<String> = rows.iter().map(ToString::to_string).collect();
+    let template = sb.tmp_dir().join("late-rows.jsonl");
+    std::fs::write(&template, format!("{}\n", lines.join("\n"))).unwrap();
+    sb.fake_cli("claude")
+        .script(&format!(
+            "sleep 1.3\nmkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/g\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
+            dir = dir.display(),
+            template = template.display(),
+        ))
+        .install();
+}
+
+fn limit_row(text: &str) -> serde_json::Value {
+    json!({
+        "type": "assistant",
+        "sessionId": "s-1",
+        "timestamp": "@NOW@",
+        "message": {"model": "<synthetic>", "role": "assistant",
+                    "content": [{"type": "text", "text": text}]},
+        "error": "rate_limit",
+        "isApiErrorMessage": true,
+        "apiErrorStatus": 429,
+    })
+}
+
+#[test]
+fn a_session_that_ran_out_of_its_window_mid_work_keeps_its_exit_code_and_parks_its_login() {
+    let w = world();
+    w.sb.write_config(&format!("fastfail_seconds = 1\n{CLAUDE_THEN_CODEX}"));
+    claude_working_then_failing_with_rows(&w.sb, &[limit_row(&session_limit_text())]);
+
+    let late = w.sb.run(&["-p", "fix the failing tests"]);
+
+    // The run was real: nothing else runs, Claude Code's own code passes through.
+    assert_eq!(late.code, Some(1), "{late:?}");
+    assert_eq!(w.sb.calls("claude").len(), 1);
+    assert!(w.sb.calls("codex").is_empty(), "{}", late.stderr);
+    assert!(
+        late.stderr.contains(
+            "Claude Code (its default model) ran out of its window mid-session (5-hour limit, resets "
+        ),
+        "{}",
+        late.stderr
+    );
+    assert!(
+        late.stderr
+            .contains("the next launch skips this login until then"),
+        "{}",
+        late.stderr
+    );
+
+    let next = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(next.code, Some(0), "{next:?}");
+    assert_eq!(w.sb.calls("claude").len(), 1, "the spent login ran again");
+    assert_eq!(w.sb.calls("codex").len(), 1, "{}", next.stderr);
+}
+
+#[test]
+fn a_late_failure_whose_record_names_no_limit_stays_final_and_parks_nothing() {
+    let w = world();
+    w.sb.write_config(&format!("fastfail_seconds = 1\n{CLAUDE_THEN_CODEX}"));
+    claude_working_then_failing_with_rows(
+        &w.sb,
+        &[json!({
+            "type": "assistant", "sessionId": "s-1", "timestamp": "@NOW@",
+            "message": {"model": "claude-opus-5", "role": "assistant",
+                        "content": [{"type": "text", "text": "the tests still fail"}]},
+        })],
+    );
+
+    let late = w.sb.run(&["-p", "fix the failing tests"]);
+    let next = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(late.code, Some(1), "{late:?}");
+    assert!(
+        !late.stderr.contains("ran out of its window"),
+        "{}",
+        late.stderr
+    );
+    assert!(w.sb.calls("codex").is_empty(), "{}", next.stderr);
+    assert_eq!(w.sb.calls("claude").len(), 2, "{}", next.stderr);
+}

@@ -175,6 +175,9 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                 if code == 0 || elapsed >= config.fastfail {
                     cascade.store().launched(&ready.plan.target);
                 }
+                if code != 0 && elapsed >= config.fastfail {
+                    note_a_limit_ending(config, &cascade, &rung, run_start);
+                }
                 return Ok(ExitCode::from(exit_byte(code)));
             }
             (Ended::Code(code), Verdict::FastFail)
@@ -262,6 +265,35 @@ fn learn_windows(
             "{}: {} — parked until then",
             rung.label(),
             parking::describe(full, park_at)
+        ));
+    }
+}
+
+/// After a late failure (past `fastfail_seconds`: the run was real, and stays final, as
+/// seed 002 rules): when the run's own record says its login's window ran out mid-session
+/// (DESIGN §21), the window is filed — the next launch skips the login until its reset
+/// instead of starting into the same wall — and the user is told, once. Any other late
+/// failure is left as it is.
+fn note_a_limit_ending(
+    config: &Config,
+    cascade: &Cascade,
+    rung: &rung::Rung,
+    run_start: jiff::Timestamp,
+) {
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
+    let now = jiff::Timestamp::now();
+    let learned = cascade.parking().learn_from_run(rung, &cwd, run_start, now);
+    if let Some(full) = learned
+        .iter()
+        .filter(|w| w.is_full())
+        .max_by_key(|w| w.resets_at)
+    {
+        term::notice(&format!(
+            "{} ran out of its window mid-session ({}) — its exit code is passed through; the next launch skips this login until then",
+            rung.label(),
+            parking::describe(full, config.park_at_percent(rung.backend))
         ));
     }
 }
