@@ -250,22 +250,8 @@ fn learn_windows(
     rung: &rung::Rung,
     run_start: jiff::Timestamp,
 ) {
-    let Ok(cwd) = std::env::current_dir() else {
-        return;
-    };
-    let now = jiff::Timestamp::now();
-    let learned = cascade.parking().learn_from_run(rung, &cwd, run_start, now);
-    let park_at = config.park_at_percent(rung.backend);
-    if let Some(full) = learned
-        .iter()
-        .filter(|w| w.is_full())
-        .max_by_key(|w| w.resets_at)
-    {
-        term::notice(&format!(
-            "{}: {} — parked until then",
-            rung.label(),
-            parking::describe(full, park_at)
-        ));
+    if let Some(spent) = file_spent_window(config, cascade, rung, run_start) {
+        term::notice(&format!("{}: {spent} — parked until then", rung.label()));
     }
 }
 
@@ -280,22 +266,33 @@ fn note_a_limit_ending(
     rung: &rung::Rung,
     run_start: jiff::Timestamp,
 ) {
-    let Ok(cwd) = std::env::current_dir() else {
-        return;
-    };
-    let now = jiff::Timestamp::now();
-    let learned = cascade.parking().learn_from_run(rung, &cwd, run_start, now);
-    if let Some(full) = learned
-        .iter()
-        .filter(|w| w.is_full())
-        .max_by_key(|w| w.resets_at)
-    {
+    if let Some(spent) = file_spent_window(config, cascade, rung, run_start) {
         term::notice(&format!(
-            "{} ran out of its window mid-session ({}) — its exit code is passed through; the next launch skips this login until then",
-            rung.label(),
-            parking::describe(full, config.park_at_percent(rung.backend))
+            "{} ran out of its window mid-session ({spent}) — its exit code is passed through; the next launch skips this login until then",
+            rung.label()
         ));
     }
+}
+
+/// Records the windows the run of `rung` that started at `run_start` names in its own
+/// record, and describes the spent one that resets last, when there is one.
+fn file_spent_window(
+    config: &Config,
+    cascade: &Cascade,
+    rung: &rung::Rung,
+    run_start: jiff::Timestamp,
+) -> Option<String> {
+    let cwd = std::env::current_dir().ok()?;
+    let now = jiff::Timestamp::now();
+    let learned = cascade.parking().learn_from_run(rung, &cwd, run_start, now);
+    let full = learned
+        .iter()
+        .filter(|w| w.is_full())
+        .max_by_key(|w| w.resets_at)?;
+    Some(parking::describe(
+        full,
+        config.park_at_percent(rung.backend),
+    ))
 }
 
 /// What the run that failed fast had done — changed files, ran commands — by its CLI's

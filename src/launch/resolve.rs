@@ -257,19 +257,7 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     if let Some(account) = login_account {
         login_environment(backend, account, context, &mut env, &mut env_remove)?;
     } else if let Some(account) = context.account {
-        if let Some(reason) = context.state_dir.and_then(|dir| {
-            crate::state::account_health::skip_reason(
-                dir,
-                &account.name,
-                crate::state::health::now_ms(),
-            )
-        }) {
-            return Err(Unusable {
-                class: ErrorClass::Auth,
-                reason,
-                skip: false,
-            });
-        }
+        account_in_health(account, context)?;
         if let (Some(dir), Some(pricing)) = (context.state_dir, context.pricing)
             && let Some(reason) =
                 crate::state::account_health::budget_exhausted(dir, pricing, account)
@@ -433,6 +421,22 @@ pub fn withhold_foreign_keys(
     }
 }
 
+/// An account its own health says to skip (its key refused, its login out) cannot run.
+fn account_in_health(account: &AccountDef, context: &Context) -> Result<(), Unusable> {
+    let now = crate::state::health::now_ms();
+    match context
+        .state_dir
+        .and_then(|dir| crate::state::account_health::skip_reason(dir, &account.name, now))
+    {
+        Some(reason) => Err(Unusable {
+            class: ErrorClass::Auth,
+            reason,
+            skip: false,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// A `login` account's environment: its CLI's home variable at its directory, and every
 /// variable that carries a credential — or moves only the login store — removed, so the
 /// CLI runs on that login and sends no other. No secret is read: agent never touches the
@@ -444,19 +448,7 @@ fn login_environment(
     env: &mut Vec<(String, String)>,
     env_remove: &mut Vec<String>,
 ) -> Result<(), Unusable> {
-    if let Some(reason) = context.state_dir.and_then(|dir| {
-        crate::state::account_health::skip_reason(
-            dir,
-            &account.name,
-            crate::state::health::now_ms(),
-        )
-    }) {
-        return Err(Unusable {
-            class: ErrorClass::Auth,
-            reason,
-            skip: false,
-        });
-    }
+    account_in_health(account, context)?;
     let Some((var, dir)) = crate::accounts::login_home(backend, account) else {
         return Err(Unusable {
             class: ErrorClass::Misconfigured,
