@@ -124,19 +124,7 @@ fn project_dir(sb: &Sandbox, cwd: &Path) -> PathBuf {
 /// A fake `claude` that, like Claude Code refused by a usage limit, writes its synthetic
 /// error row into the transcript of the working directory and exits 1 at once.
 fn claude_refused_with(sb: &Sandbox, text: &str) {
-    claude_failing_with_rows(
-        sb,
-        &[json!({
-            "type": "assistant",
-            "sessionId": "s-1",
-            "timestamp": "@NOW@",
-            "message": {"model": "<synthetic>", "role": "assistant",
-                        "content": [{"type": "text", "text": text}]},
-            "error": "rate_limit",
-            "isApiErrorMessage": true,
-            "apiErrorStatus": 429,
-        })],
-    );
+    claude_failing_with_rows(sb, &[limit_row(text)]);
 }
 
 /// A fake `claude` that writes `rows` (`@NOW@` standing for the time it runs) into the
@@ -144,6 +132,11 @@ fn claude_refused_with(sb: &Sandbox, text: &str) {
 /// the clock the rows' time came from (the file system stamps the machine's, which is not
 /// the test's under `scripts/test-at-dates.sh`).
 pub(crate) fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
+    claude_failing_with_rows_after(sb, "0", rows);
+}
+
+/// The same, after working `seconds` first.
+fn claude_failing_with_rows_after(sb: &Sandbox, seconds: &str, rows: &[serde_json::Value]) {
     let dir = project_dir(sb, sb.home());
     let lines: Vec<String> = rows.iter().map(ToString::to_string).collect();
     let lines = format!("{}\n", lines.join("\n"));
@@ -151,7 +144,7 @@ pub(crate) fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value])
     std::fs::write(&template, lines).unwrap();
     sb.fake_cli("claude")
         .script(&format!(
-            "mkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/g\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
+            "sleep {seconds}\nmkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/g\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
             dir = dir.display(),
             template = template.display(),
         ))
@@ -706,19 +699,10 @@ fn an_oauth_accounts_full_window_parks_that_account_and_the_next_one_runs() {
 /// A fake `claude` that works past `fastfail_seconds` (a session an hour in), then writes
 /// `rows` into its transcript and exits 1: a session that outlived its window.
 fn claude_working_then_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
-    let dir = project_dir(sb, sb.home());
-    let lines: Vec<String> = rows.iter().map(ToString::to_string).collect();
-    let template = sb.tmp_dir().join("late-rows.jsonl");
-    std::fs::write(&template, format!("{}\n", lines.join("\n"))).unwrap();
-    sb.fake_cli("claude")
-        .script(&format!(
-            "sleep 1.3\nmkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/g\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
-            dir = dir.display(),
-            template = template.display(),
-        ))
-        .install();
+    claude_failing_with_rows_after(sb, "1.3", rows);
 }
 
+/// Claude Code's synthetic error row for a refusal saying `text`.
 fn limit_row(text: &str) -> serde_json::Value {
     json!({
         "type": "assistant",
