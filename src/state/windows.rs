@@ -318,7 +318,7 @@ mod tests {
         // Not a corrupt file: nothing moved aside, and the next record drops it.
         store.record("claude:/h", &[], now).unwrap();
         let text = std::fs::read_to_string(dir.path().join("windows.json")).unwrap();
-        assert!(!text.contains("9999"), "{text}");
+        assert!(!text.contains("9999-01-01"), "{text}");
         assert_eq!(store.known("claude:/h", now), vec![good]);
     }
 }
