@@ -38,6 +38,7 @@ pub mod backend;
 pub mod state;
 // Calls.
 pub mod accounts;
+pub mod handoff;
 pub mod login;
 pub mod probe;
 // Choice and launch.
@@ -156,6 +157,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         dry_run: cli.dry_run,
         json: cli.json,
         wait: launch::waiting::max_from(cli.wait.as_deref())?,
+        on_limit: None,
+        outcome: None,
     };
     match &cli.use_backend {
         Some(spec) => launch::force(&config, spec, &options),

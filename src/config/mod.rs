@@ -15,6 +15,7 @@ mod backend;
 pub mod builtin;
 mod document;
 pub mod limits;
+pub mod on_limit;
 pub mod pricing;
 pub mod relay;
 mod rung;

@@ -39,6 +39,7 @@ pub mod readers;
 pub mod records;
 pub mod reset_text;
 pub mod run_actions;
+pub mod session;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};

@@ -57,3 +57,12 @@ pub fn run_windows(family: Family, home: &Path, cwd: &Path, start: Timestamp) ->
         None => Vec::new(),
     }
 }
+pub fn run_session(
+    _family: Family,
+    _home: &Path,
+    _cwd: &Path,
+    _start: Timestamp,
+    _id: Option<&str>,
+) -> Option<super::session::Session> {
+    None
+}

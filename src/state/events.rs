@@ -18,6 +18,8 @@ pub enum Kind {
     Fastfail,
     Alert,
     CorruptState,
+    /// A session that ran out of its window continued on another rung (DESIGN §21).
+    Handoff,
 }
 
 #[derive(Serialize)]
