@@ -2735,3 +2735,340 @@ fn status_in_a_hostile_repository_runs_none_of_its_hooks_and_sends_the_login_now
         );
     }
 }
+
+/// The night job's task: long enough that the window runs out in the middle of it.
+const NIGHT_TASK: &str = "Start notes.txt with its first line, then fill in the rest of the notes";
+/// What the mock answers a turn of the task once the window is open again.
+const NIGHT_DONE: &str = "The notes are complete.";
+
+/// A Claude Code subscription login (`CLAUDE_CODE_OAUTH_TOKEN`: 2.1.332 writes its
+/// `usage_limit_reached` row only for a subscription; on an API key the same 429 is a plain
+/// `rate_limit` error) whose 5-hour window runs out in the middle of the night job. The
+/// mock answers the task's first turn after 2 s (the model at work, so the run is past
+/// `fastfail_seconds = 1`) with a `Write` of `notes.txt`; Claude Code writes it and asks
+/// again with the tool's result, and that turn gets the real 5-hour 429 resetting at
+/// `reset`. Turns after that are answered with [`NIGHT_DONE`]. The rules match the task's
+/// own turns by what they carry, so whatever else Claude Code is asked (agent's check of
+/// the login) is answered as usual. Returns the project: a git repository, as a night
+/// job's is (and `codex exec` runs only in one).
+fn a_window_that_runs_out_mid_session(w: &E2e, reset: i64) -> PathBuf {
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", OAUTH_TOKEN);
+    w.sb.env("TZ", "UTC");
+    // In `-p` mode Claude Code refuses a Write its settings do not allow; the user's own
+    // settings allow it, as an unattended job's must.
+    w.sb.write_file(
+        ".claude/settings.json",
+        r#"{"permissions": {"allow": ["Write"]}}"#,
+    );
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.sb.write_config(
+        r#"fastfail_seconds = 1
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+run_model = "opus"
+
+[[rungs]]
+backend = "codex"
+"#,
+    );
+    let turn = || Rule::path_contains("/v1/messages?beta=true").and_body_contains(NIGHT_TASK);
+    w.api.on(turn().reply(Reply::ok_text(NIGHT_DONE)));
+    w.api.on(turn().times(1).reply(
+        Reply::anthropic_tool_use(
+            "I will start the notes file.",
+            "Write",
+            serde_json::json!({
+                "file_path": project.join("notes.txt").display().to_string(),
+                "content": "the first line\n",
+            }),
+        )
+        .delay(std::time::Duration::from_secs(2)),
+    ));
+    w.api.on(turn()
+        .and_body_contains("tool_result")
+        .times(1)
+        .reply(unified_limit(reset)));
+    project
+}
+
+/// The turns of the night job Claude Code sent (agent's check of the login is not one).
+fn night_turns(w: &E2e) -> Vec<Request> {
+    w.claude_code_calls()
+        .into_iter()
+        .filter(|r| r.body.contains(NIGHT_TASK))
+        .collect()
+}
+
+/// The one session id the night job's turns carry (`X-Claude-Code-Session-Id`).
+fn night_session(turns: &[Request]) -> String {
+    let ids: std::collections::BTreeSet<&str> = turns
+        .iter()
+        .filter_map(|r| r.header("x-claude-code-session-id"))
+        .collect();
+    assert_eq!(ids.len(), 1, "one session, its id on every turn: {ids:?}");
+    ids.into_iter().next().unwrap_or_default().to_owned()
+}
+
+/// Claude Code's transcript of session `id`, `~/.claude/projects/<project>/<id>.jsonl`, as rows.
+fn claude_transcript(w: &E2e, id: &str) -> Vec<Value> {
+    let name = format!("{id}.jsonl");
+    let files: Vec<(PathBuf, String)> =
+        support::sandbox::files_under(&w.sb.home().join(".claude/projects"))
+            .into_iter()
+            .filter(|(path, _)| path.file_name().is_some_and(|n| *n == *name))
+            .collect();
+    assert_eq!(files.len(), 1, "no transcript {name} of the session");
+    files[0]
+        .1
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// The rows of a transcript where Claude Code recorded its usage limit, by their data.
+fn limit_rows(rows: &[Value]) -> Vec<&Value> {
+    rows.iter()
+        .filter(|row| row["apiError"] == "usage_limit_reached")
+        .collect()
+}
+
+/// The night job on the real Claude Code runs out of its 5-hour window after a turn of
+/// work (it wrote `notes.txt`). With `--on-limit continue` agent files the window, writes
+/// a brief of the session and runs the real `codex exec` with the original prompt and the
+/// brief's path; codex's exit code is agent's.
+#[test]
+fn a_real_claude_code_session_that_runs_out_of_its_window_continues_in_real_codex_exec_with_a_brief()
+ {
+    let w = e2e();
+    // Claude Code shows the reset to the minute: a whole minute, an hour ahead.
+    let reset = (jiff::Timestamp::now().as_second() + 3600) / 60 * 60;
+    let project = a_window_that_runs_out_mid_session(&w, reset);
+    w.api.on(Rule::path_contains("/v1/responses")
+        .reply(Reply::ok_text("Codex filled in the rest of the notes")));
+    let outcome = w.sb.root().join("outcome.json");
+
+    let run = w.run(&[
+        "--on-limit",
+        "continue",
+        "--outcome",
+        &outcome.display().to_string(),
+        "-p",
+        NIGHT_TASK,
+    ]);
+
+    assert_eq!(run.code, Some(0), "codex's exit code: {run:?}");
+    assert!(
+        run.stdout.contains("Codex filled in the rest of the notes"),
+        "{run:?}"
+    );
+    // The real Claude Code did a turn of work, then ran out: its own record says so, in
+    // the session agent named for it.
+    assert_eq!(
+        fs::read_to_string(project.join("notes.txt"))
+            .ok()
+            .as_deref(),
+        Some("the first line\n"),
+        "Claude Code's Write"
+    );
+    let turns = night_turns(&w);
+    assert_eq!(turns.len(), 2, "the task's turn and the refused one");
+    let id = night_session(&turns);
+    let rows = claude_transcript(&w, &id);
+    let limits = limit_rows(&rows);
+    assert_eq!(limits.len(), 1, "{rows:?}");
+    assert_eq!(
+        limits[0]["apiErrorParams"]["rate_limit_info"]["resetsAt"], reset,
+        "{}",
+        limits[0]
+    );
+
+    // One notice says where the session went; the brief it names is the session's.
+    let reset_hh_mm = jiff::Timestamp::from_second(reset)
+        .unwrap()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .strftime("%H:%M")
+        .to_string();
+    let head = format!(
+        "[agent] Claude Code ({CLAUDE_MODEL}) ran out of its window (5-hour limit, resets "
+    );
+    let tail = ") — continuing in Codex (its default model) with a brief of the session: ";
+    let notice = agent_notices(&run.stderr)
+        .into_iter()
+        .find(|line| line.starts_with(&head))
+        .unwrap_or_else(|| panic!("no hand-off notice {head:?}…: {}", run.stderr));
+    let (limit, brief) = notice[head.len()..]
+        .split_once(tail)
+        .unwrap_or_else(|| panic!("{notice:?} lacks {tail:?}"));
+    assert!(limit.ends_with(&reset_hh_mm), "the reset: {notice}");
+    let brief = PathBuf::from(brief);
+    assert!(
+        brief.starts_with(w.sb.state_dir().join("handoffs")),
+        "{}",
+        brief.display()
+    );
+    let mode = fs::metadata(&brief)
+        .expect("the brief")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600, "{}", brief.display());
+    let text = fs::read_to_string(&brief).expect("the brief");
+    for (what, words) in [
+        ("the task", NIGHT_TASK),
+        ("the assistant's text", "I will start the notes file."),
+        ("the file it wrote", "notes.txt"),
+        ("the session", id.as_str()),
+    ] {
+        assert!(text.contains(words), "the brief lacks {what}: {text}");
+    }
+    assert!(!text.contains(OAUTH_TOKEN), "the login's token: {text}");
+
+    // The real codex ran once, headless (`codex exec`, streamed), after Claude Code, with
+    // the original prompt verbatim and the brief's path in its input.
+    let streamed: Vec<Request> = w
+        .posts_to("/v1/responses")
+        .into_iter()
+        .filter(is_streamed)
+        .collect();
+    assert_eq!(streamed.len(), 1, "codex ran once");
+    let input = streamed[0].json()["input"].to_string();
+    assert!(input.contains(NIGHT_TASK), "the original prompt: {input}");
+    assert!(
+        input.contains(&brief.display().to_string()),
+        "the brief's path: {input}"
+    );
+    assert_eq!(night_turns(&w).len(), 2, "Claude Code ran no more");
+
+    // And the record for scripts says the same.
+    let record: Value =
+        serde_json::from_str(&fs::read_to_string(&outcome).expect("the outcome record"))
+            .expect("JSON");
+    assert_eq!(record["exit"], 0, "{record}");
+    assert_eq!(record["handoff"], brief.display().to_string(), "{record}");
+    let rungs = record["rungs"].as_array().expect("rungs");
+    assert_eq!(rungs.len(), 2, "{record}");
+    assert_eq!(rungs[0]["ended"], "limit", "{record}");
+    assert_eq!(rungs[0]["session"], id.as_str(), "{record}");
+    assert_eq!(rungs[0]["code"], 1, "{record}");
+    assert_eq!(rungs[1]["ended"], "done", "{record}");
+    assert_eq!(rungs[1]["code"], 0, "{record}");
+}
+
+/// The same night job with `--on-limit resume`, the reset seconds ahead: agent waits for
+/// it, then runs the real `claude --resume ID -p` once — the same session (its id on the
+/// request, the same transcript growing), after the reset — and exits with its code.
+#[test]
+fn a_real_claude_code_session_that_runs_out_of_its_window_resumes_after_the_reset() {
+    let w = e2e();
+    let reset = jiff::Timestamp::now().as_second() + 10;
+    let project = a_window_that_runs_out_mid_session(&w, reset);
+    // The real Claude Code behind a shim that records its argv, to see the resume form.
+    let real_claude = fs::read_link(w.sb.bin_dir().join("claude")).expect("the claude symlink");
+    fs::remove_file(w.sb.bin_dir().join("claude")).expect("replace the symlink");
+    w.sb.fake_cli("claude")
+        .script(&format!("exec '{}' \"$@\"", real_claude.display()))
+        .install();
+    let outcome = w.sb.root().join("outcome.json");
+
+    let run = w.run(&[
+        "--on-limit=resume",
+        "--outcome",
+        &outcome.display().to_string(),
+        "-p",
+        NIGHT_TASK,
+    ]);
+
+    assert_eq!(run.code, Some(0), "the resumed Claude Code's code: {run:?}");
+    assert!(run.stdout.contains(NIGHT_DONE), "{run:?}");
+    assert!(
+        fs::read_to_string(project.join("notes.txt")).is_ok(),
+        "Claude Code's Write"
+    );
+    let turns = night_turns(&w);
+    assert_eq!(turns.len(), 3, "the turn, the refused one, the resumed one");
+    let id = night_session(&turns);
+    // The resumed turn carries the session so far (the tool's result), not a new task.
+    assert!(turns[2].body.contains("tool_result"), "{}", turns[2].body);
+
+    // Claude Code ran twice: agent named the session, then resumed it, headless.
+    let runs: Vec<Vec<String>> =
+        w.sb.calls("claude")
+            .into_iter()
+            .map(|c| c.argv)
+            .filter(|argv| argv.iter().any(|a| a.contains(NIGHT_TASK)) || argv.contains(&id))
+            .collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let at = |argv: &[String], flag: &str| {
+        argv.iter()
+            .position(|a| a == flag)
+            .and_then(|i| argv.get(i + 1))
+            .cloned()
+    };
+    assert_eq!(at(&runs[0], "--session-id"), Some(id.clone()), "{runs:?}");
+    assert_eq!(at(&runs[1], "--resume"), Some(id.clone()), "{runs:?}");
+    assert!(runs[1].iter().any(|a| a == "-p"), "{runs:?}");
+    assert!(!runs[1].iter().any(|a| a == "--session-id"), "{runs:?}");
+
+    // Its transcript grew in the same file: the limit row, then the resumed prompt and the
+    // answer, the prompt sent after the reset.
+    let rows = claude_transcript(&w, &id);
+    let limit_at = rows
+        .iter()
+        .position(|row| row["apiError"] == "usage_limit_reached")
+        .unwrap_or_else(|| panic!("no limit row: {rows:?}"));
+    let resumed = rows[limit_at..]
+        .iter()
+        .find(|row| row["type"] == "user" && row["message"]["content"].is_string())
+        .unwrap_or_else(|| panic!("no resumed prompt after the limit: {rows:?}"));
+    let sent: jiff::Timestamp = resumed["timestamp"]
+        .as_str()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{resumed}"));
+    assert!(
+        sent.as_second() >= reset,
+        "resumed at {sent}, before the reset {reset}"
+    );
+    assert!(
+        rows[limit_at..]
+            .iter()
+            .any(|row| row["type"] == "assistant" && row.to_string().contains(NIGHT_DONE)),
+        "{rows:?}"
+    );
+
+    let label = format!("Claude Code ({CLAUDE_MODEL})");
+    let notices = agent_notices(&run.stderr);
+    let waiting = notices.iter().position(|line| {
+        line.starts_with(&format!(
+            "[agent] {label} ran out of its window (5-hour limit, resets "
+        )) && line.ends_with(&format!("— waiting for the reset to resume session {id}"))
+    });
+    let resuming = notices
+        .iter()
+        .position(|line| *line == format!("[agent] resuming {label} session {id}"));
+    assert!(
+        waiting.is_some() && resuming > waiting,
+        "the wait, then the resume: {}",
+        run.stderr
+    );
+
+    let record: Value =
+        serde_json::from_str(&fs::read_to_string(&outcome).expect("the outcome record"))
+            .expect("JSON");
+    assert_eq!(record["exit"], 0, "{record}");
+    assert_eq!(record["handoff"], Value::Null, "{record}");
+    let ended: Vec<&Value> = record["rungs"]
+        .as_array()
+        .expect("rungs")
+        .iter()
+        .map(|r| &r["ended"])
+        .collect();
+    assert_eq!(ended, ["limit", "done"], "{record}");
+    assert!(
+        record["waited_seconds"].as_f64().is_some_and(|s| s > 0.0),
+        "{record}"
+    );
+}

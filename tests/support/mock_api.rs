@@ -121,10 +121,18 @@ pub struct Reply {
     split_stream: Option<(String, usize)>,
 }
 
+/// A tool call in an Anthropic answer.
+#[derive(Clone, Debug)]
+struct ToolUse {
+    name: String,
+    input: Value,
+}
+
 #[derive(Clone, Debug)]
 enum ReplyKind {
-    /// Success in the request's own wire format.
-    Success { text: String },
+    /// Success in the request's own wire format; on the Anthropic route, `tool` adds a
+    /// `tool_use` block after the text (the answer then stops for the tool).
+    Success { text: String, tool: Option<ToolUse> },
     /// Exactly the status, headers and body given.
     Custom,
     /// Read the request, never answer (until the mock is dropped).
@@ -144,6 +152,24 @@ impl Reply {
         Self::new(
             ReplyKind::Success {
                 text: text.to_owned(),
+                tool: None,
+            },
+            200,
+        )
+    }
+
+    /// An Anthropic answer that says `text`, then calls the tool `name` with `input`
+    /// (`stop_reason: "tool_use"`), streamed as the API streams it (the input as
+    /// `input_json_delta`s): a CLI runs the tool and asks again with its result. Other
+    /// routes answer `text` alone.
+    pub fn anthropic_tool_use(text: &str, name: &str, input: Value) -> Self {
+        Self::new(
+            ReplyKind::Success {
+                text: text.to_owned(),
+                tool: Some(ToolUse {
+                    name: name.to_owned(),
+                    input,
+                }),
             },
             200,
         )
@@ -267,6 +293,7 @@ pub struct Rule {
     model: Option<String>,
     credential: Option<String>,
     path: Option<String>,
+    body: Option<String>,
     remaining: Option<usize>,
     reply: Option<Reply>,
 }
@@ -310,6 +337,13 @@ impl Rule {
         self
     }
 
+    /// Also require the request body to contain this string: one conversation's turns
+    /// told apart by what they carry (its prompt, a `tool_result`), whoever else calls.
+    pub fn and_body_contains(mut self, fragment: &str) -> Self {
+        self.body = Some(fragment.to_owned());
+        self
+    }
+
     /// Apply to the first `n` matching requests only; later ones fall through to older
     /// rules or the default success.
     pub fn times(mut self, n: usize) -> Self {
@@ -334,6 +368,7 @@ impl Rule {
                 .as_ref()
                 .is_none_or(|c| req.credential.as_ref() == Some(c))
             && self.path.as_ref().is_none_or(|p| target.contains(p))
+            && self.body.as_ref().is_none_or(|b| req.body.contains(b))
     }
 }
 
@@ -791,8 +826,9 @@ fn handle(shared: &Shared, out: &mut TcpStream, incoming: Incoming) -> io::Resul
             merge_headers(&mut headers, &reply.headers);
             answer.write(out, reply.status, &headers, &reply.body)
         }
-        ReplyKind::Success { text } => {
+        ReplyKind::Success { text, tool } => {
             let success = Success {
+                tool: tool.clone(),
                 seq,
                 model: request
                     .model
@@ -1083,6 +1119,7 @@ struct Success {
     seq: usize,
     model: String,
     text: String,
+    tool: Option<ToolUse>,
     usage: Usage,
     created: u64,
 }
@@ -1149,27 +1186,48 @@ impl Success {
         })
     }
 
+    /// The `tool_use` block's id: one per answer, as the API's `toolu_…` ids are.
+    fn tool_use_id(&self) -> String {
+        format!("toolu_mock_{:04}", self.seq)
+    }
+
+    fn anthropic_stop_reason(&self) -> &'static str {
+        if self.tool.is_some() {
+            "tool_use"
+        } else {
+            "end_turn"
+        }
+    }
+
     fn anthropic_message(&self) -> Value {
+        let mut content = vec![json!({ "type": "text", "text": self.text })];
+        if let Some(tool) = &self.tool {
+            content.push(json!({
+                "type": "tool_use", "id": self.tool_use_id(), "name": tool.name, "input": tool.input,
+            }));
+        }
         json!({
             "id": format!("msg_mock_{:04}", self.seq),
             "type": "message",
             "role": "assistant",
             "model": self.model,
-            "content": [{ "type": "text", "text": self.text }],
-            "stop_reason": "end_turn",
+            "content": content,
+            "stop_reason": self.anthropic_stop_reason(),
             "stop_sequence": null,
             "usage": self.anthropic_usage(),
         })
     }
 
     /// `message_start`, `content_block_start`, `ping`, `content_block_delta`,
-    /// `content_block_stop`, `message_delta`, `message_stop` — as the API sends them.
+    /// `content_block_stop`, `message_delta`, `message_stop` — as the API sends them. A
+    /// tool call is a second block that starts with an empty `input` and streams it as
+    /// `input_json_delta` pieces (the first one empty, as the API's is).
     fn anthropic_events(&self) -> Vec<String> {
         let mut start = self.anthropic_message();
         start["content"] = json!([]);
         start["stop_reason"] = Value::Null;
         start["usage"]["output_tokens"] = json!(1);
-        vec![
+        let mut events = vec![
             named_event(
                 "message_start",
                 &json!({ "type": "message_start", "message": start }),
@@ -1187,16 +1245,44 @@ impl Success {
                 "content_block_stop",
                 &json!({ "type": "content_block_stop", "index": 0 }),
             ),
-            named_event(
-                "message_delta",
+        ];
+        if let Some(tool) = &self.tool {
+            let input = tool.input.to_string();
+            let cut = input
+                .char_indices()
+                .nth(input.chars().count() / 2)
+                .map_or(0, |(i, _)| i);
+            events.push(named_event(
+                "content_block_start",
                 &json!({
-                    "type": "message_delta",
-                    "delta": { "stop_reason": "end_turn", "stop_sequence": null },
-                    "usage": self.anthropic_usage(),
+                    "type": "content_block_start", "index": 1,
+                    "content_block": { "type": "tool_use", "id": self.tool_use_id(), "name": tool.name, "input": {} },
                 }),
-            ),
-            named_event("message_stop", &json!({ "type": "message_stop" })),
-        ]
+            ));
+            for piece in ["", &input[..cut], &input[cut..]] {
+                events.push(named_event(
+                    "content_block_delta",
+                    &json!({ "type": "content_block_delta", "index": 1, "delta": { "type": "input_json_delta", "partial_json": piece } }),
+                ));
+            }
+            events.push(named_event(
+                "content_block_stop",
+                &json!({ "type": "content_block_stop", "index": 1 }),
+            ));
+        }
+        events.push(named_event(
+            "message_delta",
+            &json!({
+                "type": "message_delta",
+                "delta": { "stop_reason": self.anthropic_stop_reason(), "stop_sequence": null },
+                "usage": self.anthropic_usage(),
+            }),
+        ));
+        events.push(named_event(
+            "message_stop",
+            &json!({ "type": "message_stop" }),
+        ));
+        events
     }
 
     fn chat_usage(&self) -> Value {
