@@ -2829,6 +2829,15 @@ fn claude_transcript(w: &E2e, id: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The section of a Markdown brief under `heading`, up to the next heading of its level.
+fn section<'t>(text: &'t str, heading: &str) -> &'t str {
+    let Some(start) = text.find(&format!("{heading}\n")) else {
+        return "";
+    };
+    let body = &text[start + heading.len()..];
+    body.find("\n## ").map_or(body, |end| &body[..end])
+}
+
 /// The rows of a transcript where Claude Code recorded its usage limit, by their data.
 fn limit_rows(rows: &[Value]) -> Vec<&Value> {
     rows.iter()
@@ -2917,13 +2926,28 @@ fn a_real_claude_code_session_that_runs_out_of_its_window_continues_in_real_code
         & 0o777;
     assert_eq!(mode, 0o600, "{}", brief.display());
     let text = fs::read_to_string(&brief).expect("the brief");
-    for (what, words) in [
-        ("the task", NIGHT_TASK),
-        ("the assistant's text", "I will start the notes file."),
-        ("the file it wrote", "notes.txt"),
-        ("the session", id.as_str()),
+    let notes = project.join("notes.txt").display().to_string();
+    for (heading, what, words) in [
+        ("## The task", "the task", NIGHT_TASK),
+        (
+            "## Where it stopped",
+            "the assistant's text",
+            "I will start the notes file.",
+        ),
+        // The task names the file too; its Write call names it by its whole path, and
+        // `git status --porcelain` in the project as an untracked file.
+        ("## Files the session changed", "the file it wrote", &notes),
+        (
+            "## Files the session changed",
+            "git's status",
+            "?? notes.txt",
+        ),
+        ("## Source", "the session", &id),
     ] {
-        assert!(text.contains(words), "the brief lacks {what}: {text}");
+        assert!(
+            section(&text, heading).contains(words),
+            "{heading} lacks {what}: {text}"
+        );
     }
     assert!(!text.contains(OAUTH_TOKEN), "the login's token: {text}");
 
@@ -2964,7 +2988,9 @@ fn a_real_claude_code_session_that_runs_out_of_its_window_continues_in_real_code
 #[test]
 fn a_real_claude_code_session_that_runs_out_of_its_window_resumes_after_the_reset() {
     let w = e2e();
-    let reset = jiff::Timestamp::now().as_second() + 10;
+    // Far enough ahead that Claude Code's run (about 3 s, more on a loaded machine) ends
+    // before it, so agent has to wait.
+    let reset = jiff::Timestamp::now().as_second() + 15;
     let project = a_window_that_runs_out_mid_session(&w, reset);
     // The real Claude Code behind a shim that records its argv, to see the resume form.
     let real_claude = fs::read_link(w.sb.bin_dir().join("claude")).expect("the claude symlink");
