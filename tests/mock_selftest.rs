@@ -484,6 +484,72 @@ fn anthropic_stream_arrives_event_by_event() {
     assert_eq!(message_delta["usage"]["output_tokens"], 1);
 }
 
+/// A tool call streams as the API streams it: a second block, its input in
+/// `input_json_delta` pieces that join into the input, `stop_reason: tool_use`.
+#[test]
+fn a_tool_use_answer_streams_its_input_in_pieces_and_stops_for_the_tool() {
+    let api = MockApi::start();
+    let input = json!({"file_path": "/repo/notes.txt", "content": "a line\n"});
+    api.on(Rule::any().reply(Reply::anthropic_tool_use(
+        "Writing it.",
+        "Write",
+        input.clone(),
+    )));
+    let (_, events) = read_sse(
+        &api,
+        "/v1/messages?beta=true",
+        &[("x-api-key", "k")],
+        &json!({"model": "claude-opus-5", "max_tokens": 32, "stream": true}),
+    );
+    let data: Vec<Value> = events
+        .iter()
+        .map(|(_, d, _)| serde_json::from_str(d).expect("JSON"))
+        .collect();
+    let tool_start = data
+        .iter()
+        .find(|d| d["type"] == "content_block_start" && d["index"] == 1)
+        .expect("a second block");
+    assert_eq!(tool_start["content_block"]["type"], "tool_use");
+    assert_eq!(tool_start["content_block"]["name"], "Write");
+    assert_eq!(tool_start["content_block"]["input"], json!({}));
+    let pieces: Vec<&str> = data
+        .iter()
+        .filter(|d| d["delta"]["type"] == "input_json_delta")
+        .map(|d| d["delta"]["partial_json"].as_str().expect("a piece"))
+        .collect();
+    assert!(pieces.len() > 1, "{pieces:?}");
+    let joined: Value = serde_json::from_str(&pieces.concat()).expect("the pieces join");
+    assert_eq!(joined, input);
+    let stop = data
+        .iter()
+        .find(|d| d["type"] == "message_delta")
+        .expect("message_delta");
+    assert_eq!(stop["delta"]["stop_reason"], "tool_use");
+
+    let whole = anthropic(&api, "claude-opus-5", "k").json();
+    assert_eq!(whole["stop_reason"], "tool_use");
+    assert_eq!(whole["content"][0]["text"], "Writing it.");
+    assert_eq!(whole["content"][1]["type"], "tool_use");
+    assert_eq!(whole["content"][1]["input"], input);
+}
+
+/// A rule can pick one conversation's turns by what their bodies carry.
+#[test]
+fn a_rule_can_match_what_the_body_carries() {
+    let api = MockApi::start();
+    api.on(Rule::path_contains("/v1/messages")
+        .and_body_contains("tool_result")
+        .reply(Reply::status(429)));
+    assert_eq!(anthropic(&api, "m", "k").status, 200);
+    let with_result = post(
+        &api,
+        "/v1/messages",
+        &[("x-api-key", "k")],
+        &json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "done"}]}]}),
+    );
+    assert_eq!(with_result.status, 429);
+}
+
 #[test]
 fn openai_chat_stream_ends_with_usage_and_done() {
     let api = MockApi::start();
