@@ -102,6 +102,26 @@ pub struct Cli {
     )]
     pub wait: Option<String>,
 
+    /// What to do when a session runs out of its usage window mid-work, once its CLI has
+    /// exited: `continue` on the next open rung with a brief of the session, `resume` the
+    /// same session after the reset (waiting as --wait does), `stop` with the CLI's exit code,
+    /// or `ask` which. Default: on_limit in the config, else ask on a terminal and stop off
+    /// one. AGENT_ON_LIMIT=WHEN does the same for every launch
+    #[arg(
+        long,
+        value_name = "WHEN",
+        value_parser = ["ask", "continue", "resume", "stop"],
+        hide_possible_values = true
+    )]
+    pub on_limit: Option<String>,
+
+    /// When the launch ends, however it ends, write one JSON object to FILE (0600, replaced
+    /// atomically) for scripts: agent's exit code, each rung started and how its run ended
+    /// (done, fast_fail, limit, error, signal, usage_error), the hand-off brief, the seconds
+    /// waited. AGENT_OUTCOME=FILE does the same for every launch
+    #[arg(long, value_name = "FILE")]
+    pub outcome: Option<PathBuf>,
+
     /// Print the backends and the rung table
     #[arg(long)]
     pub list: bool,
@@ -267,6 +287,17 @@ impl Cli {
             || self.doctor
             || self.install_statusline
             || self.uninstall_statusline
+    }
+
+    /// True when agent launches a CLI (or tries to): only a launch writes `--outcome`.
+    pub fn is_launch(&self) -> bool {
+        !self.is_report()
+            && !self.statusline
+            && self.relay.is_none()
+            && self.install_watchdog.is_none()
+            && self.uninstall_watchdog.is_none()
+            && self.generate_man.is_none()
+            && self.generate_completions.is_none()
     }
 }
 

@@ -10,6 +10,7 @@ pub mod dry_run;
 pub mod fastfail;
 pub mod known;
 pub mod login_usage;
+pub mod outcome;
 pub mod own_login;
 pub mod parking;
 pub mod reported_model;
@@ -42,6 +43,12 @@ pub struct Options<'a> {
     /// `--wait[=MAX]` / `AGENT_WAIT`: with every rung parked, wait up to this long for the
     /// earliest reset instead of exiting 75.
     pub wait: Option<std::time::Duration>,
+    /// `--on-limit` / `AGENT_ON_LIMIT` (the flag wins): what to do after a session ran out
+    /// of its window; `None`: not said here (then `on_limit` in the file, else the default).
+    pub on_limit: Option<crate::config::on_limit::OnLimit>,
+    /// `--outcome FILE` / `AGENT_OUTCOME` (the flag wins): where the outcome record goes,
+    /// already armed with [`outcome::record_to`] before the launch begins.
+    pub outcome: Option<std::path::PathBuf>,
 }
 
 /// The cascade: choose, run, and descend on a fast failure.
