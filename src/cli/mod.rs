@@ -38,6 +38,7 @@ Examples:
   agent --use claude:sonnet      force backend and model (aliases map to full ids)
   agent --dry-run -p hi          show what would run, and why; run nothing
   agent --wait=2h -p \"nightly\"   every rung parked? wait up to 2h for the first reset, then run
+  agent --on-limit=continue -p hi  window out mid-session? go on in the next CLI, with a brief
   agent --list                   the backends and the rung table
   agent --status                 check every rung for real (in parallel) and report
   agent --check-fallback         exit 1 unless every provider-independent rung is proved
@@ -56,6 +57,9 @@ Examples:
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
 configuration error; 69 no rung available; 75 refused by the budget, or every rung that could
 run is parked until a known reset (`--wait` waits for it instead); 130 Ctrl-C during the wait.
+`--outcome FILE` (or AGENT_OUTCOME) records how a launch ended, whichever way, for scripts:
+{\"exit\": N, \"rungs\": [{\"rung\", \"cli\", \"label\", \"model\", \"session\", \"seconds\", \"code\",
+\"ended\", \"window\", \"reset\"}], \"handoff\": PATH|null, \"waited_seconds\": N}.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
 
