@@ -65,6 +65,10 @@ pub struct RungRun {
 }
 
 /// RFC 3339 in UTC (`2026-12-02T15:00:00Z`), what `date -d` and every JSON reader take.
+#[allow(
+    clippy::ref_option,
+    reason = "serde's serialize_with hands over the field by reference"
+)]
 fn timestamp<S: serde::Serializer>(
     value: &Option<jiff::Timestamp>,
     serializer: S,
