@@ -46,10 +46,12 @@ pub struct Options<'a> {
     /// `--wait[=MAX]` / `AGENT_WAIT`: with every rung parked, wait up to this long for the
     /// earliest reset instead of exiting 75.
     pub wait: Option<std::time::Duration>,
-    /// `--on-limit` / `AGENT_ON_LIMIT`: what a limit ending does (DESIGN §21).
-    pub on_limit: Option<OnLimit>,
-    /// `--outcome FILE` / `AGENT_OUTCOME`: where the outcome record goes.
-    pub outcome: Option<PathBuf>,
+    /// `--on-limit` / `AGENT_ON_LIMIT` (the flag wins): what to do after a session ran out
+    /// of its window; `None`: not said here (then `on_limit` in the file, else the default).
+    pub on_limit: Option<crate::config::on_limit::OnLimit>,
+    /// `--outcome FILE` / `AGENT_OUTCOME` (the flag wins): where the outcome record goes,
+    /// already armed with [`outcome::record_to`] before the launch begins.
+    pub outcome: Option<std::path::PathBuf>,
 }
 
 /// The cascade: choose, run, and descend on a fast failure; after a limit ending, follow
