@@ -6,6 +6,7 @@
 //! or ask which — after the CLI has exited, never typing into it.
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -74,7 +75,10 @@ fn new_session_id() -> String {
     let mut bytes: [u8; 16] = std::array::from_fn(|_| fastrand::u8(..));
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = bytes.iter().fold(String::new(), |mut hex, b| {
+        let _ = write!(hex, "{b:02x}");
+        hex
+    });
     format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],

@@ -267,7 +267,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                         &mut peek,
                         next_start,
                         &handed_from,
-                        login_key.as_ref().map(|k| (winner, k.clone())),
+                        (winner, login_key.as_ref()),
                     );
                     let can_resume = !resumed && limit_ending::resumable(&rung, &ending);
                     choice = limit_ending::ask(&label, &ending.spent, next.as_deref(), can_resume);
@@ -287,9 +287,8 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                         });
                         cascade = new_cascade(&args);
                         start = next_start;
-                        why_not.clear();
                         // Its own wait (`--wait`) is still the launch's, for the rungs below.
-                        continue;
+                        why_not.clear();
                     }
                     OnLimit::Resume if !resumed && limit_ending::resumable(&rung, &ending) => {
                         let id = ending.session_id.clone().unwrap_or_default();
@@ -311,7 +310,6 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                         cascade = new_cascade(&args);
                         start = winner;
                         why_not.clear();
-                        continue;
                     }
                     OnLimit::Resume => {
                         term::notice(&format!(
@@ -378,7 +376,7 @@ fn next_open_rung(
     cascade: &mut Cascade,
     from: usize,
     handed_from: &[(usize, Option<String>)],
-    spent: Option<(usize, String)>,
+    spent: (usize, Option<&String>),
 ) -> Option<String> {
     let mut start = from;
     loop {
@@ -390,9 +388,7 @@ fn next_open_rung(
             .ok()
             .and_then(|ready| ready.login.as_ref())
             .map(|login| login.key.clone());
-        let is_spent = spent
-            .as_ref()
-            .is_some_and(|(index, spent)| *index == winner && key.as_ref() == Some(spent));
+        let is_spent = spent.0 == winner && spent.1.is_some() && key.as_ref() == spent.1;
         if !is_spent && !handed_from.contains(&(winner, key)) {
             return Some(rung.label());
         }
