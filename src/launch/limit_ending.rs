@@ -61,13 +61,19 @@ pub fn name_the_session(rung: &Rung, args: &[OsString]) -> (Vec<OsString>, Optio
     let Some(words) = rung.backend.family.session_words() else {
         return (args.to_vec(), None);
     };
-    if !session_words::leaves_the_session_to_agent(args) {
+    if !names_a_new_session(rung, args) {
         return (args.to_vec(), session_words::named_session(args));
     }
     let id = new_session_id();
     let mut named = vec![OsString::from(words.id_flag), OsString::from(&id)];
     named.extend(args.iter().cloned());
     (named, Some(id))
+}
+
+/// Whether a launch of `rung` with `args` gives the CLI a new session id of agent's.
+pub fn names_a_new_session(rung: &Rung, args: &[OsString]) -> bool {
+    rung.backend.family.session_words().is_some()
+        && session_words::leaves_the_session_to_agent(args)
 }
 
 /// A random (version 4) UUID, the form Claude Code's `--session-id` takes.
