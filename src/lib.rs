@@ -40,6 +40,8 @@ pub mod state;
 pub mod accounts;
 pub mod login;
 pub mod probe;
+// A session's brief for the next CLI.
+pub mod handoff;
 // Choice and launch.
 pub mod launch;
 // Faces.

@@ -50,6 +50,9 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("records", &["state"]),
     ("what a CLI uses", &["backend"]),
     ("calls", &["probe", "accounts", "login"]),
+    // A session's brief for the next CLI (DESIGN §21): what a login's records say of it,
+    // written for the launch to hand on.
+    ("hand-off", &["handoff"]),
     ("choice and launch", &["launch"]),
     ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
     ("entry", &["docs", "lib", "main"]),
