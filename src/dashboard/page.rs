@@ -363,7 +363,20 @@ fn events(
         empty_panel(html, "events", "Recent events", "none");
         return;
     }
-    html.push_str("<h2>Recent events</h2><table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
+    html.push_str("<h2>Recent events</h2>");
+    // The newest hand-off may be older than the events listed: said on its own line.
+    if let Some(event) = crate::report::status::last_handoff(state_dir) {
+        let field = |k: &str| escape(event[k].as_str().unwrap_or(""));
+        let time = words::time_of(event["time"].as_str(), now).unwrap_or_else(|| field("time"));
+        let _ = write!(
+            html,
+            "<p data-last-handoff>last hand-off: {time} {} → {}: <code>{}</code></p>",
+            field("from"),
+            field("to"),
+            field("reason")
+        );
+    }
+    html.push_str("<table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
     for event in recent.iter().rev() {
         let field = |k: &str| escape(event[k].as_str().unwrap_or(""));
         let time = words::time_of(event["time"].as_str(), now).unwrap_or_else(|| field("time"));

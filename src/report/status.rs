@@ -82,8 +82,45 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         Ok(())
     })?;
 
+    if let Some(line) = last_handoff(&crate::paths::state_dir())
+        .as_ref()
+        .and_then(handoff_line)
+    {
+        println!("{line}");
+    }
     super::warn_expiring(config);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The newest hand-off event (DESIGN §21), if there was one.
+pub fn last_handoff(state_dir: &std::path::Path) -> Option<serde_json::Value> {
+    crate::state::events::newest(state_dir, crate::state::events::Kind::Handoff)
+}
+
+/// `last hand-off: Wed 2 Dec 05:30 Claude Code (claude-opus-5) → Codex (gpt-6.2-sol): PATH`,
+/// in local time.
+pub fn handoff_line(event: &serde_json::Value) -> Option<String> {
+    let at: jiff::Timestamp = event["time"].as_str()?.parse().ok()?;
+    let when = at
+        .to_zoned_datetime(jiff::tz::TimeZone::system())
+        .strftime("%a %-d %b %H:%M");
+    let field = |name: &str| crate::text::printable(event[name].as_str().unwrap_or("?"));
+    Some(format!(
+        "last hand-off: {when} {} → {}: {}",
+        field("from"),
+        field("to"),
+        field("reason")
+    ))
+}
+
+/// A hand-off event as `--status --json` shows it on the row of the rung it came from.
+fn handoff_json(event: &serde_json::Value) -> serde_json::Value {
+    json!({
+        "time": event["time"],
+        "from": event["from"],
+        "to": event["to"],
+        "brief": event["reason"],
+    })
 }
 
 /// Every rung resolved, the login rungs' windows asked (with `login_usage` on), and the
@@ -123,10 +160,22 @@ pub fn probe_document(config: &Config) -> serde_json::Value {
         }
     });
     let now_ms = crate::state::health::now_ms();
+    // The rows stay the rows scripts read (an array, one per rung): the last hand-off is
+    // a field of the row of the rung it came from.
+    let handoff = last_handoff(&crate::paths::state_dir());
     let rows: Vec<_> = rungs
         .iter()
         .zip(&states)
-        .filter_map(|(rung, state)| Some(json_row(rung, state.as_ref()?, now_ms)))
+        .filter_map(|(rung, state)| {
+            let mut row = json_row(rung, state.as_ref()?, now_ms);
+            if let Some(event) = handoff
+                .as_ref()
+                .filter(|event| event["from"].as_str() == Some(rung.label().as_str()))
+            {
+                row["last_handoff"] = handoff_json(event);
+            }
+            Some(row)
+        })
         .collect();
     serde_json::Value::Array(rows)
 }
