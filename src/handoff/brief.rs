@@ -349,10 +349,9 @@ mod tests {
                 Some(n) if ticks >= n && line.trim_start_matches('`').trim().is_empty() => {
                     open = None;
                 }
-                Some(_) => {}
                 None if ticks >= 3 => open = Some(ticks),
                 None if line.starts_with('#') => found.push(line),
-                None => {}
+                Some(_) | None => {}
             }
         }
         found

@@ -9,6 +9,7 @@
 //! A git that is missing, fails, or finds no repository gives nothing: a brief without a
 //! status, never an error.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -113,11 +114,11 @@ fn kept(text: &str, whole: bool) -> String {
         out.push('\n');
     }
     left_out += lines.count();
-    match (left_out, whole) {
-        (0, true) => {}
-        (n, true) => out.push_str(&format!("… and {n} more lines\n")),
-        (n, false) => out.push_str(&format!("… and {n} more lines, and more after them\n")),
-    }
+    let _ = match (left_out, whole) {
+        (0, true) => Ok(()),
+        (n, true) => writeln!(out, "… and {n} more lines"),
+        (n, false) => writeln!(out, "… and {n} more lines, and more after them"),
+    };
     out
 }
 
@@ -216,7 +217,10 @@ mod tests {
 
     #[test]
     fn a_long_status_keeps_its_first_lines_and_counts_the_rest() {
-        let text: String = (0..2000).map(|n| format!("?? file-{n:04}.txt\n")).collect();
+        let text: String = (0..2000)
+            .map(|n| format!("?? file-{n:04}.txt"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let out = kept(&text, true);
         assert!(out.len() <= KEPT_BYTES + 64, "{}", out.len());
         assert!(out.starts_with("?? file-0000.txt\n"));
