@@ -118,10 +118,12 @@ fn render(
     // The replies first, to what is left beside everything else; their ends kept.
     let replies = std::mem::take(&mut parts.replies);
     let room = CAP.saturating_sub(fixed.compose(&parts).len() + MARGIN);
-    let each = room / replies.len().max(1);
-    parts.replies = replies.iter().map(|r| keep_end(r, each)).collect();
-    let text = fixed.compose(&parts);
-    if text.len() <= CAP {
+    let fitted = fit(room, |room| {
+        let each = room / replies.len().max(1);
+        parts.replies = replies.iter().map(|r| keep_end(r, each)).collect();
+        fixed.compose(&parts)
+    });
+    if let Some(text) = fitted {
         return text;
     }
     // Then the prompts' middles, with no replies at all.
@@ -132,10 +134,38 @@ fn render(
         task.as_ref().map_or(0, String::len),
         last.as_ref().map_or(0, String::len),
     );
-    let (task_room, last_room) = share(room, sizes);
-    parts.task = task.map(|t| keep_ends(&t, task_room));
-    parts.last = last.map(|l| keep_ends(&l, last_room));
-    fixed.compose(&parts)
+    let fitted = fit(room, |room| {
+        let (task_room, last_room) = share(room, sizes);
+        parts.task = task.as_ref().map(|t| keep_ends(t, task_room));
+        parts.last = last.as_ref().map(|l| keep_ends(l, last_room));
+        fixed.compose(&parts)
+    });
+    // The fixed parts are bounded (at most 20 files of 1 KiB each, 8 KiB of status, a few
+    // short lines) far below the cap, so nothing quoted at all always fits.
+    fitted.unwrap_or_else(|| {
+        parts.task = task.as_ref().map(|t| keep_ends(t, 0));
+        parts.last = last.as_ref().map(|l| keep_ends(l, 0));
+        fixed.compose(&parts)
+    })
+}
+
+/// The text `make` gives for `room` bytes of quotes, made smaller in proportion to what
+/// it went over until it fits under [`CAP`]: a quote's fence grows with the backticks kept inside it,
+/// so the first guess may not fit. `None` when a few tries do not.
+fn fit(mut room: usize, mut make: impl FnMut(usize) -> String) -> Option<String> {
+    for _ in 0..8 {
+        let text = make(room);
+        if text.len() <= CAP {
+            return Some(text);
+        }
+        if room == 0 {
+            return None;
+        }
+        // In proportion: a fence costs about what is kept inside it, so taking off only the
+        // excess would still not fit, and taking off twice of it might cut too deep.
+        room = (room * (CAP - MARGIN) / text.len()).min(room - 1);
+    }
+    None
 }
 
 /// `room` shared between two texts of `sizes`: each gets half, and what one needs less of
@@ -481,6 +511,28 @@ mod tests {
         ] {
             assert!(text.contains(kept), "{kept} missing");
         }
+    }
+
+    #[test]
+    fn prompts_of_backticks_alone_still_fit_and_close_their_fences() {
+        let ticks = "`".repeat(200_000);
+        let text = render(
+            &source(),
+            &Session {
+                first_prompt: Some(ticks.clone()),
+                last_prompt: Some(format!("{ticks}x")),
+                last_replies: vec![ticks.clone()],
+                ..session()
+            },
+            Path::new("/p"),
+            None,
+            now(),
+        );
+        assert!(text.len() <= CAP, "{}", text.len());
+        assert_eq!(headings(&text), SECTIONS);
+        // The prompts are cut, not dropped.
+        let kept = text.matches('`').count();
+        assert!(kept > CAP / 4, "only {kept} backticks kept");
     }
 
     #[test]
