@@ -50,8 +50,10 @@ pub fn read(project_dir: &Path, start: Timestamp, id: Option<&str>) -> Option<Se
         Some(id) if is_plain_name(id) => (project_dir.join(format!("{id}.jsonl")), None),
         Some(_) => return None,
         None => {
+            // A subagent's own transcript (`agent-<id>.jsonl`, which some 2.0.x builds kept
+            // beside the session's) is never the session.
             let newest = records::files_newest_first(project_dir, Some(start), |name| {
-                records::has_extension(name, "jsonl")
+                records::has_extension(name, "jsonl") && !name.starts_with("agent-")
             })
             .into_iter()
             .next()?;
@@ -338,12 +340,22 @@ mod tests {
         ];
         rows.extend(this_session(1));
         let path = write(&dir, "transcript.jsonl", &rows);
+        // A subagent's transcript beside it, written last.
+        let mut task = user(SESSION, &at(2), &json!("Search the tests for flaky ones"));
+        task["isSidechain"] = true.into();
+        let agent = write(&dir, "agent-3f2a.jsonl", &[task]);
         // Stamped by the test's clock, as Claude Code's own writes are by its clock.
         std::fs::File::options()
             .write(true)
             .open(&path)
             .unwrap()
             .set_modified(std::time::SystemTime::now())
+            .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&agent)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(1))
             .unwrap();
         let session = read(&dir, start, None).unwrap();
         assert_eq!(session.id.as_deref(), Some(SESSION));
