@@ -11,7 +11,6 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use crate::child::{self, Group, Job, Stopped};
@@ -73,7 +72,7 @@ struct Out {
 /// `git` with the settings that keep the repository's configuration from running
 /// anything, and `config` (`KEY=VALUE` each) besides, in `cwd`.
 fn run(cwd: &Path, config: &[String], args: &[&str]) -> Option<Out> {
-    let mut command = Command::new("git");
+    let mut command = crate::child_env::command("git");
     command
         .current_dir(cwd)
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -126,6 +125,7 @@ fn kept(text: &str, whole: bool) -> String {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt as _;
+    use std::process::Command;
 
     fn git(dir: &Path, args: &[&str]) {
         let status = Command::new("git")
