@@ -50,8 +50,8 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("records", &["state"]),
     ("what a CLI uses", &["backend"]),
     ("calls", &["probe", "accounts", "login"]),
-    // A session's brief for the next CLI (DESIGN §21): what a login's records say of it,
-    // written for the launch to hand on.
+    // The brief of a session that ran out of its window (DESIGN §21): written from what
+    // the CLI's record says (login's readers), read by the next CLI the launch starts.
     ("hand-off", &["handoff"]),
     ("choice and launch", &["launch"]),
     ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
