@@ -20,6 +20,11 @@ backend = "codex"
 const FROM: &str = "Claude Code (claude-opus-5)";
 const TO: &str = "Codex (its default model)";
 
+/// What the launch records as a hand-off's reason.
+fn reason(brief: &str) -> String {
+    format!("5-hour limit, resets 10:30 — brief {brief}")
+}
+
 /// An `events.jsonl` line as `events::record` writes it.
 fn event(time: &str, kind: &str, from: &str, to: &str, reason: &str) -> String {
     json!({"time": time, "event": kind, "from": from, "to": to, "reason": reason}).to_string()
@@ -44,10 +49,16 @@ fn handed_off() -> (World, String) {
             "handoff",
             "Gemini CLI (gemini-test-pro)",
             FROM,
-            &old_brief.display().to_string(),
+            &reason(&old_brief.display().to_string()),
         ),
         event("2026-12-02T05:29:00Z", "fallback", FROM, TO, "rate limited"),
-        event("2026-12-02T05:30:07.25Z", "handoff", FROM, TO, &brief),
+        event(
+            "2026-12-02T05:30:07.25Z",
+            "handoff",
+            FROM,
+            TO,
+            &reason(&brief),
+        ),
         event(
             "2026-12-02T05:40:00Z",
             "fastfail",
@@ -94,7 +105,8 @@ fn status_json_puts_the_newest_hand_off_on_the_row_of_the_rung_it_came_from() {
     assert_eq!(rows.len(), 2, "{rows:#?}");
     assert_eq!(
         rows[0]["last_handoff"],
-        json!({"time": "2026-12-02T05:30:07.25Z", "from": FROM, "to": TO, "brief": brief}),
+        json!({"time": "2026-12-02T05:30:07.25Z", "from": FROM, "to": TO, "brief": brief,
+            "reason": reason(&brief)}),
         "{rows:#?}"
     );
     assert_eq!(rows[1].get("last_handoff"), None, "{rows:#?}");

@@ -366,10 +366,14 @@ fn events(
     html.push_str("<h2>Recent events</h2>");
     // The newest hand-off may be older than the events listed: said on its own line.
     if let Some(event) = crate::report::status::last_handoff(state_dir) {
-        let [time, _, from, to, brief] = event_cells(&event, now);
+        let [time, _, from, to, reason] = event_cells(&event, now);
+        let said = match crate::report::status::brief_of(event["reason"].as_str().unwrap_or("")) {
+            Some(brief) => format!("<code>{}</code>", escape(brief)),
+            None => reason,
+        };
         let _ = write!(
             html,
-            "<p data-last-handoff>last hand-off: {time} {from} → {to}: <code>{brief}</code></p>"
+            "<p data-last-handoff>last hand-off: {time} {from} → {to}: {said}</p>"
         );
     }
     html.push_str("<table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
