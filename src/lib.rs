@@ -38,9 +38,10 @@ pub mod backend;
 pub mod state;
 // Calls.
 pub mod accounts;
-pub mod handoff;
 pub mod login;
 pub mod probe;
+// A session's brief for the next CLI.
+pub mod handoff;
 // Choice and launch.
 pub mod launch;
 // Faces.
