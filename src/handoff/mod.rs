@@ -1,16 +1,9 @@
-pub struct Source<'a> {
-    pub label: &'a str,
-    pub cli: &'a str,
-    pub model: Option<&'a str>,
-    pub session: Option<&'a str>,
-    pub limit: &'a str,
-}
-pub fn write(
-    _state_dir: &std::path::Path,
-    _cwd: &std::path::Path,
-    _source: &Source,
-    _session: &crate::login::session::Session,
-    _now: jiff::Timestamp,
-) -> anyhow::Result<std::path::PathBuf> {
-    anyhow::bail!("temp")
-}
+//! Hand-offs (DESIGN §21): a session that ran out of its usage window mid-work is continued
+//! by the next CLI with a brief of it — what was asked, where it stopped, the files it
+//! changed, where it came from. The brief is a file in the state directory the next CLI is
+//! told to read; nothing here runs a CLI or chooses one (that is the launch's).
+
+pub mod brief;
+pub mod git_status;
+
+pub use brief::{Source, write};

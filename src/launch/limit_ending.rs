@@ -6,6 +6,7 @@
 //! or ask which — after the CLI has exited, never typing into it.
 
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -60,7 +61,7 @@ pub fn name_the_session(rung: &Rung, args: &[OsString]) -> (Vec<OsString>, Optio
     let Some(words) = rung.backend.family.session_words() else {
         return (args.to_vec(), None);
     };
-    if !session_words::leaves_the_session_to_agent(args) {
+    if !names_a_new_session(rung, args) {
         return (args.to_vec(), session_words::named_session(args));
     }
     let id = new_session_id();
@@ -69,12 +70,21 @@ pub fn name_the_session(rung: &Rung, args: &[OsString]) -> (Vec<OsString>, Optio
     (named, Some(id))
 }
 
+/// Whether a launch of `rung` with `args` gives the CLI a new session id of agent's.
+pub fn names_a_new_session(rung: &Rung, args: &[OsString]) -> bool {
+    rung.backend.family.session_words().is_some()
+        && session_words::leaves_the_session_to_agent(args)
+}
+
 /// A random (version 4) UUID, the form Claude Code's `--session-id` takes.
 fn new_session_id() -> String {
     let mut bytes: [u8; 16] = std::array::from_fn(|_| fastrand::u8(..));
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = bytes.iter().fold(String::new(), |mut hex, b| {
+        let _ = write!(hex, "{b:02x}");
+        hex
+    });
     format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],

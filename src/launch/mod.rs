@@ -46,10 +46,12 @@ pub struct Options<'a> {
     /// `--wait[=MAX]` / `AGENT_WAIT`: with every rung parked, wait up to this long for the
     /// earliest reset instead of exiting 75.
     pub wait: Option<std::time::Duration>,
-    /// `--on-limit` / `AGENT_ON_LIMIT`: what a limit ending does (DESIGN §21).
-    pub on_limit: Option<OnLimit>,
-    /// `--outcome FILE` / `AGENT_OUTCOME`: where the outcome record goes.
-    pub outcome: Option<PathBuf>,
+    /// `--on-limit` / `AGENT_ON_LIMIT` (the flag wins): what to do after a session ran out
+    /// of its window; `None`: not said here (then `on_limit` in the file, else the default).
+    pub on_limit: Option<crate::config::on_limit::OnLimit>,
+    /// `--outcome FILE` / `AGENT_OUTCOME` (the flag wins): where the outcome record goes,
+    /// already armed with [`outcome::record_to`] before the launch begins.
+    pub outcome: Option<std::path::PathBuf>,
 }
 
 /// The cascade: choose, run, and descend on a fast failure; after a limit ending, follow
@@ -265,7 +267,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                         &mut peek,
                         next_start,
                         &handed_from,
-                        login_key.as_ref().map(|k| (winner, k.clone())),
+                        (winner, login_key.as_ref()),
                     );
                     let can_resume = !resumed && limit_ending::resumable(&rung, &ending);
                     choice = limit_ending::ask(&label, &ending.spent, next.as_deref(), can_resume);
@@ -285,9 +287,8 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                         });
                         cascade = new_cascade(&args);
                         start = next_start;
-                        why_not.clear();
                         // Its own wait (`--wait`) is still the launch's, for the rungs below.
-                        continue;
+                        why_not.clear();
                     }
                     OnLimit::Resume if !resumed && limit_ending::resumable(&rung, &ending) => {
                         let id = ending.session_id.clone().unwrap_or_default();
@@ -309,7 +310,6 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                         cascade = new_cascade(&args);
                         start = winner;
                         why_not.clear();
-                        continue;
                     }
                     OnLimit::Resume => {
                         term::notice(&format!(
@@ -376,7 +376,7 @@ fn next_open_rung(
     cascade: &mut Cascade,
     from: usize,
     handed_from: &[(usize, Option<String>)],
-    spent: Option<(usize, String)>,
+    spent: (usize, Option<&String>),
 ) -> Option<String> {
     let mut start = from;
     loop {
@@ -388,9 +388,7 @@ fn next_open_rung(
             .ok()
             .and_then(|ready| ready.login.as_ref())
             .map(|login| login.key.clone());
-        let is_spent = spent
-            .as_ref()
-            .is_some_and(|(index, spent)| *index == winner && key.as_ref() == Some(spent));
+        let is_spent = spent.0 == winner && spent.1.is_some() && key.as_ref() == spent.1;
         if !is_spent && !handed_from.contains(&(winner, key)) {
             return Some(rung.label());
         }
