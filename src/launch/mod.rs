@@ -106,8 +106,20 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
         if options.dry_run {
             return dry_run::print(&mut cascade, &choice, &args, options.json).map(|_| 0);
         }
-        announce_passed(&mut cascade, &choice, &mut why_not);
+        // The rung a session was just handed off from is passed over as parked: the hand-off
+        // notice says so once.
+        let said: Vec<usize> = match handoff {
+            Some(_) => handed_from.iter().map(|(index, _)| *index).collect(),
+            None => Vec::new(),
+        };
+        announce_passed(&mut cascade, &choice, &said, &mut why_not);
         let Some(winner) = choice.winner else {
+            if let Some(handoff) = &handoff {
+                term::notice(&format!(
+                    "{} ran out of its window ({}) — no other rung is open to continue on",
+                    handoff.from, handoff.spent
+                ));
+            }
             match waiting::every_rung_parked(config, &mut cascade, wait.take()) {
                 None => return Err(no_rung_left(&why_not)),
                 Some(waiting::Parked::Exit(code)) => return Ok(code),
@@ -525,8 +537,14 @@ fn exit_byte(code: i32) -> u8 {
 }
 
 /// Prints `[agent] X unavailable — reason` for each rung passed over (not for CLIs that are
-/// simply not installed: they were never an option).
-fn announce_passed(cascade: &mut Cascade, choice: &Choice, why_not: &mut Vec<(String, String)>) {
+/// simply not installed: they were never an option; nor for the rungs in `said`, whose
+/// reason another notice gave).
+fn announce_passed(
+    cascade: &mut Cascade,
+    choice: &Choice,
+    said: &[usize],
+    why_not: &mut Vec<(String, String)>,
+) {
     for (index, status) in &choice.passed {
         let label = cascade.rung(*index).label();
         if let Status::Failed {
@@ -537,7 +555,7 @@ fn announce_passed(cascade: &mut Cascade, choice: &Choice, why_not: &mut Vec<(St
         {
             if *class == ErrorClass::BadArguments {
                 term::notice(reason);
-            } else if !skip {
+            } else if !skip && !said.contains(index) {
                 term::notice(&format!("{label} unavailable — {reason}"));
             }
             why_not.push((label, reason.clone()));
