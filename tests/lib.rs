@@ -24,6 +24,7 @@ mod logins;
 mod logins_pool;
 mod mock_selftest;
 mod newcomer;
+mod on_limit;
 mod others_paths;
 mod parking;
 mod prompt_words;
