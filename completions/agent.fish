@@ -1,5 +1,10 @@
 complete -c agent -l use -d 'Force a backend (and model): no probes, no fallback; agent execs the CLI in its place' -r
 complete -c agent -l wait -d 'When every rung that could run is parked until a known reset, wait for the earliest (at most MAX: 90s, 45m, 6h, 2d; up to 7d), with a countdown, then run once — instead of exiting 75. AGENT_WAIT=MAX does the same for every launch' -r
+complete -c agent -l on-limit -d 'What to do when a session runs out of its usage window mid-work, once its CLI has exited: `continue` on the next open rung with a brief of the session, `resume` the same session after the reset (waiting as --wait does), `stop` with the CLI\'s exit code, or `ask` which. Default: on_limit in the config, else ask on a terminal and stop off one. AGENT_ON_LIMIT=WHEN does the same for every launch' -r -f -a "ask\t''
+continue\t''
+resume\t''
+stop\t''"
+complete -c agent -l outcome -d 'When the launch ends, however it ends, write one JSON object to FILE (0600, replaced atomically) for scripts: agent\'s exit code, each rung started and how its run ended (done, fast_fail, limit, error, signal, usage_error), the hand-off brief, the seconds waited. AGENT_OUTCOME=FILE does the same for every launch' -r -F
 complete -c agent -l config -d 'Configuration file, a regular file no other user can change [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''

@@ -24,6 +24,11 @@ pub const OWN_SECRETS: &[&str] = &[
     "AGENT_PROXY_KEY",
 ];
 
+/// agent's own per-process settings no child may take as its own: an `agent` the launched
+/// CLI runs (a hook, a script) would otherwise write its outcome record into this one's
+/// file (`AGENT_OUTCOME`, DESIGN §21).
+pub const OWN_RECORDS: &[&str] = &["AGENT_OUTCOME"];
+
 /// The relay's variables: its token and each upstream's `AGENT_RELAY_<NAME>_KEY` (and its
 /// `_BASE`, no secret but of no use to any CLI, which keeps the rule one prefix).
 pub const RELAY_PREFIX: &str = "AGENT_RELAY_";
@@ -50,6 +55,7 @@ pub fn is_withheld(name: &OsStr) -> bool {
     let text = name.to_string_lossy();
     text.starts_with(RELAY_PREFIX)
         || OWN_SECRETS.contains(&text.as_ref())
+        || OWN_RECORDS.contains(&text.as_ref())
         || named_by_config().iter().any(|known| known == name)
 }
 

@@ -40,6 +40,8 @@ pub mod state;
 pub mod accounts;
 pub mod login;
 pub mod probe;
+// A session's brief for the next CLI.
+pub mod handoff;
 // Choice and launch.
 pub mod launch;
 // Faces.
@@ -62,14 +64,28 @@ pub fn run() -> anyhow::Result<ExitCode> {
         // fallback word (never to fail on), and it never fails.
         return Ok(report::statusline::run());
     }
+    // Armed before the command line is read: a usage error in it (`--on-limit=bogus`) is a
+    // way out the record must tell a script about too.
+    launch::outcome::record_to(launch::outcome::path_from(None));
     let cli = match cli::parse(args) {
         Ok(cli) => cli,
         Err(err) => {
-            // --help and --version land here too, with exit code 0.
+            // --help and --version land here too, with exit code 0: no launch, no record.
             let _ = err.print();
-            return Ok(ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2)));
+            let code = err.exit_code();
+            if code != 0 {
+                launch::outcome::finish(code);
+            }
+            return Ok(ExitCode::from(u8::try_from(code).unwrap_or(2)));
         }
     };
+    // Only a launch is recorded: a report run with AGENT_OUTCOME set in the environment
+    // must not replace the record of the launch before it.
+    launch::outcome::record_to(
+        cli.is_launch()
+            .then(|| launch::outcome::path_from(cli.outcome.as_deref()))
+            .flatten(),
+    );
     if cli.statusline {
         return Ok(report::statusline::run());
     }
@@ -156,6 +172,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         dry_run: cli.dry_run,
         json: cli.json,
         wait: launch::waiting::max_from(cli.wait.as_deref())?,
+        on_limit: config::on_limit::from_command_line(cli.on_limit.as_deref())?,
+        outcome: launch::outcome::path_from(cli.outcome.as_deref()),
     };
     match &cli.use_backend {
         Some(spec) => launch::force(&config, spec, &options),

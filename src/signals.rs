@@ -96,9 +96,23 @@ pub fn was_told_to_stop() -> bool {
     STOP_ASKED.load(Ordering::SeqCst)
 }
 
+/// What runs just before [`die_by`] ends agent, given the code agent ends with (128+N).
+/// Set by a floor above (the launch's outcome record, which must be written on this way
+/// out too); a leaf cannot name it, so it is handed down.
+static BEFORE_DYING: OnceLock<fn(i32)> = OnceLock::new();
+
+/// Has `hook` run just before [`die_by`] ends agent (the first hook set stays).
+pub fn before_dying(hook: fn(i32)) {
+    let _ = BEFORE_DYING.set(hook);
+}
+
 /// Dies the way the child died, so the shell sees the same signal; exits 128+N if that
 /// signal does not end a process by default.
 pub fn die_by(signo: i32) -> ! {
+    if let Some(hook) = BEFORE_DYING.get() {
+        // Before the signal is raised: once it is, nothing of agent runs again.
+        hook(128 + signo);
+    }
     if let Ok(sig) = Signal::try_from(signo) {
         let _ = set(sig, SigHandler::SigDfl);
         let mut set = SigSet::empty();

@@ -80,6 +80,19 @@ pub fn notice(message: &str) {
     }
 }
 
+/// `[agent] question? ` on stderr with no line end, for an answer typed after it. Shown
+/// even with `--quiet`: a question nobody sees would wait for ever.
+pub fn prompt(question: &str) {
+    let question = shown(question);
+    let mut stderr = std::io::stderr().lock();
+    if settings().color {
+        let _ = write!(stderr, "{} {question}", "[agent]".yellow());
+    } else {
+        let _ = write!(stderr, "[agent] {question}");
+    }
+    let _ = stderr.flush();
+}
+
 /// Whether agent's notices reach a person at a terminal (so a line may be rewritten in
 /// place), rather than a file, a pipe or nothing (`--quiet`).
 pub fn notices_on_terminal() -> bool {

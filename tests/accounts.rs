@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::process::Stdio;
 
 use crate::support::sandbox::{Run, run_command};
-use crate::support::{Reply, Rule};
+use crate::support::{Reply, Rule, launched_words};
 use crate::world::{World, world};
 
 const KEY_A: &str = "sk-ant-api03-account-A-SECRET-111111";
@@ -81,7 +81,7 @@ fn a_capped_account_hands_the_same_rung_to_the_next_account_before_any_descent()
     assert_eq!(run.code, Some(0), "{run:?}");
     let call = &w.sb.calls("claude")[0];
     assert_eq!(
-        call.argv,
+        launched_words(&call.argv),
         ["-p", "hi"],
         "still the Opus rung (no --model sonnet)"
     );

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::support::{Reply, Rule};
+use crate::support::{Reply, Rule, launched_words};
 use crate::world::{CLAUDE_THEN_CODEX, CODEX_MODEL, health_of, world};
 
 #[test]
@@ -20,7 +20,10 @@ fn opus_capped_runs_sonnet_before_another_vendor() {
     assert_eq!(run.code, Some(0), "{run:?}");
     let claude = w.sb.calls("claude");
     assert_eq!(claude.len(), 1);
-    assert_eq!(claude[0].argv, ["--model", "claude-sonnet-5", "-p", "hi"]);
+    assert_eq!(
+        launched_words(&claude[0].argv),
+        ["--model", "claude-sonnet-5", "-p", "hi"]
+    );
     assert!(w.sb.calls("codex").is_empty());
     let notices: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(notices.len(), 2, "{}", run.stderr);

@@ -3,6 +3,7 @@
 //! goes on; a wrong value for a known key stops it, naming the key, the form expected, the
 //! value found and the line; the doctor reports either and runs every other check.
 
+use crate::support::launched_words;
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 #[test]
@@ -13,7 +14,7 @@ fn a_typo_in_an_optional_key_warns_and_the_launch_goes_on() {
     let run = w.sb.run(&["-p", "hi"]);
 
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "hi"]);
+    assert_eq!(launched_words(&w.sb.calls("claude")[0].argv), ["-p", "hi"]);
     assert!(
         run.stderr
             .contains("[agent] config: unknown key \"probe_cache_secods\" in ")

@@ -16,9 +16,9 @@ use agent::login::{claude, claude_transcript, codex, codex_rollout, gemini};
 use agent::usage::transcripts::Transcripts;
 use jiff::Timestamp;
 
-use crate::support::Sandbox;
 use crate::support::held::measured;
 use crate::support::sandbox::{Run, run_command};
+use crate::support::{Sandbox, launched_words};
 use crate::world::world;
 
 /// How long one reader may take with any file: a gigabyte streams in under a second, but
@@ -428,11 +428,13 @@ fn assert_bounded(what: &str, run: &Run, kib: Option<u64>) {
     }
 }
 
-/// Runs of the fake `cli` that were a launch (not `--version`).
-fn launches(sb: &Sandbox, cli: &str) -> usize {
-    sb.calls(cli)
+/// Runs of Claude Code that were a launch (not `--version`): the user's words, after
+/// the session id agent gives it.
+fn launches(sb: &Sandbox) -> usize {
+    sb.calls("claude")
         .iter()
-        .filter(|call| call.argv == ["-p", "hi"])
+        .filter(|call| call.argv.first().map(String::as_str) == Some("--session-id"))
+        .filter(|call| launched_words(&call.argv) == ["-p", "hi"])
         .count()
 }
 
@@ -465,7 +467,7 @@ fn a_fifo_claude_login_hangs_no_launch_no_list_and_no_doctor() {
             run.stderr
         );
     }
-    assert_eq!(launches(&sb, "claude"), 1, "the launch ran Claude Code");
+    assert_eq!(launches(&sb), 1, "the launch ran Claude Code");
 }
 
 #[test]
@@ -490,7 +492,7 @@ fn hostile_logins_and_settings_cost_a_launch_the_list_and_the_doctor_no_memory()
             let (run, kib) = measured_run(&w.sb.command(args), Stdio::null());
             assert_bounded(&format!("{kind:?}: agent {}", args.join(" ")), &run, kib);
         }
-        assert_eq!(launches(&w.sb, "claude"), 1, "{kind:?}: the launch ran");
+        assert_eq!(launches(&w.sb), 1, "{kind:?}: the launch ran");
     }
 }
 

@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::launched_words;
 use crate::support::sandbox::{run_command, spawn};
+use crate::support::session_id::is_v4_uuid;
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 #[test]
@@ -50,6 +52,45 @@ fn arguments_pass_through_unchanged_and_in_order() {
 }
 
 #[test]
+fn a_session_the_user_names_reaches_claude_code_unchanged_and_each_other_launch_gets_its_own_id() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    let own = "0b7e2c1a-5d3f-4e8a-9c6b-1f2e3d4c5b6a";
+    let inline = format!("--session-id={own}");
+    let named: [&[&str]; 5] = [
+        &["--session-id", own, "-p", "hi"],
+        &[&inline, "-p", "hi"],
+        &["--resume", own, "-p", "hi"],
+        &["-r", own],
+        &["-c", "-p", "hi"],
+    ];
+    for (n, words) in named.iter().enumerate() {
+        let run = w.sb.run(words);
+
+        assert_eq!(run.code, Some(0), "{words:?}: {run:?}");
+        // The user's session is the one that runs: no id of agent's beside it.
+        assert_eq!(w.sb.calls("claude")[n].argv, *words);
+    }
+
+    // Words that name no session: agent names it, afresh for each launch.
+    let ids: Vec<String> = (0..2)
+        .map(|_| {
+            let run = w.sb.run(&["-p", "hi"]);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            let argv = w.sb.calls("claude").pop().unwrap().argv;
+            assert_eq!(launched_words(&argv), ["-p", "hi"]);
+            let at = argv.iter().position(|word| word == "--session-id").unwrap();
+            argv[at + 1].clone()
+        })
+        .collect();
+    assert_ne!(ids[0], ids[1], "two launches, two sessions");
+    assert!(
+        w.sb.calls("codex").is_empty(),
+        "Claude Code ran every launch"
+    );
+}
+
+#[test]
 fn the_top_cli_failing_at_once_runs_the_next_rung_with_the_same_request_in_its_words() {
     let w = world();
     w.sb.write_config(CLAUDE_THEN_CODEX);
@@ -61,7 +102,10 @@ fn the_top_cli_failing_at_once_runs_the_next_rung_with_the_same_request_in_its_w
     let run = w.sb.run(&["-p", "explain this bug"]);
 
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "explain this bug"]);
+    assert_eq!(
+        launched_words(&w.sb.calls("claude")[0].argv),
+        ["-p", "explain this bug"]
+    );
     // Codex's -p is --profile: headless is `codex exec PROMPT`.
     assert_eq!(
         w.sb.calls("codex")[0].argv,
@@ -430,7 +474,14 @@ fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
     command.args(words.iter().map(|word| OsStr::from_bytes(word)));
     let run = run_command(command, Duration::from_secs(30));
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(recorded_argv_bytes(&w, "claude", 1), expected);
+    // Claude Code gets agent's session id (ASCII) first, then the bytes as given.
+    let claude = recorded_argv_bytes(&w, "claude", 1);
+    let named = claude
+        .strip_prefix(b"--session-id\0")
+        .unwrap_or_else(|| panic!("no session id first: {claude:?}"));
+    let (id, given) = named.split_at(named.iter().position(|b| *b == 0).unwrap());
+    assert!(is_v4_uuid(&String::from_utf8_lossy(id)), "{claude:?}");
+    assert_eq!(&given[1..], expected);
     // In Codex's words, the bytes kept: headless is `exec`, the prompt one word.
     assert_eq!(
         recorded_argv_bytes(&w, "codex", 1),
@@ -481,7 +532,7 @@ fn a_headless_prompt_falls_to_codex_exec_then_gemini_p() {
     let run = w.sb.run(&["-p", "hi"]);
 
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "hi"]);
+    assert_eq!(launched_words(&w.sb.calls("claude")[0].argv), ["-p", "hi"]);
     assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "--", "hi"]);
     assert_eq!(w.sb.calls("gemini")[0].argv, ["--prompt=hi"]);
 }
@@ -512,7 +563,7 @@ fn a_claude_model_is_dropped_on_another_vendors_rung_with_a_notice() {
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(
-        w.sb.calls("claude")[0].argv,
+        launched_words(&w.sb.calls("claude")[0].argv),
         ["--model", "sonnet", "-p", "hi"]
     );
     // The rung's own model, with Codex's model flag.

@@ -50,6 +50,9 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("records", &["state"]),
     ("what a CLI uses", &["backend"]),
     ("calls", &["probe", "accounts", "login"]),
+    // The brief of a session that ran out of its window (DESIGN §21): written from what
+    // the CLI's record says (login's readers), read by the next CLI the launch starts.
+    ("hand-off", &["handoff"]),
     ("choice and launch", &["launch"]),
     ("faces", &["report", "watch", "relay", "usage", "dashboard"]),
     ("entry", &["docs", "lib", "main"]),

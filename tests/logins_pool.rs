@@ -7,7 +7,7 @@
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
-use crate::support::Sandbox;
+use crate::support::{Sandbox, launched_words};
 use crate::world::{World, world};
 
 const WORK_ACCESS: &str = "sk-ant-oat01-WORKloginACCESS-1111111111aaaa";
@@ -203,7 +203,7 @@ fn a_full_login_hands_its_rung_to_the_next_login_and_with_both_full_the_next_ven
     assert_eq!(w.sb.calls("claude").len(), 1, "{}", run.stderr);
     assert!(w.sb.calls("codex").is_empty(), "{}", run.stderr);
     assert_eq!(config_dir_of_launch(&w, 0), dir(&w.sb, "claude-personal"));
-    assert_eq!(w.sb.calls("claude")[0].argv, ["-p", "hi"]);
+    assert_eq!(launched_words(&w.sb.calls("claude")[0].argv), ["-p", "hi"]);
     assert_no_token_in_launch(&w, 0);
     let notice = format!(
         "[agent] Claude Code (its default model, login work) — 5-hour limit, resets {} — using login personal",

@@ -7,10 +7,10 @@ use std::time::Duration;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
-use crate::support::Sandbox;
 use crate::support::claude_code::{
     claude_failing_with_rows, claude_failing_with_rows_after, limit_row, session_limit_text,
 };
+use crate::support::{Sandbox, launched_words};
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 /// The key `windows.json` keeps the sandbox's Claude Code login under.
@@ -405,7 +405,10 @@ fn an_opus_weekly_window_parks_the_opus_rungs_and_not_the_sonnet_rungs() {
     assert_eq!(run.code, Some(0), "{run:?}");
     let calls = w.sb.calls("claude");
     assert_eq!(calls.len(), 1, "{}", run.stderr);
-    assert_eq!(calls[0].argv, ["--model", "claude-sonnet-5", "-p", "hi"]);
+    assert_eq!(
+        launched_words(&calls[0].argv),
+        ["--model", "claude-sonnet-5", "-p", "hi"]
+    );
     assert_eq!(w.api.posts_for_model("claude-opus-5"), 0);
     assert!(
         run.stderr

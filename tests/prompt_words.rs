@@ -3,7 +3,7 @@
 //! only a prompt, so no word of it becomes one of its flags or sub-commands; a form Claude Code
 //! itself refuses runs nowhere.
 
-use crate::support::{Reply, Rule};
+use crate::support::{Reply, Rule, launched_words};
 use crate::world::{World, world};
 
 /// Claude Code's opus rung, capped (a usage limit), then `next`'s rung.
@@ -70,7 +70,7 @@ fn claude_code_itself_receives_the_double_dash_and_the_text_unchanged() {
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(
-        argv_of(&w, "claude"),
+        launched_words(&argv_of(&w, "claude")),
         ["-p", "--", "--dangerously-skip-permissions"]
     );
 }

@@ -10,8 +10,8 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
 use crate::parking::{claude_login, five_hour, in_hours, write_windows};
-use crate::support::Sandbox;
 use crate::support::watched::{ctrl_c, finish, start_until};
+use crate::support::{Sandbox, launched_words};
 use crate::world::world;
 
 /// One rung: Claude Code on its own login.
@@ -102,7 +102,7 @@ fn wait_runs_the_cli_once_after_the_reset() {
     let calls = w.sb.calls("claude");
     assert_eq!(calls.len(), 1, "{}", run.stderr);
     assert_eq!(
-        calls[0].argv,
+        launched_words(&calls[0].argv),
         ["-p", "hi"],
         "--wait took no word of the CLI's"
     );

@@ -77,6 +77,7 @@ pub const CLI: Cli = Cli {
     self_check: &SELF_CHECK,
     // Its words go to it as given.
     dialect: None,
+    session: None,
 };
 
 /// Its own check (DESIGN §17). No agy binary was available: the form is the one its

@@ -69,6 +69,18 @@ pub struct Cli {
     pub self_check: &'static SelfCheck,
     /// Claude Code's command line in its words; `None`: the words go unchanged.
     pub dialect: Option<&'static Dialect>,
+    /// How a session of it is named and resumed by id, when agent knows (DESIGN §21).
+    pub session: Option<&'static SessionWords>,
+}
+
+/// A CLI's words for its sessions: agent names a new session itself, so the record of the
+/// run it started is found by id (never mistaken for another session in the same folder),
+/// and a session that ran out of its window is resumed by that id after the reset.
+pub struct SessionWords {
+    /// The flag that gives a new session its id (`--session-id UUID`).
+    pub id_flag: &'static str,
+    /// The flag that resumes a session by id (`--resume ID`).
+    pub resume_flag: &'static str,
 }
 
 impl Cli {

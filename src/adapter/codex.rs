@@ -172,6 +172,7 @@ pub const CLI: Cli = Cli {
     reports_own_quota: false,
     self_check: &SELF_CHECK,
     dialect: Some(&DIALECT),
+    session: None,
 };
 
 /// Its own check (DESIGN §17), measured with 0.171.0 against the mock

@@ -888,5 +888,7 @@ fn join(words: &[OsString]) -> Option<OsString> {
     Some(joined)
 }
 
+pub mod session_words;
+
 #[cfg(test)]
 mod tests;

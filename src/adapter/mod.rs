@@ -258,6 +258,11 @@ impl Family {
         Some(self.cli()?.self_check)
     }
 
+    /// How agent names and resumes the CLI's sessions; `None` when it does not know.
+    pub fn session_words(self) -> Option<&'static cli::SessionWords> {
+        self.cli()?.session
+    }
+
     /// The CLI's dialect; `None`: the words go unchanged (Claude Code itself, Antigravity,
     /// any other command).
     pub fn dialect(self) -> Option<&'static Dialect> {

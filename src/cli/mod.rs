@@ -38,6 +38,7 @@ Examples:
   agent --use claude:sonnet      force backend and model (aliases map to full ids)
   agent --dry-run -p hi          show what would run, and why; run nothing
   agent --wait=2h -p \"nightly\"   every rung parked? wait up to 2h for the first reset, then run
+  agent --on-limit=continue -p hi  window out mid-session? go on in the next CLI, with a brief
   agent --list                   the backends and the rung table
   agent --status                 check every rung for real (in parallel) and report
   agent --check-fallback         exit 1 unless every provider-independent rung is proved
@@ -56,6 +57,9 @@ Examples:
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
 configuration error; 69 no rung available; 75 refused by the budget, or every rung that could
 run is parked until a known reset (`--wait` waits for it instead); 130 Ctrl-C during the wait.
+`--outcome FILE` (or AGENT_OUTCOME) records how a launch ended, whichever way, for scripts:
+{\"exit\": N, \"rungs\": [{\"rung\", \"cli\", \"label\", \"model\", \"session\", \"seconds\", \"code\",
+\"ended\", \"window\", \"reset\"}], \"handoff\": PATH|null, \"waited_seconds\": N}.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
 
@@ -101,6 +105,26 @@ pub struct Cli {
         default_missing_value = "6h"
     )]
     pub wait: Option<String>,
+
+    /// What to do when a session runs out of its usage window mid-work, once its CLI has
+    /// exited: `continue` on the next open rung with a brief of the session, `resume` the
+    /// same session after the reset (waiting as --wait does), `stop` with the CLI's exit code,
+    /// or `ask` which. Default: on_limit in the config, else ask on a terminal and stop off
+    /// one. AGENT_ON_LIMIT=WHEN does the same for every launch
+    #[arg(
+        long,
+        value_name = "WHEN",
+        value_parser = ["ask", "continue", "resume", "stop"],
+        hide_possible_values = true
+    )]
+    pub on_limit: Option<String>,
+
+    /// When the launch ends, however it ends, write one JSON object to FILE (0600, replaced
+    /// atomically) for scripts: agent's exit code, each rung started and how its run ended
+    /// (done, fast_fail, limit, error, signal, usage_error), the hand-off brief, the seconds
+    /// waited. AGENT_OUTCOME=FILE does the same for every launch
+    #[arg(long, value_name = "FILE")]
+    pub outcome: Option<PathBuf>,
 
     /// Print the backends and the rung table
     #[arg(long)]
@@ -267,6 +291,17 @@ impl Cli {
             || self.doctor
             || self.install_statusline
             || self.uninstall_statusline
+    }
+
+    /// True when agent launches a CLI (or tries to): only a launch writes `--outcome`.
+    pub fn is_launch(&self) -> bool {
+        !self.is_report()
+            && !self.statusline
+            && self.relay.is_none()
+            && self.install_watchdog.is_none()
+            && self.uninstall_watchdog.is_none()
+            && self.generate_man.is_none()
+            && self.generate_completions.is_none()
     }
 }
 

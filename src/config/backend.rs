@@ -47,6 +47,8 @@ pub struct Backend {
     /// Whether `--status` and `--check-fallback` may run the CLI itself to prove a login
     /// rung (its own check). Off: the rung is reported as not proved, never OK.
     pub self_check: bool,
+    /// `on_limit` for this backend's sessions; `None`: the top-level one.
+    pub on_limit: Option<super::on_limit::OnLimit>,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -80,6 +82,7 @@ impl Backend {
             login_usage: false,
             translate: true,
             self_check: true,
+            on_limit: None,
             builtin,
         };
         backend.set_command(command.to_string());

@@ -15,6 +15,7 @@ mod backend;
 pub mod builtin;
 mod document;
 pub mod limits;
+pub mod on_limit;
 pub mod pricing;
 pub mod relay;
 mod rung;
@@ -28,6 +29,7 @@ pub use rung::RungDef;
 use crate::bounds::{self, Bounds, Unit};
 use crate::exit_codes::usage;
 use limits::{BreakerPolicy, Limits};
+use on_limit::OnLimit;
 use source::Source;
 
 /// The settings agent runs with, after merging.
@@ -48,6 +50,9 @@ pub struct Config {
     /// How long `codex app-server` may take to say its login's windows (`--status`,
     /// `--check-fallback`; a launch waits at most `probe_timeout` too).
     pub app_server_timeout: Duration,
+    /// What to do when a session runs out of its window mid-work (`on_limit`); a backend's
+    /// own wins ([`Config::on_limit_for`]). `None`: not said, the launch decides.
+    pub on_limit: Option<OnLimit>,
     pub backends: BTreeMap<String, Backend>,
     pub rungs: Vec<RungDef>,
     /// False when the user's file replaced the table with its own `[[rungs]]`.
@@ -85,6 +90,7 @@ struct FileConfig {
     quota_minutes: Option<Spanned<f64>>,
     park_at_percent: Option<Spanned<f64>>,
     app_server_seconds: Option<Spanned<f64>>,
+    on_limit: Option<OnLimit>,
     #[serde(default)]
     backends: BTreeMap<String, Spanned<BackendFile>>,
     rungs: Option<Vec<RungFile>>,
@@ -133,6 +139,7 @@ struct BackendFile {
     login_usage: Option<bool>,
     translate: Option<bool>,
     self_check: Option<bool>,
+    on_limit: Option<OnLimit>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -242,6 +249,7 @@ fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config 
         quota_cooldown: Duration::from_secs(60 * 60),
         park_at_percent: DEFAULT_PARK_AT_PERCENT,
         app_server_timeout: Duration::from_secs(20),
+        on_limit: None,
         backends,
         rungs,
         rungs_are_builtin: true,
@@ -331,6 +339,9 @@ fn merge(
     }
     if let Some(percent) = percent(file.park_at_percent.as_ref(), source, "park_at_percent")? {
         config.park_at_percent = percent;
+    }
+    if let Some(choice) = file.on_limit {
+        config.on_limit = Some(choice);
     }
     if let Some(budget) = file.budget {
         if let Some(calls) = count(&budget.calls, "budget.calls", BUDGET_COUNT_MAX)? {
@@ -578,6 +589,9 @@ fn overlay(
     if let Some(self_check) = over.self_check {
         backend.self_check = self_check;
     }
+    if let Some(choice) = over.on_limit {
+        backend.on_limit = Some(choice);
+    }
     if let Some(translate) = over.translate {
         backend.translate = translate;
     }
@@ -645,6 +659,12 @@ impl Config {
     /// The percent at which `backend`'s logins are parked before the wall.
     pub fn park_at_percent(&self, backend: &Backend) -> f64 {
         backend.park_at_percent.unwrap_or(self.park_at_percent)
+    }
+
+    /// The `on_limit` the file sets for `backend`: its own, else the top level's. `None`
+    /// when the file says neither (the command line, read by the launch, wins over both).
+    pub fn on_limit_for(&self, backend: &Backend) -> Option<OnLimit> {
+        backend.on_limit.or(self.on_limit)
     }
 
     /// The cooldown and breaker rules, for the health store.
@@ -753,6 +773,44 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn on_limit_is_a_backends_own_else_the_top_levels_else_unsaid() {
+        let config = load(None).unwrap();
+        assert_eq!(config.on_limit_for(&config.backends["claude"]), None);
+        let config =
+            load_text("on_limit = \"stop\"\n[backends.codex]\non_limit = \"continue\"\n").unwrap();
+        assert_eq!(
+            config.on_limit_for(&config.backends["claude"]),
+            Some(OnLimit::Stop)
+        );
+        assert_eq!(
+            config.on_limit_for(&config.backends["codex"]),
+            Some(OnLimit::Continue)
+        );
+        let config = load_text("[backends.claude]\non_limit = \"resume\"\n").unwrap();
+        assert_eq!(
+            config.on_limit_for(&config.backends["claude"]),
+            Some(OnLimit::Resume)
+        );
+        assert_eq!(config.on_limit_for(&config.backends["gemini"]), None);
+    }
+
+    #[test]
+    fn a_bad_on_limit_names_the_file_line_key_and_the_choices() {
+        let err = load_text("hedge_ms = 1\non_limit = \"contine\"\n").unwrap_err();
+        let text = format!("{err:#}");
+        assert!(
+            text.contains("config.toml:2: on_limit: expected one of \"ask\", \"continue\", \"resume\", \"stop\" (found \"contine\") — did you mean \"continue\"?"),
+            "{text}"
+        );
+        let err = load_text("[backends.codex]\n\non_limit = 1\n").unwrap_err();
+        let text = format!("{err:#}");
+        assert!(
+            text.contains("config.toml:3: backends.codex.on_limit: expected"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -363,19 +363,39 @@ fn events(
         empty_panel(html, "events", "Recent events", "none");
         return;
     }
-    html.push_str("<h2>Recent events</h2><table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
-    for event in recent.iter().rev() {
-        let field = |k: &str| escape(event[k].as_str().unwrap_or(""));
-        let time = words::time_of(event["time"].as_str(), now).unwrap_or_else(|| field("time"));
+    html.push_str("<h2>Recent events</h2>");
+    // The newest hand-off may be older than the events listed: said on its own line.
+    if let Some(event) = crate::report::status::last_handoff(state_dir) {
+        let [time, _, from, to, reason] = event_cells(&event, now);
+        let said = match crate::report::status::brief_of(event["reason"].as_str().unwrap_or("")) {
+            Some(brief) => format!("<code>{}</code>", escape(brief)),
+            None => reason,
+        };
         let _ = write!(
             html,
-            "<tr data-event=\"{}\"><td>{time}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            field("event"),
-            field("event"),
-            field("from"),
-            field("to"),
-            field("reason")
+            "<p data-last-handoff>last hand-off: {time} {from} → {to}: {said}</p>"
+        );
+    }
+    html.push_str("<table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
+    for event in recent.iter().rev() {
+        let [time, kind, from, to, reason] = event_cells(event, now);
+        let _ = write!(
+            html,
+            "<tr data-event=\"{kind}\"><td>{time}</td><td>{kind}</td><td>{from}</td><td>{to}</td><td>{reason}</td></tr>",
         );
     }
     html.push_str("</tbody></table>");
+}
+
+/// An event's time (a `<time>`), kind, from, to and reason, escaped.
+fn event_cells(event: &serde_json::Value, now: Timestamp) -> [String; 5] {
+    let field = |k: &str| escape(event[k].as_str().unwrap_or(""));
+    let time = words::time_of(event["time"].as_str(), now).unwrap_or_else(|| field("time"));
+    [
+        time,
+        field("event"),
+        field("from"),
+        field("to"),
+        field("reason"),
+    ]
 }

@@ -83,6 +83,9 @@ pub fn print(
         .expect("a winner has a status");
 
     let model = model_line(&rung, args);
+    // The launch names a new session itself (a new id each time): said, not shown as an id
+    // that would never be used.
+    let names_session = super::limit_ending::names_a_new_session(&rung, args);
     if json {
         let passed: Vec<_> = passed
             .iter()
@@ -108,6 +111,7 @@ pub fn print(
             "argv": argv,
             "dialect": translation.rules,
             "notices": translation.notices,
+            "names_session": names_session,
             "env": env_names,
             "env_removed": ready.env_remove,
             "reason": status.reason(),
@@ -135,6 +139,12 @@ pub fn print(
     let _ = writeln!(out, "model:     {}", model.text);
     let _ = writeln!(out, "command:   {}", shell_join(&argv));
     dialect_lines(&mut out, &translation);
+    if names_session {
+        let _ = writeln!(
+            out,
+            "session:   a new --session-id UUID goes before these words at launch, so agent knows which session it started (DESIGN §21)"
+        );
+    }
     let _ = writeln!(out, "env:       {}", env_line(&env_names));
     if !ready.env_remove.is_empty() {
         let _ = writeln!(out, "unset:     {}", ready.env_remove.join(", "));

@@ -9,7 +9,9 @@ pub mod codex_limits;
 pub mod dry_run;
 pub mod fastfail;
 pub mod known;
+pub mod limit_ending;
 pub mod login_usage;
+pub mod outcome;
 pub mod own_login;
 pub mod parking;
 pub mod reported_model;
@@ -22,9 +24,11 @@ pub mod waiting;
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::config::Config;
+use crate::config::on_limit::OnLimit;
 use crate::error_class::ErrorClass;
 use crate::exit_codes::{UnavailableError, usage};
 use crate::launch::cascade::{Cascade, Choice, Good, Status};
@@ -42,10 +46,30 @@ pub struct Options<'a> {
     /// `--wait[=MAX]` / `AGENT_WAIT`: with every rung parked, wait up to this long for the
     /// earliest reset instead of exiting 75.
     pub wait: Option<std::time::Duration>,
+    /// `--on-limit` / `AGENT_ON_LIMIT` (the flag wins): what to do after a session ran out
+    /// of its window; `None`: not said here (then `on_limit` in the file, else the default).
+    pub on_limit: Option<crate::config::on_limit::OnLimit>,
+    /// `--outcome FILE` / `AGENT_OUTCOME` (the flag wins): where the outcome record goes,
+    /// already armed with [`outcome::record_to`] before the launch begins.
+    pub outcome: Option<std::path::PathBuf>,
 }
 
-/// The cascade: choose, run, and descend on a fast failure.
+/// The cascade: choose, run, and descend on a fast failure; after a limit ending, follow
+/// `on_limit`. The outcome record (`--outcome`) is written on the way out.
 pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
+    let code = run_cascade(config, options)?;
+    outcome::finish(i32::from(code));
+    Ok(ExitCode::from(code))
+}
+
+/// A hand-off waiting for the rung it goes to: announced once that rung is chosen.
+struct Handoff {
+    from: String,
+    spent: String,
+    brief: Option<PathBuf>,
+}
+
+fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
     let state_dir = crate::paths::state_dir();
     if state_dir.as_os_str().is_empty() || state_dir.exists() {
         // Every state file refuses it too: nothing is read from it or written to it, and
@@ -56,24 +80,31 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    let new_cascade = || {
+    let new_cascade = |args: &[OsString]| {
         Cascade::new(
             config,
             Store::new(&state_dir),
             crate::state::meter::Meter::new(&state_dir, config.budget),
         )
-        .for_args(options.args)
+        .for_args(args)
     };
-    let mut cascade = new_cascade();
+    // Claude Code's words for the CLI: the user's, until a hand-off or a resume says others.
+    let mut args: Vec<OsString> = options.args.to_vec();
+    let mut cascade = new_cascade(&args);
     let mut start = 0;
     // Why each rung was passed over, for the final message if none is left.
     let mut why_not: Vec<(String, String)> = Vec::new();
     // A launch waits for a parked rung at most once.
     let mut wait = options.wait;
+    let mut handoff: Option<Handoff> = None;
+    // The rungs (and logins) a session was handed off from: never again, never back up.
+    let mut handed_from: Vec<(usize, Option<String>)> = Vec::new();
+    // A session is resumed after its reset at most once.
+    let mut resumed = false;
     loop {
         let choice = cascade.choose(start);
         if options.dry_run {
-            return dry_run::print(&mut cascade, &choice, options.args, options.json);
+            return dry_run::print(&mut cascade, &choice, &args, options.json).map(|_| 0);
         }
         announce_passed(&mut cascade, &choice, &mut why_not);
         let Some(winner) = choice.winner else {
@@ -82,7 +113,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                 Some(waiting::Parked::Exit(code)) => return Ok(code),
                 Some(waiting::Parked::Reopened) => {
                     // Health, probes and windows as they are now, from the top.
-                    cascade = new_cascade();
+                    cascade = new_cascade(&args);
                     start = 0;
                     why_not.clear();
                     continue;
@@ -90,6 +121,16 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             }
         };
         let rung = cascade.rung(winner).clone();
+        let Ok(ready) = &rung.state else {
+            unreachable!("a winner is always ready")
+        };
+        let login_key = ready.login.as_ref().map(|login| login.key.clone());
+        if handed_from.contains(&(winner, login_key.clone())) {
+            // Its window was filed when it handed off; a state dir agent cannot write
+            // would offer it again. It is never handed the session back.
+            start = winner + 1;
+            continue;
+        }
         if let Some(Status::Good {
             how: Good::BudgetUnprobed,
             reason,
@@ -108,7 +149,9 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
         for notice in rung.login_notices() {
             term::notice(&notice);
         }
-        if winner > 0 {
+        if let Some(handoff) = handoff.take() {
+            announce_handoff(&state_dir, &handoff, &rung.label());
+        } else if winner > 0 {
             term::notice(&format!("using {}", rung.label()));
             if start == 0 {
                 let first = cascade.rung(0).label();
@@ -122,12 +165,10 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        let Ok(ready) = &rung.state else {
-            unreachable!("a winner is always ready")
-        };
+        let (run_args, session_id) = limit_ending::name_the_session(&rung, &args);
         // The cascade passed over every rung whose CLI cannot take the words.
         let translation = rung
-            .translate(options.args)
+            .translate(&run_args)
             .map_err(|refusal| usage(refusal.to_string()))?;
         for notice in &translation.notices {
             term::notice(notice);
@@ -144,7 +185,7 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             &mut command,
             rung.backend.family,
             &rung.label(),
-            ready.login.as_ref().map(|login| login.key.as_str()),
+            login_key.as_deref(),
         );
         let child::Outcome {
             ended,
@@ -163,22 +204,125 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
             }
             Err(err) => return Err(err),
         };
+        let ran = |ended: outcome::Ended, code: Option<i32>| outcome::RungRun {
+            rung: winner + 1,
+            cli: rung.backend.family.name().to_string(),
+            label: rung.label(),
+            model: rung.run_model.clone(),
+            session: session_id.clone(),
+            seconds: elapsed.as_secs_f64(),
+            code,
+            ended,
+            window: None,
+            reset: None,
+        };
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
         } else {
             fastfail::judge(ended, elapsed, config.fastfail)
         };
         match (ended, verdict) {
-            (Ended::Signal(signal), _) => crate::signals::die_by(signal),
+            (Ended::Signal(signal), _) => {
+                outcome::rung_ran(ran(outcome::Ended::Signal, None));
+                crate::signals::die_by(signal)
+            }
             (Ended::Code(code), Verdict::Final) => {
                 // It really started: a failure at an earlier launch is no longer news.
                 if code == 0 || elapsed >= config.fastfail {
                     cascade.store().launched(&ready.plan.target);
                 }
-                if code != 0 && elapsed >= config.fastfail {
-                    note_a_limit_ending(config, &cascade, &rung, run_start);
+                let ending = (code != 0 && elapsed >= config.fastfail)
+                    .then(|| {
+                        limit_ending_of(config, &cascade, &rung, run_start, session_id.clone())
+                    })
+                    .flatten();
+                let Some(ending) = ending else {
+                    let ended = if code == 0 {
+                        outcome::Ended::Done
+                    } else {
+                        outcome::Ended::Error
+                    };
+                    outcome::rung_ran(ran(ended, Some(code)));
+                    return Ok(exit_byte(code));
+                };
+                outcome::rung_ran(outcome::RungRun {
+                    window: Some(ending.window.scope.describe()),
+                    reset: Some(ending.window.resets_at),
+                    ..ran(outcome::Ended::Limit, Some(code))
+                });
+                let label = rung.label();
+                let next_start = winner;
+                let mut choice = limit_ending::choice(config, options.on_limit, &rung);
+                if resumed && choice == OnLimit::Resume {
+                    choice = OnLimit::Stop;
                 }
-                return Ok(ExitCode::from(exit_byte(code)));
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let continued =
+                    |brief: &std::path::Path| limit_ending::continue_words(&args, &label, brief);
+                if choice == OnLimit::Ask {
+                    // The next open rung, by the one rule, so the question can name it.
+                    let placeholder = continued(std::path::Path::new("BRIEF"));
+                    let mut peek = new_cascade(&placeholder);
+                    let next = next_open_rung(
+                        &mut peek,
+                        next_start,
+                        &handed_from,
+                        (winner, login_key.as_ref()),
+                    );
+                    let can_resume = !resumed && limit_ending::resumable(&rung, &ending);
+                    choice = limit_ending::ask(&label, &ending.spent, next.as_deref(), can_resume);
+                }
+                match choice {
+                    OnLimit::Continue => {
+                        handed_from.push((winner, login_key.clone()));
+                        let brief = limit_ending::write_brief(&state_dir, &cwd, &rung, &ending);
+                        args = match &brief {
+                            Some(brief) => continued(brief),
+                            None => args.clone(),
+                        };
+                        handoff = Some(Handoff {
+                            from: label,
+                            spent: ending.spent.clone(),
+                            brief,
+                        });
+                        cascade = new_cascade(&args);
+                        start = next_start;
+                        // Its own wait (`--wait`) is still the launch's, for the rungs below.
+                        why_not.clear();
+                    }
+                    OnLimit::Resume if !resumed && limit_ending::resumable(&rung, &ending) => {
+                        let id = ending.session_id.clone().unwrap_or_default();
+                        term::notice(&format!(
+                            "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
+                            ending.spent
+                        ));
+                        let max = options.wait.unwrap_or(waiting::DEFAULT_MAX);
+                        match waiting::until_reopens(config, &mut cascade, winner, max) {
+                            waiting::Parked::Exit(code) => return Ok(code),
+                            waiting::Parked::Reopened => {}
+                        }
+                        term::notice(&format!("resuming {label} session {id}"));
+                        let Some(words) = limit_ending::resume_words(&rung, &args, &ending) else {
+                            return Ok(exit_byte(code));
+                        };
+                        args = words;
+                        resumed = true;
+                        cascade = new_cascade(&args);
+                        start = winner;
+                        why_not.clear();
+                    }
+                    OnLimit::Resume => {
+                        term::notice(&format!(
+                            "{label} ran out of its window ({}) — agent cannot resume this session (its CLI's resume form or the session id is unknown, or it was resumed once already); its exit code is passed through",
+                            ending.spent
+                        ));
+                        return Ok(exit_byte(code));
+                    }
+                    OnLimit::Stop | OnLimit::Ask => {
+                        term::notice(&limit_ending::stopped(&label, &ending.spent));
+                        return Ok(exit_byte(code));
+                    }
+                }
             }
             (Ended::Code(code), Verdict::FastFail)
                 if let Some(why) = refused_arguments(&rung, code, &stderr_head) =>
@@ -188,7 +332,8 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                     "{} refused the arguments (exit {code}, {why}) — not an outage, so no other rung is tried; `agent --dry-run ARGS` shows the command line it was given",
                     rung.label()
                 ));
-                return Ok(ExitCode::from(exit_byte(code)));
+                outcome::rung_ran(ran(outcome::Ended::UsageError, Some(code)));
+                return Ok(exit_byte(code));
             }
             (Ended::Code(code), Verdict::FastFail)
                 if let Some(actions) = acted_before_failing(&rung, run_start) =>
@@ -206,7 +351,8 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                     rung.label()
                 ));
                 file_fast_failure(config, &cascade, &rung, run_start, &reason);
-                return Ok(ExitCode::from(exit_byte(code)));
+                outcome::rung_ran(ran(outcome::Ended::Error, Some(code)));
+                return Ok(exit_byte(code));
             }
             (Ended::Code(code), Verdict::FastFail) => {
                 let reason = format!("exited {code} after {}s", elapsed.as_secs());
@@ -216,11 +362,80 @@ pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
                 ));
                 cascade.store().distrust(&ready.plan.target, &reason);
                 file_fast_failure(config, &cascade, &rung, run_start, &reason);
+                outcome::rung_ran(ran(outcome::Ended::FastFail, Some(code)));
                 why_not.push((rung.label(), reason));
                 start = winner + 1;
             }
         }
     }
+}
+
+/// The label of the rung a hand-off from rung `from` would go to: the first open one from
+/// there down, never one already handed from, nor the spent login itself.
+fn next_open_rung(
+    cascade: &mut Cascade,
+    from: usize,
+    handed_from: &[(usize, Option<String>)],
+    spent: (usize, Option<&String>),
+) -> Option<String> {
+    let mut start = from;
+    loop {
+        let winner = cascade.choose(start).winner?;
+        let rung = cascade.rung(winner);
+        let key = rung
+            .state
+            .as_ref()
+            .ok()
+            .and_then(|ready| ready.login.as_ref())
+            .map(|login| login.key.clone());
+        let is_spent = spent.0 == winner && spent.1.is_some() && key.as_ref() == spent.1;
+        if !is_spent && !handed_from.contains(&(winner, key)) {
+            return Some(rung.label());
+        }
+        start = winner + 1;
+    }
+}
+
+/// Says where the session went and records it: an event (the dashboard and `--status`
+/// show the last one) and the outcome's hand-off.
+fn announce_handoff(state_dir: &std::path::Path, handoff: &Handoff, to: &str) {
+    let brief = match &handoff.brief {
+        Some(brief) => {
+            outcome::handed_off(brief);
+            format!(" with a brief of the session: {}", brief.display())
+        }
+        None => " with its original words (no brief)".to_string(),
+    };
+    term::notice(&format!(
+        "{} ran out of its window ({}) — continuing in {to}{brief}",
+        handoff.from, handoff.spent
+    ));
+    let reason = match &handoff.brief {
+        Some(path) => format!("{} — brief {}", handoff.spent, path.display()),
+        None => handoff.spent.clone(),
+    };
+    events::record(state_dir, events::Kind::Handoff, &handoff.from, to, &reason);
+}
+
+/// A late failure's limit ending, when its run's own record names a spent window: the
+/// window is filed (the login parked until its reset) and the session read.
+fn limit_ending_of(
+    config: &Config,
+    cascade: &Cascade,
+    rung: &rung::Rung,
+    run_start: jiff::Timestamp,
+    session_id: Option<String>,
+) -> Option<limit_ending::LimitEnding> {
+    let (window, spent) = file_spent_window(config, cascade, rung, run_start)?;
+    let cwd = std::env::current_dir().ok()?;
+    let session = limit_ending::read_session(rung, &cwd, run_start, session_id.as_deref());
+    let session_id = session_id.or_else(|| session.as_ref().and_then(|s| s.id.clone()));
+    Some(limit_ending::LimitEnding {
+        window,
+        spent,
+        session_id,
+        session,
+    })
 }
 
 /// What every fast failure leaves: the windows its run's record names, and an event.
@@ -250,38 +465,19 @@ fn learn_windows(
     rung: &rung::Rung,
     run_start: jiff::Timestamp,
 ) {
-    if let Some(spent) = file_spent_window(config, cascade, rung, run_start) {
+    if let Some((_, spent)) = file_spent_window(config, cascade, rung, run_start) {
         term::notice(&format!("{}: {spent} — parked until then", rung.label()));
     }
 }
 
-/// After a late failure (past `fastfail_seconds`: the run was real, and stays final, as
-/// seed 002 rules): when the run's own record says its login's window ran out mid-session
-/// (DESIGN §21), the window is filed — the next launch skips the login until its reset
-/// instead of starting into the same wall — and the user is told, once. Any other late
-/// failure is left as it is.
-fn note_a_limit_ending(
-    config: &Config,
-    cascade: &Cascade,
-    rung: &rung::Rung,
-    run_start: jiff::Timestamp,
-) {
-    if let Some(spent) = file_spent_window(config, cascade, rung, run_start) {
-        term::notice(&format!(
-            "{} ran out of its window mid-session ({spent}) — its exit code is passed through; the next launch skips this login until then",
-            rung.label()
-        ));
-    }
-}
-
 /// Records the windows the run of `rung` that started at `run_start` names in its own
-/// record, and describes the spent one that resets last, when there is one.
+/// record, and returns the spent one that resets last with its words, when there is one.
 fn file_spent_window(
     config: &Config,
     cascade: &Cascade,
     rung: &rung::Rung,
     run_start: jiff::Timestamp,
-) -> Option<String> {
+) -> Option<(crate::login::Window, String)> {
     let cwd = std::env::current_dir().ok()?;
     let now = jiff::Timestamp::now();
     let learned = cascade.parking().learn_from_run(rung, &cwd, run_start, now);
@@ -289,10 +485,8 @@ fn file_spent_window(
         .iter()
         .filter(|w| w.is_full())
         .max_by_key(|w| w.resets_at)?;
-    Some(parking::describe(
-        full,
-        config.park_at_percent(rung.backend),
-    ))
+    let words = parking::describe(full, config.park_at_percent(rung.backend));
+    Some((full.clone(), words))
 }
 
 /// What the run that failed fast had done — changed files, ran commands — by its CLI's

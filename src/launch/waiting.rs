@@ -7,7 +7,6 @@
 //! statusline feed, a `windows.json` entry from another agent) that reopens a rung early
 //! ends it early. Ctrl-C during the wait exits 130 and runs nothing.
 
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
@@ -125,7 +124,7 @@ pub enum Parked {
     /// The wait is over: choose again (once).
     Reopened,
     /// End with this code: 75 (nothing waited for), or 130 (Ctrl-C during the wait).
-    Exit(ExitCode),
+    Exit(u8),
 }
 
 /// No rung is left to run: when one is parked until a known reset, exit 75 naming the
@@ -140,7 +139,7 @@ pub fn every_rung_parked(
         .collect();
     let now = Timestamp::now();
     let first = reopening(config, &rungs, cascade.parking(), now)?;
-    let parked = || ExitCode::from(ExitStatus::Parked);
+    let parked = || ExitStatus::Parked.code();
     let Some(max) = max else {
         term::notice(&format!(
             "every rung is parked: {} reopens at {} ({}) — agent --wait runs it then",
@@ -160,6 +159,38 @@ pub fn every_rung_parked(
     }
     let parking = Parking::read_only(cascade.store().state_dir());
     Some(wait(config, &rungs, &parking, first, deadline, max))
+}
+
+/// After a limit ending that is to be resumed (DESIGN §21): waits, as `--wait` does, until
+/// rung `index` reopens — at most `max`, with the same countdown and Ctrl-C (130, nothing
+/// run). A reset beyond `max` is not waited for: the launch ends as a parked one (75).
+pub fn until_reopens(
+    config: &Config,
+    cascade: &mut Cascade,
+    index: usize,
+    max: Duration,
+) -> Parked {
+    let rungs = [cascade.rung(index).clone()];
+    let now = Timestamp::now();
+    let Some(first) = reopening(config, &rungs, cascade.parking(), now) else {
+        return Parked::Reopened;
+    };
+    let deadline = SignedDuration::try_from(max)
+        .ok()
+        .and_then(|max| now.checked_add(max).ok())
+        .unwrap_or(Timestamp::MAX);
+    if first.at > deadline {
+        term::notice(&format!(
+            "{} reopens at {} ({}), beyond the {} a wait takes — not waiting",
+            first.label,
+            clock_words(first.at, now),
+            in_words(first.at.duration_since(now)),
+            max_words(max)
+        ));
+        return Parked::Exit(ExitStatus::Parked.code());
+    }
+    let parking = Parking::read_only(cascade.store().state_dir());
+    wait(config, &rungs, &parking, first, deadline, max)
 }
 
 /// "every rung is parked: X reopens at Thu 09:00 (in 20 h 5 min), beyond the 6 h --wait
@@ -195,6 +226,7 @@ fn wait(
     max: Duration,
 ) -> Parked {
     crate::signals::note_interrupts();
+    let began = Instant::now();
     let in_place = term::notices_on_terminal();
     if !in_place {
         let now = Timestamp::now();
@@ -212,12 +244,13 @@ fn wait(
             term::end_in_place();
         }
         crate::signals::stop_noting_interrupts();
+        crate::launch::outcome::waited(began.elapsed());
     };
     loop {
         if crate::signals::interrupted() {
             end(in_place);
             term::notice("stopped waiting — nothing ran");
-            return Parked::Exit(ExitCode::from(130));
+            return Parked::Exit(130);
         }
         let now = Timestamp::now();
         if now >= first.at {
@@ -236,7 +269,7 @@ fn wait(
                 Some(later) if later.at > deadline => {
                     end(in_place);
                     term::notice(&beyond_max(&later, now, max));
-                    return Parked::Exit(ExitCode::from(ExitStatus::Parked));
+                    return Parked::Exit(ExitStatus::Parked.code());
                 }
                 Some(next) => first = next,
             }

@@ -142,6 +142,7 @@ pub const READERS: Readers = Readers {
     last_model: |_env| None,
     run_actions: super::no_run_actions,
     run_windows: None,
+    run_session: None,
 };
 
 #[cfg(test)]

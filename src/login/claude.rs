@@ -228,6 +228,10 @@ pub const READERS: Readers = Readers {
             _ => Vec::new(),
         }
     }),
+    run_session: Some(|home, cwd, start, id| {
+        let dir = super::claude_transcript::project_dir_for(home, cwd);
+        super::claude_session::read(&dir, start, id)
+    }),
 };
 
 /// The login in the store Claude Code finds in `env`. agent's own store is read as Claude

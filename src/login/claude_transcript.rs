@@ -227,8 +227,9 @@ fn written_by_the_cli(row: &Value) -> bool {
         && row.pointer("/message/model").and_then(Value::as_str) == Some(SYNTHETIC_MODEL)
 }
 
-/// The text of a row's message (`message.content`, a string or text blocks).
-fn message_text(row: &Value) -> Option<String> {
+/// The text of a row's message (`message.content`, a string or text blocks; a block of
+/// another type — a tool's use or result, an image — is no text).
+pub fn message_text(row: &Value) -> Option<String> {
     match row.pointer("/message/content")? {
         Value::String(text) => Some(text.clone()),
         Value::Array(blocks) => {

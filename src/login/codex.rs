@@ -152,6 +152,9 @@ pub const READERS: Readers = Readers {
             .map(|run| run.windows)
             .unwrap_or_default()
     }),
+    run_session: Some(|home, cwd, start, id| {
+        super::codex_session::read(&home.join("sessions"), cwd, start, id)
+    }),
 };
 
 /// What Codex's store in the home it finds in `env` holds: its ChatGPT login, or the key

@@ -105,6 +105,30 @@ pub fn find_run(sessions: &Path, cwd: &Path, start: Timestamp) -> Option<RunReco
         .find_map(|path| read_run(&path, &cwd, start))
 }
 
+/// The rollout of the session `id` (the id its `session_meta` line names), written since
+/// `since`. Every day's directory is looked in: a session resumed by its id keeps writing
+/// to its own rollout, in the directory of the day it began.
+pub fn find_session(sessions: &Path, id: &str, since: Timestamp) -> Option<PathBuf> {
+    let cutoff = records::slack(since);
+    rollouts_newest_first(sessions, None)
+        .into_iter()
+        .take_while(|path| records::modified(path).is_some_and(|at| at >= cutoff))
+        .find(|path| session_id(path).as_deref() == Some(id))
+}
+
+/// The id of the session a rollout holds: its first `session_meta` line's.
+pub fn session_id(path: &Path) -> Option<String> {
+    records::lines(path)
+        .filter(|line| line.contains("\"session_meta\""))
+        .find_map(|line| {
+            let row: Value = serde_json::from_str(&line).ok()?;
+            if row.get("type").and_then(Value::as_str) != Some("session_meta") {
+                return None;
+            }
+            Some(row.pointer("/payload/id")?.as_str()?.to_string())
+        })
+}
+
 fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
     let mut same_dir = false;
     let mut ran_since_start = false;

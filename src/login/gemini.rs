@@ -145,6 +145,7 @@ pub const READERS: Readers = Readers {
     last_model: |env| last_model(&adapter::gemini::home(env)?),
     run_actions: super::no_run_actions,
     run_windows: None,
+    run_session: None,
 };
 
 /// The Google login in the Gemini CLI home it finds in `env`; another auth type its

@@ -26,11 +26,13 @@
 pub mod agy;
 pub mod claude;
 pub mod claude_oauth_usage;
+pub mod claude_session;
 pub mod claude_statusline;
 pub mod claude_transcript;
 pub mod codex;
 pub mod codex_app_server;
 pub mod codex_rollout;
+pub mod codex_session;
 pub mod gemini;
 pub mod jwt;
 #[cfg(target_os = "macos")]
@@ -39,6 +41,7 @@ pub mod readers;
 pub mod records;
 pub mod reset_text;
 pub mod run_actions;
+pub mod session;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -50,6 +53,7 @@ use std::path::Path;
 use crate::adapter::Env;
 use crate::backend::Credential;
 use run_actions::Actions;
+use session::Session;
 
 /// What agent knows about one CLI's login: never its tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +97,12 @@ pub enum OwnStore {
 /// started.
 pub type RunReader<T> = fn(home: &Path, cwd: &Path, start: Timestamp) -> T;
 
+/// A reader of what one session was (DESIGN §21): given the CLI's home, the run's folder,
+/// when it started and the session's id when agent knows it (the one it gave the CLI, or
+/// the CLI's own it learned).
+pub type SessionReader =
+    fn(home: &Path, cwd: &Path, start: Timestamp, id: Option<&str>) -> Option<Session>;
+
 /// The readers of one CLI's files.
 pub struct Readers {
     /// What its login store holds where the CLI would find it in `env`.
@@ -105,6 +115,9 @@ pub struct Readers {
     /// The usage windows that run's record names (the wall it ran into), for a CLI whose
     /// run records name them; a login of such a CLI is parked by them.
     pub run_windows: Option<RunReader<Vec<Window>>>,
+    /// What its session was — the task, where it stopped, the files it changed — for a
+    /// CLI whose records agent reads that from.
+    pub run_session: Option<SessionReader>,
 }
 
 /// For a CLI that keeps no record of a run agent reads.

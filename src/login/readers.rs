@@ -9,6 +9,7 @@ use std::path::Path;
 use jiff::Timestamp;
 
 use super::run_actions::Actions;
+use super::session::Session;
 use super::{OwnStore, Readers, Window};
 use crate::adapter::{Env, Family};
 
@@ -56,4 +57,17 @@ pub fn run_windows(family: Family, home: &Path, cwd: &Path, start: Timestamp) ->
         Some(read) => read(home, cwd, start),
         None => Vec::new(),
     }
+}
+
+/// What the session of a CLI of `family` with its home at `home` was, for the run that
+/// started at `start` in `cwd`: the session `id` when agent knows it, else this run's own
+/// record. `None` for a CLI whose records name no session agent reads, or no record found.
+pub fn run_session(
+    family: Family,
+    home: &Path,
+    cwd: &Path,
+    start: Timestamp,
+    id: Option<&str>,
+) -> Option<Session> {
+    (of(family)?.run_session?)(home, cwd, start, id)
 }

@@ -86,33 +86,39 @@ pub fn claude(project_dir: &Path, start: Timestamp) -> Actions {
             {
                 continue;
             }
-            let Some(content) = row.pointer("/message/content").and_then(Value::as_array) else {
-                continue;
-            };
-            for item in content {
-                if item.get("type").and_then(Value::as_str) != Some("tool_use") {
-                    continue;
-                }
-                let input = item.get("input");
-                let field = |name: &str| input.and_then(|i| i.get(name)).and_then(Value::as_str);
-                match item.get("name").and_then(Value::as_str) {
-                    Some("Edit" | "MultiEdit" | "Write") => {
-                        if let Some(file) = field("file_path") {
-                            actions.changed(file);
-                        }
-                    }
-                    Some("NotebookEdit") => {
-                        if let Some(file) = field("notebook_path") {
-                            actions.changed(file);
-                        }
-                    }
-                    Some("Bash") => actions.commands += 1,
-                    _ => {}
-                }
-            }
+            claude_row(&row, &mut actions);
         }
     }
     actions
+}
+
+/// Adds what one assistant row of a Claude Code transcript did: the files its edit tool
+/// calls changed and the commands it ran.
+pub fn claude_row(row: &Value, actions: &mut Actions) {
+    let Some(content) = row.pointer("/message/content").and_then(Value::as_array) else {
+        return;
+    };
+    for item in content {
+        if item.get("type").and_then(Value::as_str) != Some("tool_use") {
+            continue;
+        }
+        let input = item.get("input");
+        let field = |name: &str| input.and_then(|i| i.get(name)).and_then(Value::as_str);
+        match item.get("name").and_then(Value::as_str) {
+            Some("Edit" | "MultiEdit" | "Write") => {
+                if let Some(file) = field("file_path") {
+                    actions.changed(file);
+                }
+            }
+            Some("NotebookEdit") => {
+                if let Some(file) = field("notebook_path") {
+                    actions.changed(file);
+                }
+            }
+            Some("Bash") => actions.commands += 1,
+            _ => {}
+        }
+    }
 }
 
 /// What the Codex run recorded in the rollout at `path` did since `start`.
@@ -130,46 +136,51 @@ pub fn codex(path: &Path, start: Timestamp) -> Actions {
         {
             continue;
         }
-        let Some(payload) = row.get("payload") else {
-            continue;
-        };
-        let kind = payload.get("type").and_then(Value::as_str);
-        if !matches!(
-            kind,
-            Some("function_call" | "custom_tool_call" | "local_shell_call")
-        ) {
-            continue;
-        }
-        let name = payload.get("name").and_then(Value::as_str);
-        match (kind, name) {
-            (_, Some("apply_patch")) => {
-                let patch = payload
-                    .get("input")
-                    .or_else(|| payload.get("arguments"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                // Function-call arguments are JSON text holding the patch; the
-                // freeform tool's input is the patch itself.
-                let patch = serde_json::from_str::<Value>(patch)
-                    .ok()
-                    .and_then(|args| {
-                        args.get("input")
-                            .and_then(Value::as_str)
-                            .map(str::to_string)
-                    })
-                    .unwrap_or_else(|| patch.to_string());
-                for file in patched_files(&patch) {
-                    actions.changed(file);
-                }
-            }
-            (Some("local_shell_call"), _)
-            | (_, Some("shell" | "exec_command" | "local_shell" | "unified_exec")) => {
-                actions.commands += 1;
-            }
-            _ => {}
+        if let Some(payload) = row.get("payload") {
+            codex_item(payload, &mut actions);
         }
     }
     actions
+}
+
+/// Adds what one `response_item` payload of a Codex rollout did: the files an
+/// `apply_patch` call names and the commands a shell call ran.
+pub fn codex_item(payload: &Value, actions: &mut Actions) {
+    let kind = payload.get("type").and_then(Value::as_str);
+    if !matches!(
+        kind,
+        Some("function_call" | "custom_tool_call" | "local_shell_call")
+    ) {
+        return;
+    }
+    let name = payload.get("name").and_then(Value::as_str);
+    match (kind, name) {
+        (_, Some("apply_patch")) => {
+            let patch = payload
+                .get("input")
+                .or_else(|| payload.get("arguments"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            // Function-call arguments are JSON text holding the patch; the freeform
+            // tool's input is the patch itself.
+            let patch = serde_json::from_str::<Value>(patch)
+                .ok()
+                .and_then(|args| {
+                    args.get("input")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .unwrap_or_else(|| patch.to_string());
+            for file in patched_files(&patch) {
+                actions.changed(file);
+            }
+        }
+        (Some("local_shell_call"), _)
+        | (_, Some("shell" | "exec_command" | "local_shell" | "unified_exec")) => {
+            actions.commands += 1;
+        }
+        _ => {}
+    }
 }
 
 /// The files an `apply_patch` patch names.

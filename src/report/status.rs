@@ -82,8 +82,57 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         Ok(())
     })?;
 
+    if let Some(line) = last_handoff(&crate::paths::state_dir())
+        .as_ref()
+        .and_then(handoff_line)
+    {
+        println!("{line}");
+    }
     super::warn_expiring(config);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The newest hand-off event (DESIGN §21), if there was one.
+pub fn last_handoff(state_dir: &std::path::Path) -> Option<serde_json::Value> {
+    crate::state::events::newest(state_dir, crate::state::events::Kind::Handoff)
+}
+
+/// `last hand-off: Wed 2 Dec 05:30 Claude Code (claude-opus-5) → Codex (gpt-6.2-sol): PATH`,
+/// in local time.
+pub fn handoff_line(event: &serde_json::Value) -> Option<String> {
+    let at: jiff::Timestamp = event["time"].as_str()?.parse().ok()?;
+    let when = at
+        .to_zoned_datetime(jiff::tz::TimeZone::system())
+        .strftime("%a %-d %b %H:%M");
+    let field = |name: &str| crate::text::printable(event[name].as_str().unwrap_or("?"));
+    let reason = event["reason"].as_str().unwrap_or("");
+    Some(format!(
+        "last hand-off: {when} {} → {}: {}",
+        field("from"),
+        field("to"),
+        crate::text::printable(brief_of(reason).unwrap_or(reason))
+    ))
+}
+
+/// The brief a hand-off event's reason names: the launch writes `<limit> — brief <PATH>`
+/// (or the limit alone when no brief could be written).
+pub fn brief_of(reason: &str) -> Option<&str> {
+    reason
+        .rsplit_once(" — brief ")
+        .map(|(_, path)| path)
+        .filter(|path| !path.is_empty())
+}
+
+/// A hand-off event as `--status --json` shows it on the row of the rung it came from.
+fn handoff_json(event: &serde_json::Value) -> serde_json::Value {
+    let reason = event["reason"].as_str().unwrap_or("");
+    json!({
+        "time": event["time"],
+        "from": event["from"],
+        "to": event["to"],
+        "brief": brief_of(reason),
+        "reason": reason,
+    })
 }
 
 /// Every rung resolved, the login rungs' windows asked (with `login_usage` on), and the
@@ -123,10 +172,22 @@ pub fn probe_document(config: &Config) -> serde_json::Value {
         }
     });
     let now_ms = crate::state::health::now_ms();
+    // The rows stay the rows scripts read (an array, one per rung): the last hand-off is
+    // a field of the row of the rung it came from.
+    let handoff = last_handoff(&crate::paths::state_dir());
     let rows: Vec<_> = rungs
         .iter()
         .zip(&states)
-        .filter_map(|(rung, state)| Some(json_row(rung, state.as_ref()?, now_ms)))
+        .filter_map(|(rung, state)| {
+            let mut row = json_row(rung, state.as_ref()?, now_ms);
+            if let Some(event) = handoff
+                .as_ref()
+                .filter(|event| event["from"].as_str() == Some(rung.label().as_str()))
+            {
+                row["last_handoff"] = handoff_json(event);
+            }
+            Some(row)
+        })
         .collect();
     serde_json::Value::Array(rows)
 }
@@ -217,6 +278,29 @@ pub fn json_row(rung: &Rung, state: &RungState, now_ms: u64) -> serde_json::Valu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hand_off_names_its_brief_or_else_its_limit() {
+        let event = |reason: &str| {
+            json!({"time": "2026-12-02T05:30:07Z", "event": "handoff",
+                "from": "Claude Code (claude-opus-5)", "to": "Codex (gpt-6.2-sol)", "reason": reason})
+        };
+        let with = event("5-hour limit, resets 10:30 — brief /s/handoffs/a.md");
+        assert_eq!(handoff_json(&with)["brief"], "/s/handoffs/a.md");
+        assert!(
+            handoff_line(&with)
+                .unwrap()
+                .ends_with(" → Codex (gpt-6.2-sol): /s/handoffs/a.md")
+        );
+        let without = event("5-hour limit, resets 10:30");
+        assert_eq!(handoff_json(&without)["brief"], serde_json::Value::Null);
+        assert!(
+            handoff_line(&without)
+                .unwrap()
+                .ends_with(": 5-hour limit, resets 10:30")
+        );
+        assert_eq!(handoff_line(&json!({"event": "handoff"})), None);
+    }
 
     #[test]
     fn a_row_quoting_others_shows_none_of_their_control_or_bidi_characters() {

@@ -18,7 +18,13 @@ pub enum Kind {
     Fastfail,
     Alert,
     CorruptState,
+    /// A session that ran out of its window was continued on another rung (DESIGN §21):
+    /// `from` and `to` are the two rungs' labels, `reason` the brief's path.
+    Handoff,
 }
+
+/// How many of the newest events [`newest`] looks through.
+const NEWEST_SCAN: usize = 1000;
 
 #[derive(Serialize)]
 struct Line<'a> {
@@ -60,6 +66,16 @@ pub fn recent(state_dir: &Path, count: usize) -> Vec<serde_json::Value> {
             .collect();
     }
     recent_in_file(state_dir, count)
+}
+
+/// The newest event of `kind` among the last [`NEWEST_SCAN`] events, as [`recent`] reads
+/// them.
+pub fn newest(state_dir: &Path, kind: Kind) -> Option<serde_json::Value> {
+    let name = serde_json::to_value(kind).ok()?;
+    recent(state_dir, NEWEST_SCAN)
+        .into_iter()
+        .rev()
+        .find(|event| event.get("event") == Some(&name))
 }
 
 /// [`recent`] from this machine's `events.jsonl`.

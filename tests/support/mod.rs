@@ -13,11 +13,13 @@ pub mod python;
 pub mod redis;
 pub mod relay;
 pub mod sandbox;
+pub mod session_id;
 pub mod tmux;
 pub mod watched;
 
 pub use mock_api::{MockApi, Reply, Request, Rule, Usage};
 pub use sandbox::{FakeCli, Invocation, Run, Sandbox};
+pub use session_id::launched_words;
 
 /// The key the Claude login of a sandbox whose home is `home` is filed under — on a
 /// token in `CLAUDE_CODE_OAUTH_TOKEN` too: Claude Code hides the token from its
