@@ -409,10 +409,17 @@ fn on_limit_resume_waits_for_the_reset_and_resumes_the_same_session_once() {
 fn ctrl_c_while_waiting_to_resume_exits_130_and_runs_nothing_more() {
     let w = out_of_its_window(120);
     let (outcome_path, outcome_word) = outcome_file(&w.sb);
-    let (child, _, rx) = start_until(
+    // The wait (and its Ctrl-C) begins with `--wait`'s own line, after the one that says
+    // why it waits.
+    let (child, seen, rx) = start_until(
         &w.sb,
         &task_words(&["--on-limit", "resume"], &outcome_word),
-        |line| line.contains("waiting for the reset to resume session"),
+        |line| line.contains("[agent] waiting for "),
+    );
+    assert!(
+        seen.iter()
+            .any(|line| line.contains("— waiting for the reset to resume session ")),
+        "{seen:?}"
     );
 
     ctrl_c(&child);
