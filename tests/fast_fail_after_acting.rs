@@ -4,9 +4,8 @@
 
 use serde_json::json;
 
-use crate::parking::{
-    claude_failing_with_rows, codex_failing_with_rollout, codex_on_chatgpt, launches,
-};
+use crate::parking::{codex_failing_with_rollout, codex_on_chatgpt, launches};
+use crate::support::claude_code::claude_failing_with_rows;
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 fn assistant_with(content: &serde_json::Value) -> serde_json::Value {

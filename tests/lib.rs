@@ -25,6 +25,7 @@ mod logins;
 mod logins_pool;
 mod mock_selftest;
 mod newcomer;
+mod on_limit;
 mod on_limit_flags;
 mod others_paths;
 mod parking;

@@ -2,12 +2,14 @@
 //! full window skips the login's rungs with no call until its reset, the notice names the
 //! window and the reset, and a fast-failed run's own record parks the login next time.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
+use crate::support::claude_code::{
+    claude_failing_with_rows, claude_failing_with_rows_after, limit_row, session_limit_text,
+};
 use crate::support::{Sandbox, launched_words};
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
@@ -45,23 +47,6 @@ pub(crate) fn write_windows(
         json!({ "logins": { login: rows } }).to_string(),
     )
     .unwrap();
-}
-
-/// Claude Code's session-limit text with a reset an hour or two ahead, on the clock the test
-/// runs on, in the zone Claude Code names ("resets 3pm (Europe/Berlin)" is 20 hours ahead,
-/// and no 5-hour window, at 19:00 in Berlin).
-fn session_limit_text() -> String {
-    let berlin = jiff::tz::TimeZone::get("Europe/Berlin").unwrap();
-    let hour = (Timestamp::now() + SignedDuration::from_hours(2))
-        .to_zoned_datetime(berlin)
-        .hour();
-    let (twelve, half) = match hour {
-        0 => (12, "am"),
-        1..=11 => (hour, "am"),
-        12 => (12, "pm"),
-        _ => (hour - 12, "pm"),
-    };
-    format!("You've hit your session limit · resets {twelve}{half} (Europe/Berlin)")
 }
 
 pub(crate) fn five_hour() -> serde_json::Value {
@@ -110,45 +95,10 @@ fn a_full_window_parks_the_login_with_no_call_and_after_its_reset_it_runs_again(
     assert_eq!(w.sb.calls("codex").len(), 1, "{}", run.stderr);
 }
 
-/// The project directory Claude Code keeps the transcripts of `cwd` in.
-fn project_dir(sb: &Sandbox, cwd: &Path) -> PathBuf {
-    let real = std::fs::canonicalize(cwd).unwrap();
-    let name: String = real
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    sb.home().join(".claude/projects").join(name)
-}
-
 /// A fake `claude` that, like Claude Code refused by a usage limit, writes its synthetic
 /// error row into the transcript of the working directory and exits 1 at once.
 fn claude_refused_with(sb: &Sandbox, text: &str) {
     claude_failing_with_rows(sb, &[limit_row(text)]);
-}
-
-/// A fake `claude` that writes `rows` (`@NOW@` standing for the time it runs) into the
-/// transcript of the working directory and exits 1 at once. The file's time is set from
-/// the clock the rows' time came from (the file system stamps the machine's, which is not
-/// the test's under `scripts/test-at-dates.sh`).
-pub(crate) fn claude_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
-    claude_failing_with_rows_after(sb, "0", rows);
-}
-
-/// The same, after working `seconds` first.
-fn claude_failing_with_rows_after(sb: &Sandbox, seconds: &str, rows: &[serde_json::Value]) {
-    let dir = project_dir(sb, sb.home());
-    let lines: Vec<String> = rows.iter().map(ToString::to_string).collect();
-    let lines = format!("{}\n", lines.join("\n"));
-    let template = sb.tmp_dir().join("transcript-rows.jsonl");
-    std::fs::write(&template, lines).unwrap();
-    sb.fake_cli("claude")
-        .script(&format!(
-            "sleep {seconds}\nmkdir -p '{dir}'\nnow=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)\nsed \"s/@NOW@/$now/g\" '{template}' >> '{dir}/s-1.jsonl'\ntouch -d \"$now\" '{dir}/s-1.jsonl'\nexit 1",
-            dir = dir.display(),
-            template = template.display(),
-        ))
-        .install();
 }
 
 #[test]
@@ -703,20 +653,6 @@ fn an_oauth_accounts_full_window_parks_that_account_and_the_next_one_runs() {
 /// `rows` into its transcript and exits 1: a session that outlived its window.
 fn claude_working_then_failing_with_rows(sb: &Sandbox, rows: &[serde_json::Value]) {
     claude_failing_with_rows_after(sb, "1.3", rows);
-}
-
-/// Claude Code's synthetic error row for a refusal saying `text`.
-fn limit_row(text: &str) -> serde_json::Value {
-    json!({
-        "type": "assistant",
-        "sessionId": "s-1",
-        "timestamp": "@NOW@",
-        "message": {"model": "<synthetic>", "role": "assistant",
-                    "content": [{"type": "text", "text": text}]},
-        "error": "rate_limit",
-        "isApiErrorMessage": true,
-        "apiErrorStatus": 429,
-    })
 }
 
 #[test]

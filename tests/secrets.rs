@@ -3,7 +3,7 @@
 use crate::support::{MockApi, Reply, Rule};
 use crate::world::{GEMINI_KEY, GEMINI_MODEL, OPENAI_KEY, PROXY_KEY, world};
 
-fn assert_no_secret(text: &str, place: &str) {
+pub(crate) fn assert_no_secret(text: &str, place: &str) {
     for secret in [PROXY_KEY, OPENAI_KEY, GEMINI_KEY] {
         assert!(!text.contains(secret), "{place} holds a secret: {text}");
         // The distinctive middle of each key: no partial echo either.

@@ -2,8 +2,7 @@
 //! reset and the rung it reopens; `--wait[=MAX]` (or `AGENT_WAIT`) waits for it and runs
 //! once, Ctrl-C ends the wait with 130, and a reset beyond MAX is not waited for.
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -11,7 +10,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
 use crate::parking::{claude_login, five_hour, in_hours, write_windows};
-use crate::support::sandbox::spawn;
+use crate::support::watched::{ctrl_c, finish, start_until};
 use crate::support::{Sandbox, launched_words};
 use crate::world::world;
 
@@ -39,63 +38,9 @@ fn claude_noting_when_it_ran(sb: &Sandbox) {
         .install();
 }
 
-/// Starts `agent ARGS` in its own process group with stderr piped, and returns it once its
-/// stderr says it is waiting (with the lines read so far, and the rest to come).
+/// Starts `agent ARGS` and returns it once its stderr says it is waiting.
 fn start_waiting(sb: &Sandbox, args: &[&str]) -> (Child, Vec<String>, mpsc::Receiver<String>) {
-    use std::os::unix::process::CommandExt as _;
-    let mut command = sb.command(args);
-    command
-        .process_group(0)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut child = spawn(&mut command).expect("agent starts");
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut seen = Vec::new();
-    loop {
-        let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("agent never said it was waiting: {seen:?}");
-        };
-        let waiting = line.contains("[agent] waiting for ");
-        seen.push(line);
-        if waiting {
-            return (child, seen, rx);
-        }
-    }
-}
-
-/// Waits for `child` (killed after 20 s) and returns its exit code with the rest of its
-/// stderr.
-fn finish(mut child: Child, rx: &mpsc::Receiver<String>) -> (Option<i32>, String) {
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    // The reader thread may not have read the last lines yet when the child is gone: read
-    // until the pipe closes (the thread ends and the channel disconnects), bounded.
-    let mut rest = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
-        match rx.recv_timeout(left) {
-            Ok(line) => rest.push(line),
-            Err(_) => break,
-        }
-    }
-    (status.code(), rest.join("\n"))
+    start_until(sb, args, |line| line.contains("[agent] waiting for "))
 }
 
 #[test]
@@ -184,12 +129,7 @@ fn ctrl_c_during_the_wait_exits_130_and_runs_nothing() {
     );
     let (child, _, rx) = start_waiting(&w.sb, &["--wait=3h", "-p", "hi"]);
 
-    // What the terminal does on Ctrl-C: INT to the whole foreground group.
-    nix::sys::signal::killpg(
-        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    ctrl_c(&child);
     let (code, stderr) = finish(child, &rx);
 
     assert_eq!(code, Some(130), "{stderr}");
@@ -298,11 +238,7 @@ fn a_clock_stepped_back_during_the_wait_keeps_the_login_parked() {
     // The wait reads the windows again every second: give it a few reads.
     std::thread::sleep(Duration::from_secs(4));
     let still_waiting = child_state(&child).is_none();
-    nix::sys::signal::killpg(
-        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    ctrl_c(&child);
     let (code, stderr) = finish(child, &rx);
 
     assert!(still_waiting, "the wait ended: {stderr}");

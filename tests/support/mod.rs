@@ -5,6 +5,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod cdp;
+pub mod claude_code;
 pub mod clock;
 pub mod held;
 pub mod mock_api;
@@ -13,6 +14,8 @@ pub mod redis;
 pub mod relay;
 pub mod sandbox;
 pub mod session_id;
+pub mod tmux;
+pub mod watched;
 
 pub use mock_api::{MockApi, Reply, Request, Rule, Usage};
 pub use sandbox::{FakeCli, Invocation, Run, Sandbox};

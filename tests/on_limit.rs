@@ -1,0 +1,621 @@
+//! A session that outlives its window (DESIGN §21, issue 30): Claude Code works past
+//! `fastfail_seconds`, edits a file, and its window runs out mid-session (its 2.1.332 limit
+//! row, the limit as data). What follows is `on_limit`'s: `continue` hands the session to
+//! Codex with a brief of it, `stop` (the default off a terminal) passes the code through
+//! and says how to go on, `resume` waits for the reset and resumes the same session once,
+//! and on a terminal agent asks. Any other late failure stays final. `--outcome` records
+//! each way out for scripts.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+use crate::secrets::assert_no_secret;
+use crate::support::claude_code::{
+    FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row, ran_at, resets,
+};
+use crate::support::session_id::is_v4_uuid;
+use crate::support::tmux::Tmux;
+use crate::support::watched::{ctrl_c, finish, start_until};
+use crate::support::{Invocation, Sandbox};
+use crate::world::{CLAUDE_THEN_CODEX, PROXY_KEY, World, world};
+
+/// The night job's prompt: Markdown and more than one line, so "verbatim" means something.
+const TASK: &str =
+    "Fix the failing tests in src/parser.rs — keep `parse()` public.\n\nThen run `cargo test`.";
+
+/// What the session said it had done before its window ran out.
+const DID: &str = "I made the lexer accept empty input; two tests still fail.";
+
+/// How long the fake works: past `fastfail_seconds = 1`, a real run and not a fast failure.
+const WORK: &str = "1.3";
+
+/// Claude Code, then Codex, with a one-second fast-failure threshold.
+fn config() -> String {
+    format!("fastfail_seconds = 1\n{CLAUDE_THEN_CODEX}")
+}
+
+/// The file the session edits, relative to its working directory (the sandbox's home):
+/// named nowhere in the task or the replies, so only the session's edit can bring it into
+/// the brief.
+const EDITED: &str = "src/lexer.rs";
+
+/// A fake Claude Code whose session runs out of its 5-hour window, the reset `reset_in`
+/// seconds after it ends: it takes the task, answers with text and an `Edit` of
+/// [`EDITED`] (and really edits it), quotes the proxy key agent holds (a transcript may
+/// hold any secret a tool printed), writes the limit row and exits 1.
+fn session_out_of_its_window(sb: &Sandbox, reset_in: i64) {
+    let edited = sb.write_file(EDITED, "pub fn lex() {}\n");
+    let rows = [
+        prompt_row(TASK),
+        assistant_row(&json!([
+            {"type": "text", "text": DID},
+            {"type": "tool_use", "id": "t1", "name": "Edit",
+             "input": {"file_path": edited.to_string_lossy(), "old_string": "{}", "new_string": "{ todo }"}},
+        ])),
+        assistant_row(&json!([
+            {"type": "text", "text": format!("The proxy answers with AGENT_PROXY_KEY={PROXY_KEY}.")},
+        ])),
+        five_hour_limit_row_332(),
+    ];
+    FakeClaude::new(sb)
+        .works(WORK)
+        .reset_in(reset_in)
+        .edits(&edited)
+        .rows(&rows)
+        .install();
+}
+
+/// [`world`] on [`config`] with [`session_out_of_its_window`].
+fn out_of_its_window(reset_in: i64) -> World {
+    let w = world();
+    w.sb.write_config(&config());
+    session_out_of_its_window(&w.sb, reset_in);
+    w
+}
+
+/// A fake Codex that works past the threshold too, says so, and exits 3: a code of its
+/// own, which agent's must be.
+fn codex_working_then_exiting_3(sb: &Sandbox) {
+    sb.fake_cli("codex")
+        .script("[ \"$1\" = app-server ] && exit 0\nsleep 1.3\necho codex went on\nexit 3")
+        .install();
+}
+
+/// The runs of the fake Codex that were launches (not `codex app-server` asked for windows).
+fn codex_runs(sb: &Sandbox) -> Vec<Invocation> {
+    sb.calls("codex")
+        .into_iter()
+        .filter(|call| call.argv.first().map(String::as_str) != Some("app-server"))
+        .collect()
+}
+
+/// The session id agent gave Claude Code (`--session-id ID`): a UUID, as Claude Code takes.
+fn session_id_given(call: &Invocation) -> String {
+    let at = call
+        .argv
+        .iter()
+        .position(|word| word == "--session-id")
+        .unwrap_or_else(|| panic!("no --session-id in {:?}", call.argv));
+    let id = call.argv[at + 1].clone();
+    assert!(is_v4_uuid(&id), "not a UUID: {id}");
+    id
+}
+
+/// The brief's path, as the hand-off notice names it.
+fn brief_named_in(stderr: &str) -> PathBuf {
+    let words = "with a brief of the session: ";
+    let at = stderr
+        .find(words)
+        .unwrap_or_else(|| panic!("no hand-off notice: {stderr}"));
+    let rest = &stderr[at + words.len()..];
+    PathBuf::from(rest.lines().next().unwrap_or_default().trim())
+}
+
+/// The briefs agent wrote, by path.
+fn briefs(sb: &Sandbox) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(sb.state_dir().join("handoffs")) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries.map(|entry| entry.unwrap().path()).collect();
+    paths.sort();
+    paths
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The `--outcome` record agent wrote.
+fn outcome(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("no outcome record at {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("the outcome is not JSON ({e}): {text}"))
+}
+
+/// An `--outcome` file in the sandbox's temp directory, as the words to pass.
+fn outcome_file(sb: &Sandbox) -> (PathBuf, String) {
+    let path = sb.tmp_dir().join("outcome.json");
+    let word = path.to_string_lossy().into_owned();
+    (path, word)
+}
+
+/// `agent WORDS --outcome OUTCOME -p TASK`.
+fn task_words<'a>(words: &[&'a str], outcome: &'a str) -> Vec<&'a str> {
+    let mut all = words.to_vec();
+    all.extend(["--outcome", outcome, "-p", TASK]);
+    all
+}
+
+/// Runs `agent WORDS --outcome FILE -p TASK`; returns the run and the outcome file.
+fn launch(sb: &Sandbox, words: &[&str]) -> (crate::support::Run, PathBuf) {
+    let (path, word) = outcome_file(sb);
+    (sb.run(&task_words(words, &word)), path)
+}
+
+/// The rung the record says ran out of its window: ended `limit`, in the session agent
+/// named, with the window and the reset the limit row gave (to the second).
+fn assert_limit_rung(rung: &Value, session: &str, reset: i64) {
+    assert_eq!(rung["ended"], "limit", "{rung}");
+    assert_eq!(rung["code"], 1, "{rung}");
+    assert_eq!(rung["session"], session, "{rung}");
+    assert!(
+        rung["window"].as_str().is_some_and(|w| !w.is_empty()),
+        "{rung}"
+    );
+    let at: Timestamp = rung["reset"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no reset: {rung}"))
+        .parse()
+        .unwrap();
+    assert_eq!(at.as_second(), reset, "{rung}");
+}
+
+#[test]
+fn on_limit_continue_hands_the_session_to_codex_with_a_brief_and_ends_with_codexs_code() {
+    let w = out_of_its_window(2 * 3600);
+    let edited = w.sb.home().join(EDITED);
+    codex_working_then_exiting_3(&w.sb);
+
+    let (run, outcome_path) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(3), "Codex's code is agent's: {run:?}");
+    assert_eq!(run.stdout, "codex went on\n", "{run:?}");
+    let claude = w.sb.calls("claude");
+    assert_eq!(claude.len(), 1, "{}", run.stderr);
+    let session = session_id_given(&claude[0]);
+    assert!(
+        !claude[0]
+            .argv
+            .iter()
+            .any(|word| word.contains("on-limit") || word.contains("outcome")),
+        "agent's own words reached Claude Code: {:?}",
+        claude[0].argv
+    );
+    // The fake really did its part (the brief's file list is the product's).
+    assert_eq!(
+        std::fs::read_to_string(&edited).unwrap(),
+        "pub fn lex() {}\n// fixed\n"
+    );
+
+    // Codex ran once, headless, with the task verbatim and the brief to read.
+    let codex = codex_runs(&w.sb);
+    assert_eq!(codex.len(), 1, "{}", run.stderr);
+    assert_eq!(codex[0].argv[0], "exec", "{:?}", codex[0].argv);
+    let brief = brief_named_in(&run.stderr);
+    let prompt = codex[0]
+        .argv
+        .iter()
+        .find(|word| word.contains(TASK))
+        .unwrap_or_else(|| panic!("the task is not verbatim in {:?}", codex[0].argv));
+    assert!(
+        prompt.contains(&*brief.to_string_lossy()),
+        "the prompt does not name the brief {}: {prompt}",
+        brief.display()
+    );
+    assert!(
+        prompt.contains("[agent] This task began in Claude Code"),
+        "{prompt}"
+    );
+    assert!(
+        run.stderr
+            .contains("ran out of its window (5-hour limit, resets "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("— continuing in Codex"),
+        "{}",
+        run.stderr
+    );
+
+    // The brief: in the state directory, private, holding the task, what was done and the
+    // file it changed — and not the secret the transcript held.
+    assert_eq!(
+        briefs(&w.sb),
+        std::slice::from_ref(&brief),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(mode(&brief), 0o600, "{}", brief.display());
+    assert_eq!(mode(&w.sb.state_dir().join("handoffs")), 0o700);
+    let text = std::fs::read_to_string(&brief).unwrap();
+    assert!(text.contains(TASK), "the task is not verbatim: {text}");
+    assert!(text.contains(DID), "what it did is missing: {text}");
+    assert!(text.contains(EDITED), "the edited file is missing: {text}");
+    assert!(text.contains(&session), "the session id is missing: {text}");
+    assert_no_secret(&text, "the brief");
+    assert_no_secret(&codex[0].argv.join(" "), "Codex's words");
+    assert_no_secret(&run.stderr, "stderr");
+    for (path, content) in w.sb.state_files() {
+        assert_no_secret(&content, &path.display().to_string());
+    }
+
+    let record = outcome(&outcome_path);
+    assert_eq!(record["exit"], 3, "{record}");
+    let rungs = record["rungs"].as_array().expect("rungs");
+    assert_eq!(rungs.len(), 2, "{record}");
+    assert_limit_rung(&rungs[0], &session, resets(&w.sb)[0]);
+    assert!(
+        rungs[1]["ended"] == "error" || rungs[1]["ended"] == "done",
+        "{record}"
+    );
+    assert_eq!(rungs[1]["code"], 3, "{record}");
+    assert_ne!(rungs[0]["cli"], rungs[1]["cli"], "{record}");
+    assert_eq!(record["handoff"], &*brief.to_string_lossy(), "{record}");
+}
+
+#[test]
+fn off_a_terminal_a_session_out_of_its_window_stops_with_its_code_and_says_how_to_go_on() {
+    let w = out_of_its_window(2 * 3600);
+
+    let (run, outcome_path) = launch(&w.sb, &[]);
+
+    assert_eq!(
+        run.code,
+        Some(1),
+        "Claude Code's code passes through: {run:?}"
+    );
+    assert_only_claude_ran(&w.sb, &run.stderr);
+    assert!(
+        run.stderr
+            .contains("ran out of its window mid-session (5-hour limit, resets "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("--on-limit=continue") && run.stderr.contains("--on-limit=resume"),
+        "{}",
+        run.stderr
+    );
+
+    let session = session_id_given(&w.sb.calls("claude")[0]);
+    let rung = the_one_rung(&outcome_path, 1);
+    assert_limit_rung(&rung, &session, resets(&w.sb)[0]);
+}
+
+#[test]
+fn a_late_failure_naming_no_limit_stays_final_even_with_on_limit_continue() {
+    let w = world();
+    w.sb.write_config(&config());
+    FakeClaude::new(&w.sb)
+        .works(WORK)
+        .rows(&[
+            prompt_row(TASK),
+            assistant_row(&json!([{"type": "text", "text": "The tests still fail."}])),
+        ])
+        .install();
+
+    let (run, outcome_path) = launch(&w.sb, &["--on-limit=continue"]);
+
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert_only_claude_ran(&w.sb, &run.stderr);
+    assert!(
+        !run.stderr.contains("ran out of its window"),
+        "{}",
+        run.stderr
+    );
+    let rung = the_one_rung(&outcome_path, 1);
+    assert_eq!(rung["ended"], "error", "{rung}");
+    assert_eq!(rung["code"], 1, "{rung}");
+}
+
+/// Only Claude Code's first run ran (no Codex, no resumed run) and no brief was written;
+/// `context` (what agent said) is shown if not.
+fn assert_only_claude_ran(sb: &Sandbox, context: &str) {
+    assert_eq!(sb.calls("claude").len(), 1, "{context}");
+    assert!(codex_runs(sb).is_empty(), "{context}");
+    assert!(briefs(sb).is_empty(), "a brief with no hand-off: {context}");
+}
+
+/// The one rung the `--outcome` record at `path` names, which says agent ended with
+/// `exit` and no hand-off.
+fn the_one_rung(path: &Path, exit: i32) -> Value {
+    let record = outcome(path);
+    assert_eq!(record["exit"], exit, "{record}");
+    assert_eq!(record["handoff"], Value::Null, "{record}");
+    let rungs = record["rungs"].as_array().expect("rungs");
+    assert_eq!(rungs.len(), 1, "{record}");
+    rungs[0].clone()
+}
+
+/// The words of a resumed run: `--resume ID` with the session agent named the first time,
+/// and no new session.
+fn assert_resumes(call: &Invocation, session: &str) {
+    let at = call
+        .argv
+        .iter()
+        .position(|word| word == "--resume")
+        .unwrap_or_else(|| panic!("not resumed: {:?}", call.argv));
+    assert_eq!(call.argv.get(at + 1).map(String::as_str), Some(session));
+    assert!(
+        !call.argv.iter().any(|word| word == "--session-id"),
+        "{:?}",
+        call.argv
+    );
+}
+
+#[test]
+fn on_limit_resume_waits_for_the_reset_and_resumes_the_same_session_once() {
+    let w = out_of_its_window(3);
+
+    let (run, outcome_path) = launch(&w.sb, &["--on-limit", "resume"]);
+
+    assert_eq!(run.code, Some(0), "the resumed run's code: {run:?}");
+    let claude = w.sb.calls("claude");
+    assert_eq!(claude.len(), 2, "{}", run.stderr);
+    let session = session_id_given(&claude[0]);
+    assert_resumes(&claude[1], &session);
+    assert!(codex_runs(&w.sb).is_empty(), "{}", run.stderr);
+    let reset = resets(&w.sb)[0];
+    let resumed_at = ran_at(&w.sb)[1];
+    assert!(
+        resumed_at >= reset * 1000,
+        "resumed {} ms before the reset",
+        reset * 1000 - resumed_at
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "— waiting for the reset to resume session {session}"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("[agent] resuming ")
+            && run.stderr.contains(&format!(" session {session}")),
+        "{}",
+        run.stderr
+    );
+
+    let record = outcome(&outcome_path);
+    assert_eq!(record["exit"], 0, "{record}");
+    let rungs = record["rungs"].as_array().expect("rungs");
+    assert_eq!(rungs.len(), 2, "{record}");
+    assert_limit_rung(&rungs[0], &session, reset);
+    assert_eq!(rungs[1]["ended"], "done", "{record}");
+    assert_eq!(rungs[1]["session"], &*session, "{record}");
+    assert!(
+        record["waited_seconds"].as_f64().is_some_and(|s| s > 0.0),
+        "{record}"
+    );
+    assert_eq!(record["handoff"], Value::Null, "{record}");
+}
+
+#[test]
+fn ctrl_c_while_waiting_to_resume_exits_130_and_runs_nothing_more() {
+    let w = out_of_its_window(120);
+    let (outcome_path, outcome_word) = outcome_file(&w.sb);
+    // The wait (and its Ctrl-C) begins with `--wait`'s own line, after the one that says
+    // why it waits.
+    let (child, seen, rx) = start_until(
+        &w.sb,
+        &task_words(&["--on-limit", "resume"], &outcome_word),
+        |line| line.contains("[agent] waiting for "),
+    );
+    assert!(
+        seen.iter()
+            .any(|line| line.contains("— waiting for the reset to resume session ")),
+        "{seen:?}"
+    );
+
+    ctrl_c(&child);
+    let (code, stderr) = finish(child, &rx);
+
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(
+        w.sb.calls("claude").len(),
+        1,
+        "resumed after Ctrl-C: {stderr}"
+    );
+    assert!(codex_runs(&w.sb).is_empty(), "{stderr}");
+    assert_eq!(outcome(&outcome_path)["exit"], 130);
+}
+
+#[test]
+fn with_every_rung_parked_by_the_limit_the_next_launch_exits_75_and_records_it() {
+    let w = out_of_its_window(2 * 3600);
+    assert_eq!(w.sb.run(&["-p", TASK]).code, Some(1));
+    // Only the rung whose window ran out is left.
+    w.sb.write_config(
+        "fastfail_seconds = 1\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n",
+    );
+    let (outcome_path, outcome_word) = outcome_file(&w.sb);
+
+    let run = w.sb.run(&["--outcome", &outcome_word, "-p", "hi"]);
+
+    assert_eq!(run.code, Some(75), "{run:?}");
+    assert_eq!(w.sb.calls("claude").len(), 1, "{}", run.stderr);
+    let record = outcome(&outcome_path);
+    assert_eq!(record["exit"], 75, "{record}");
+    assert_eq!(record["rungs"], json!([]), "{record}");
+    assert_eq!(record["handoff"], Value::Null, "{record}");
+}
+
+/// `agent --outcome FILE -p TASK` on a terminal (a tmux pane of the test's own, no
+/// `on_limit` said anywhere), stopped at its question after Claude Code's window ran out.
+struct Asked {
+    w: World,
+    pane: Tmux,
+    /// Where the `--outcome` record goes.
+    outcome: PathBuf,
+    /// agent's exit code, written when it ends (the pane then stays, so the screen can
+    /// still be read).
+    exit: PathBuf,
+}
+
+impl Asked {
+    /// The world of the headless cases, the limit's reset `reset_in` seconds after the
+    /// session ends; `None` (and a message) where tmux is not installed.
+    fn start(reset_in: i64) -> Option<Asked> {
+        if std::process::Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: tmux is not installed (apt-get install tmux)");
+            return None;
+        }
+        let w = out_of_its_window(reset_in);
+        codex_working_then_exiting_3(&w.sb);
+        let (outcome, outcome_word) = outcome_file(&w.sb);
+        let exit = w.sb.tmp_dir().join("exit-code");
+        // The shell outlives a Ctrl-C to the pane to write the code (a trap with a command
+        // is reset in the child, so agent gets INT as from any shell).
+        let script = format!(
+            "trap : INT; \"$@\"; echo $? > '{}'; sleep 600",
+            exit.display()
+        );
+        let pane = Tmux::start(
+            &w.sb,
+            w.sb.home(),
+            &["/bin/sh", "-c", &script, "sh", env!("CARGO_BIN_EXE_agent")]
+                .into_iter()
+                .chain(task_words(&[], &outcome_word))
+                .collect::<Vec<_>>(),
+        );
+        let asked = Asked {
+            w,
+            pane,
+            outcome,
+            exit,
+        };
+        let screen = asked
+            .pane
+            .wait_for_joined(|screen| screen.contains("or stop [s]?"), 30);
+        assert!(
+            screen.contains("ran out of its window (5-hour limit, resets ")
+                && screen.contains("Continue in Codex")
+                && screen
+                    .contains("with a brief [c], wait for the reset and resume [r], or stop [s]?"),
+            "{screen}"
+        );
+        // Until it is answered, nothing else runs and agent does not end.
+        std::thread::sleep(Duration::from_millis(1500));
+        assert_eq!(asked.w.sb.calls("claude").len(), 1, "{}", asked.screen());
+        assert!(codex_runs(&asked.w.sb).is_empty(), "{}", asked.screen());
+        assert!(!asked.exit.exists(), "{}", asked.screen());
+        Some(asked)
+    }
+
+    fn screen(&self) -> String {
+        self.pane.joined_screen()
+    }
+
+    /// agent's exit code once it has ended (within 30 s).
+    fn exit_code(&self) -> i32 {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&self.exit)
+                && let Ok(code) = text.trim().parse()
+            {
+                return code;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "agent never ended:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+#[test]
+fn on_a_terminal_agent_asks_and_c_continues_in_codex() {
+    let Some(asked) = Asked::start(2 * 3600) else {
+        return;
+    };
+
+    asked.pane.send_line("c");
+
+    assert_eq!(asked.exit_code(), 3, "{}", asked.screen());
+    let codex = codex_runs(&asked.w.sb);
+    assert_eq!(codex.len(), 1, "{}", asked.screen());
+    assert_eq!(codex[0].argv[0], "exec");
+    let brief = briefs(&asked.w.sb);
+    assert_eq!(brief.len(), 1, "{}", asked.screen());
+    let brief = brief[0].to_string_lossy();
+    assert!(
+        codex[0]
+            .argv
+            .iter()
+            .any(|word| word.contains(TASK) && word.contains(&*brief)),
+        "{:?}",
+        codex[0].argv
+    );
+    assert_eq!(outcome(&asked.outcome)["handoff"], &*brief);
+}
+
+#[test]
+fn on_a_terminal_agent_asks_and_r_resumes_the_session_after_the_reset() {
+    let Some(asked) = Asked::start(4) else {
+        return;
+    };
+
+    asked.pane.send_line("r");
+
+    assert_eq!(asked.exit_code(), 0, "{}", asked.screen());
+    let sb = &asked.w.sb;
+    let claude = sb.calls("claude");
+    assert_eq!(claude.len(), 2, "{}", asked.screen());
+    assert_resumes(&claude[1], &session_id_given(&claude[0]));
+    assert!(ran_at(sb)[1] >= resets(sb)[0] * 1000);
+    assert!(codex_runs(sb).is_empty());
+}
+
+#[test]
+fn on_a_terminal_agent_asks_again_on_an_unknown_answer_and_s_stops_running_nothing() {
+    let Some(asked) = Asked::start(2 * 3600) else {
+        return;
+    };
+
+    asked.pane.send_line("maybe");
+    asked
+        .pane
+        .wait_for_joined(|screen| screen.matches("or stop [s]?").count() == 2, 10);
+    assert!(codex_runs(&asked.w.sb).is_empty(), "{}", asked.screen());
+    asked.pane.send_line("s");
+
+    assert_eq!(asked.exit_code(), 1, "{}", asked.screen());
+    assert_only_claude_ran(&asked.w.sb, &asked.screen());
+    assert_eq!(the_one_rung(&asked.outcome, 1)["ended"], "limit");
+}
+
+#[test]
+fn on_a_terminal_ctrl_c_at_the_question_runs_nothing() {
+    let Some(asked) = Asked::start(2 * 3600) else {
+        return;
+    };
+
+    asked.pane.tmux(&["send-keys", "-t", "0", "C-c"]);
+
+    // Ctrl-C is "stop": Claude Code's code passes through, or agent ends by the signal
+    // (130) — either way nothing more runs.
+    let code = asked.exit_code();
+    assert!(code == 1 || code == 130, "{code}: {}", asked.screen());
+    assert_only_claude_ran(&asked.w.sb, &asked.screen());
+}
