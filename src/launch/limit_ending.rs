@@ -264,12 +264,14 @@ fn read_answer() -> Answer {
     }
 }
 
-/// "a, b or c".
+/// "a or b", "a, b, or c": with three choices, the comma keeps "resume [r]" from reading as
+/// part of the last one.
 fn or_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+        [first, last] => format!("{first} or {last}"),
+        [rest @ .., last] => format!("{}, or {last}", rest.join(", ")),
     }
 }
 
@@ -334,7 +336,8 @@ mod tests {
     #[test]
     fn the_choices_read_as_a_sentence() {
         let items = ["a".to_string(), "b".to_string(), "c".to_string()];
-        assert_eq!(or_list(&items), "a, b or c");
+        assert_eq!(or_list(&items), "a, b, or c");
+        assert_eq!(or_list(&items[..2]), "a or b");
         assert_eq!(or_list(&items[..1]), "a");
         assert_eq!(capitalized("continue in X"), "Continue in X");
     }

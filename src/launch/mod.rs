@@ -304,13 +304,23 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     }
                     OnLimit::Resume if !resumed && limit_ending::resumable(&rung, &ending) => {
                         let id = ending.session_id.clone().unwrap_or_default();
+                        // From this line on a Ctrl-C means "do not resume": noted, so the
+                        // wait ends as it says (130, nothing run) and the record is written.
+                        crate::signals::note_interrupts();
                         term::notice(&format!(
                             "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
                             ending.spent
                         ));
                         let max = options.wait.unwrap_or(waiting::DEFAULT_MAX);
-                        match waiting::until_reopens(config, &mut cascade, winner, max) {
+                        let waited = waiting::until_reopens(config, &mut cascade, winner, max);
+                        let stopped = crate::signals::interrupted();
+                        crate::signals::stop_noting_interrupts();
+                        match waited {
                             waiting::Parked::Exit(code) => return Ok(code),
+                            waiting::Parked::Reopened if stopped => {
+                                term::notice("stopped waiting — nothing ran");
+                                return Ok(130);
+                            }
                             waiting::Parked::Reopened => {}
                         }
                         term::notice(&format!("resuming {label} session {id}"));
