@@ -20,7 +20,9 @@ use crate::login::Window;
 use crate::login::session::Session;
 use crate::term;
 
+use super::cascade::Cascade;
 use super::rung::Rung;
+use super::waiting;
 
 /// A limit ending: the window that ran out, in words, and what the session was.
 pub struct LimitEnding {
@@ -172,6 +174,132 @@ pub fn write_brief(
             term::notice(&format!("the hand-off brief was not written: {err:#}"));
             None
         }
+    }
+}
+
+/// Where a launch's chain of sessions stands when one of them ends on a limit.
+pub struct Chain<'a> {
+    /// The rung that ran out (0-based).
+    pub index: usize,
+    /// Its login.
+    pub login: Option<&'a String>,
+    /// The rungs (and logins) the session was handed off from already: never again.
+    pub handed_from: &'a [(usize, Option<String>)],
+    /// Whether this session was already resumed once after a reset.
+    pub resumed: bool,
+}
+
+/// What the launch does after a limit ending.
+pub enum Next {
+    /// End with this code.
+    Exit(u8),
+    /// Hand the session to the next open rung from the one that ran out down, with these
+    /// words (a first prompt naming the brief).
+    HandOff {
+        words: Vec<OsString>,
+        brief: Option<PathBuf>,
+    },
+    /// Run the same rung once more with these words (its resume form); the reset has come.
+    Resume { words: Vec<OsString> },
+}
+
+/// Follows `on_limit` after `ending` of the run on `rung` with Claude Code's words `args`
+/// that exited `code`: stops, hands off, waits for the reset to resume, or asks which.
+/// `new_cascade` makes a cascade for other words (the question names the next open rung).
+#[allow(clippy::too_many_arguments)]
+pub fn follow<'c>(
+    config: &'c Config,
+    options: &super::Options,
+    chain: &Chain,
+    rung: &Rung,
+    args: &[OsString],
+    ending: &LimitEnding,
+    code: i32,
+    cascade: &mut Cascade<'c>,
+    new_cascade: impl Fn(&[OsString]) -> Cascade<'c>,
+) -> Next {
+    let label = rung.label();
+    let passed_through = u8::try_from(code & 0xff).unwrap_or(1);
+    let can_resume = !chain.resumed && resumable(rung, ending);
+    let mut choice = choice(config, options.on_limit, rung);
+    if choice == OnLimit::Ask {
+        // The next open rung, by the one rule, so the question can name it.
+        let mut peek = new_cascade(&continue_words(args, &label, Path::new("BRIEF")));
+        let next = next_open_rung(&mut peek, chain);
+        choice = ask(&label, &ending.spent, next.as_deref(), can_resume);
+    }
+    match choice {
+        OnLimit::Continue => {
+            let state_dir = cascade.store().state_dir().to_path_buf();
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let brief = write_brief(&state_dir, &cwd, rung, ending);
+            let words = match &brief {
+                Some(brief) => continue_words(args, &label, brief),
+                None => args.to_vec(),
+            };
+            Next::HandOff { words, brief }
+        }
+        OnLimit::Resume if can_resume => {
+            let Some(words) = resume_words(rung, args, ending) else {
+                return Next::Exit(passed_through);
+            };
+            let id = ending.session_id.as_deref().unwrap_or_default();
+            // From this line on a Ctrl-C means "do not resume": noted, so the wait ends as
+            // it says (130, nothing run) and the outcome record is written.
+            crate::signals::note_interrupts();
+            term::notice(&format!(
+                "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
+                ending.spent
+            ));
+            let max = options.wait.unwrap_or(waiting::DEFAULT_MAX);
+            let waited = waiting::until_reopens(config, cascade, chain.index, max);
+            let stopped = crate::signals::interrupted();
+            crate::signals::stop_noting_interrupts();
+            match waited {
+                waiting::Parked::Exit(code) => Next::Exit(code),
+                waiting::Parked::Reopened if stopped => {
+                    term::notice("stopped waiting — nothing ran");
+                    Next::Exit(130)
+                }
+                waiting::Parked::Reopened => {
+                    term::notice(&format!("resuming {label} session {id}"));
+                    Next::Resume { words }
+                }
+            }
+        }
+        OnLimit::Resume => {
+            term::notice(&format!(
+                "{label} ran out of its window ({}) — agent cannot resume this session (its CLI's resume form or the session id is unknown, or it was resumed once already); its exit code is passed through",
+                ending.spent
+            ));
+            Next::Exit(passed_through)
+        }
+        OnLimit::Stop | OnLimit::Ask => {
+            term::notice(&stopped(&label, &ending.spent));
+            Next::Exit(passed_through)
+        }
+    }
+}
+
+/// The label of the rung a hand-off from rung `from` would go to: the first open one from
+/// there down, never one already handed from, nor the spent login itself.
+fn next_open_rung(cascade: &mut Cascade, chain: &Chain) -> Option<String> {
+    let mut start = chain.index;
+    loop {
+        let winner = cascade.choose(start).winner?;
+        let rung = cascade.rung(winner);
+        let key = rung
+            .state
+            .as_ref()
+            .ok()
+            .and_then(|ready| ready.login.as_ref())
+            .map(|login| login.key.clone());
+        let is_spent =
+            winner == chain.index && chain.login.is_some() && key.as_ref() == chain.login;
+        if !is_spent && !chain.handed_from.contains(&(winner, key)) {
+            return Some(rung.label());
+        }
+        start = winner + 1;
     }
 }
 

@@ -28,7 +28,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::config::Config;
-use crate::config::on_limit::OnLimit;
 use crate::error_class::ErrorClass;
 use crate::exit_codes::{UnavailableError, usage};
 use crate::launch::cascade::{Cascade, Choice, Good, Status};
@@ -262,89 +261,44 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     reset: Some(ending.window.resets_at),
                     ..ran(outcome::Ended::Limit, Some(code))
                 });
-                let label = rung.label();
-                let next_start = winner;
-                let mut choice = limit_ending::choice(config, options.on_limit, &rung);
-                if resumed && choice == OnLimit::Resume {
-                    choice = OnLimit::Stop;
-                }
-                let cwd = std::env::current_dir().unwrap_or_default();
-                let continued =
-                    |brief: &std::path::Path| limit_ending::continue_words(&args, &label, brief);
-                if choice == OnLimit::Ask {
-                    // The next open rung, by the one rule, so the question can name it.
-                    let placeholder = continued(std::path::Path::new("BRIEF"));
-                    let mut peek = new_cascade(&placeholder);
-                    let next = next_open_rung(
-                        &mut peek,
-                        next_start,
-                        &handed_from,
-                        (winner, login_key.as_ref()),
-                    );
-                    let can_resume = !resumed && limit_ending::resumable(&rung, &ending);
-                    choice = limit_ending::ask(&label, &ending.spent, next.as_deref(), can_resume);
-                }
-                match choice {
-                    OnLimit::Continue => {
+                let chain = limit_ending::Chain {
+                    index: winner,
+                    login: login_key.as_ref(),
+                    handed_from: &handed_from,
+                    resumed,
+                };
+                let next = limit_ending::follow(
+                    config,
+                    options,
+                    &chain,
+                    &rung,
+                    &args,
+                    &ending,
+                    code,
+                    &mut cascade,
+                    new_cascade,
+                );
+                match next {
+                    limit_ending::Next::Exit(code) => return Ok(code),
+                    limit_ending::Next::HandOff { words, brief } => {
                         handed_from.push((winner, login_key.clone()));
-                        let brief = limit_ending::write_brief(&state_dir, &cwd, &rung, &ending);
-                        args = match &brief {
-                            Some(brief) => continued(brief),
-                            None => args.clone(),
-                        };
                         handoff = Some(Handoff {
-                            from: label,
+                            from: rung.label(),
                             spent: ending.spent.clone(),
                             brief,
                         });
-                        cascade = new_cascade(&args);
-                        start = next_start;
-                        // Its own wait (`--wait`) is still the launch's, for the rungs below.
-                        why_not.clear();
-                    }
-                    OnLimit::Resume if !resumed && limit_ending::resumable(&rung, &ending) => {
-                        let id = ending.session_id.clone().unwrap_or_default();
-                        // From this line on a Ctrl-C means "do not resume": noted, so the
-                        // wait ends as it says (130, nothing run) and the record is written.
-                        crate::signals::note_interrupts();
-                        term::notice(&format!(
-                            "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
-                            ending.spent
-                        ));
-                        let max = options.wait.unwrap_or(waiting::DEFAULT_MAX);
-                        let waited = waiting::until_reopens(config, &mut cascade, winner, max);
-                        let stopped = crate::signals::interrupted();
-                        crate::signals::stop_noting_interrupts();
-                        match waited {
-                            waiting::Parked::Exit(code) => return Ok(code),
-                            waiting::Parked::Reopened if stopped => {
-                                term::notice("stopped waiting — nothing ran");
-                                return Ok(130);
-                            }
-                            waiting::Parked::Reopened => {}
-                        }
-                        term::notice(&format!("resuming {label} session {id}"));
-                        let Some(words) = limit_ending::resume_words(&rung, &args, &ending) else {
-                            return Ok(exit_byte(code));
-                        };
                         args = words;
+                    }
+                    limit_ending::Next::Resume { words } => {
                         resumed = true;
-                        cascade = new_cascade(&args);
-                        start = winner;
-                        why_not.clear();
-                    }
-                    OnLimit::Resume => {
-                        term::notice(&format!(
-                            "{label} ran out of its window ({}) — agent cannot resume this session (its CLI's resume form or the session id is unknown, or it was resumed once already); its exit code is passed through",
-                            ending.spent
-                        ));
-                        return Ok(exit_byte(code));
-                    }
-                    OnLimit::Stop | OnLimit::Ask => {
-                        term::notice(&limit_ending::stopped(&label, &ending.spent));
-                        return Ok(exit_byte(code));
+                        args = words;
                     }
                 }
+                // From the rung that ran out down (its other logins first), with health,
+                // probes and windows as they are now. `--wait` is still the launch's.
+                cascade = new_cascade(&args);
+                start = winner;
+                why_not.clear();
             }
             (Ended::Code(code), Verdict::FastFail)
                 if let Some(why) = refused_arguments(&rung, code, &stderr_head) =>
@@ -389,32 +343,6 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 start = winner + 1;
             }
         }
-    }
-}
-
-/// The label of the rung a hand-off from rung `from` would go to: the first open one from
-/// there down, never one already handed from, nor the spent login itself.
-fn next_open_rung(
-    cascade: &mut Cascade,
-    from: usize,
-    handed_from: &[(usize, Option<String>)],
-    spent: (usize, Option<&String>),
-) -> Option<String> {
-    let mut start = from;
-    loop {
-        let winner = cascade.choose(start).winner?;
-        let rung = cascade.rung(winner);
-        let key = rung
-            .state
-            .as_ref()
-            .ok()
-            .and_then(|ready| ready.login.as_ref())
-            .map(|login| login.key.clone());
-        let is_spent = spent.0 == winner && spent.1.is_some() && key.as_ref() == spent.1;
-        if !is_spent && !handed_from.contains(&(winner, key)) {
-            return Some(rung.label());
-        }
-        start = winner + 1;
     }
 }
 
