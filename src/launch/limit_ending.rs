@@ -189,6 +189,13 @@ pub struct Chain<'a> {
     pub resumed: bool,
 }
 
+/// What the launch was asked to do at a limit: `--on-limit` (or `AGENT_ON_LIMIT`), and the
+/// longest wait (`--wait=MAX`, else [`waiting::DEFAULT_MAX`]) a resume waits for its reset.
+pub struct Asked {
+    pub on_limit: Option<OnLimit>,
+    pub wait: Option<Duration>,
+}
+
 /// What the launch does after a limit ending.
 pub enum Next {
     /// End with this code.
@@ -209,7 +216,7 @@ pub enum Next {
 #[allow(clippy::too_many_arguments)]
 pub fn follow<'c>(
     config: &'c Config,
-    options: &super::Options,
+    asked: &Asked,
     chain: &Chain,
     rung: &Rung,
     args: &[OsString],
@@ -221,7 +228,7 @@ pub fn follow<'c>(
     let label = rung.label();
     let passed_through = u8::try_from(code & 0xff).unwrap_or(1);
     let can_resume = !chain.resumed && resumable(rung, ending);
-    let mut choice = choice(config, options.on_limit, rung);
+    let mut choice = choice(config, asked.on_limit, rung);
     if choice == OnLimit::Ask {
         // The next open rung, by the one rule, so the question can name it.
         let mut peek = new_cascade(&continue_words(args, &label, Path::new("BRIEF")));
@@ -251,7 +258,7 @@ pub fn follow<'c>(
                 "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
                 ending.spent
             ));
-            let max = options.wait.unwrap_or(waiting::DEFAULT_MAX);
+            let max = asked.wait.unwrap_or(waiting::DEFAULT_MAX);
             let waited = waiting::until_reopens(config, cascade, chain.index, max);
             let stopped = crate::signals::interrupted();
             crate::signals::stop_noting_interrupts();

@@ -267,9 +267,13 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     handed_from: &handed_from,
                     resumed,
                 };
+                let asked = limit_ending::Asked {
+                    on_limit: options.on_limit,
+                    wait: options.wait,
+                };
                 let next = limit_ending::follow(
                     config,
-                    options,
+                    &asked,
                     &chain,
                     &rung,
                     &args,
