@@ -39,6 +39,7 @@ mod relay_shared_health;
 mod secrets;
 mod self_checks;
 mod service_files;
+mod spend_limit;
 mod state;
 mod statusline;
 mod store_forgets;

@@ -138,6 +138,7 @@ fn scope_key(scope: &crate::state::window::Scope) -> String {
         },
         Scope::Unstated => "usage".into(),
         Scope::Credits => "credits".into(),
+        Scope::SpendLimit => "spend".into(),
     }
 }
 

@@ -95,6 +95,8 @@ pub fn decide(over: &[Window], all: &[Window], model: Option<&str>, policy: Poli
         let refused = w.source == Source::Transcript && w.is_full();
         match w.scope {
             Scope::Credits => refused,
+            // A gateway's cap is its own wall: no usage credits run past it.
+            Scope::SpendLimit => true,
             _ if policy.extra_usage && !refused => w.is_full() && credits_spent,
             _ => true,
         }
@@ -110,12 +112,19 @@ pub fn decide(over: &[Window], all: &[Window], model: Option<&str>, policy: Poli
 }
 
 /// "weekly Opus limit, resets Thu 09:00"; "5-hour limit at 96 % (parked from 95 %),
-/// resets 15:00".
+/// resets 15:00"; "spend limit, resets Oct 1 00:00".
 pub fn describe(window: &Window, park_at_percent: f64) -> String {
     let when = reset_words(window.resets_at);
     let name = scope_words(&window.scope);
     match window.scope {
         Scope::Credits => format!("out of usage credits, resets {when}"),
+        // "spend limit" is already the limit's name.
+        Scope::SpendLimit if window.is_full() => format!("{name}, resets {when}"),
+        Scope::SpendLimit => format!(
+            "{name} at {:.0} % (parked from {} %), resets {when}",
+            window.used_percent.floor(),
+            park_at_percent
+        ),
         _ if window.is_full() => format!("{name} limit, resets {when}"),
         _ => format!(
             "{name} limit at {:.0} % (parked from {} %), resets {when}",
@@ -145,10 +154,10 @@ fn scope_words(scope: &Scope) -> String {
     words.replace(&family, &capitalized)
 }
 
-/// The reset in local time: `Thu 09:00`.
+/// The reset in local time: `Thu 09:00`; `Oct 1 00:00` more than a week ahead.
 fn reset_words(at: Timestamp) -> String {
     at.to_zoned_datetime(jiff::tz::TimeZone::system())
-        .strftime("%a %H:%M")
+        .strftime(window::other_day_format(at, Timestamp::now()))
         .to_string()
 }
 
@@ -454,6 +463,30 @@ mod tests {
             decide(&refused, &refused, Some("m"), paid),
             Decision::Park { .. }
         ));
+    }
+
+    #[test]
+    fn a_spend_limit_parks_the_whole_login_past_any_credits_and_is_named_once() {
+        let paid = Policy {
+            extra_usage: true,
+            ..POLICY
+        };
+        let spend = window(Scope::SpendLimit, 100.0, Source::Statusline);
+        let over = [spend];
+        for policy in [POLICY, paid] {
+            for model in [Some("claude-sonnet-5"), Some("claude-opus-5"), None] {
+                let Decision::Park { reason, .. } = decide(&over, &over, model, policy) else {
+                    panic!("{model:?} not parked");
+                };
+                assert!(reason.starts_with("spend limit, resets "), "{reason}");
+            }
+        }
+        let near = window(Scope::SpendLimit, 96.0, Source::Statusline);
+        assert!(
+            describe(&near, 95.0).starts_with("spend limit at 96 % (parked from 95 %), resets "),
+            "{}",
+            describe(&near, 95.0)
+        );
     }
 
     #[test]

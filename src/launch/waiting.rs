@@ -291,14 +291,15 @@ fn wait(
     }
 }
 
-/// The reset on the local clock: `15:00` today, else `Thu 09:00`.
+/// The reset on the local clock: `15:00` today, else `Thu 09:00` (`Oct 1 00:00` beyond a
+/// week).
 fn clock_words(at: Timestamp, now: Timestamp) -> String {
     let zone = jiff::tz::TimeZone::system();
     let at = at.to_zoned_datetime(zone.clone());
     let format = if at.date() == now.to_zoned_datetime(zone).date() {
         "%H:%M"
     } else {
-        "%a %H:%M"
+        crate::state::window::other_day_format(at.timestamp(), now)
     };
     at.strftime(format).to_string()
 }

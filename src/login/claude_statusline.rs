@@ -16,6 +16,27 @@
 //!
 //! `used_percentage` is `utilization * 100` (0..100); `resets_at` is the header's epoch
 //! seconds (`Bda()`: `Number(anthropic-ratelimit-unified-5h-reset)`).
+//!
+//! Behind a Claude apps gateway (`claude gateway`) a third window comes beside them: the
+//! developer's spend limit. Read in the 2.1.332 binary (the statusline's own schema text,
+//! and the builder, one source: that binary):
+//!
+//! ```text
+//! "spend_limit": {           // Optional: behind a Claude gateway, your fullest spend limit
+//!                            //   (present only while the gateway reports it and its resets_at has not passed)
+//!   "used_percentage": number,   // Percentage of the limit used (0-100, above 100 once exceeded)
+//!   "resets_at": number,         // Unix epoch seconds when its period resets
+//!   "used_usd": number,          // Optional: spend so far this period in USD, …
+//!   "limit_usd": number,         // Optional: the limit in USD (present with used_usd)
+//!   "period": "daily" | "weekly" | "monthly"   // Optional: the period the limit covers
+//! ```
+//!
+//! built as `...be()==="gateway"&&xt.overage&&{spend_limit:{used_percentage:
+//! M9t(xt.overage.utilization),resets_at:xt.overage.resets_at,…}}`, where `M9t(e)` is
+//! `Math.round(e*1000)/10` — not clamped, while `five_hour`/`seven_day` go through
+//! `j6e(e) = Math.min(M9t(e),100)`. agent's windows are 0..100 (a full one parks), so the
+//! recorded window says 100; the feed's own figure, 104 %, is kept in [`Feed::spend_limit_percent`]
+//! for the line, which shows what Claude Code was told.
 
 use std::path::PathBuf;
 
@@ -37,6 +58,9 @@ pub struct Feed {
     pub model_name: Option<String>,
     /// The login's windows, observed `now`.
     pub windows: Vec<Window>,
+    /// The spend limit's `used_percentage` as the feed gave it, past 100 once the cap is
+    /// exceeded (the recorded window is clamped to 100).
+    pub spend_limit_percent: Option<f64>,
 }
 
 /// The statusline input `text`, read at `now`; `None` when it is not a JSON object.
@@ -50,15 +74,19 @@ pub fn parse(text: &str, now: Timestamp) -> Option<Feed> {
             .filter(|s| !s.is_empty())
             .map(str::to_string)
     };
-    let windows = [("five_hour", Scope::FiveHour), ("seven_day", Scope::Weekly)]
-        .into_iter()
-        .filter_map(|(key, scope)| {
-            let entry = value.pointer(&format!("/rate_limits/{key}"))?;
-            let used = entry.get("used_percentage")?.as_f64()?;
-            let resets_at = reset_instant(entry.get("resets_at")?)?;
-            Window::new(scope, used, resets_at, Source::Statusline, now)
-        })
-        .collect();
+    let windows: Vec<Window> = [
+        ("five_hour", Scope::FiveHour),
+        ("seven_day", Scope::Weekly),
+        ("spend_limit", Scope::SpendLimit),
+    ]
+    .into_iter()
+    .filter_map(|(key, scope)| {
+        let entry = value.pointer(&format!("/rate_limits/{key}"))?;
+        let used = entry.get("used_percentage")?.as_f64()?;
+        let resets_at = reset_instant(entry.get("resets_at")?)?;
+        Window::new(scope, used, resets_at, Source::Statusline, now)
+    })
+    .collect();
     Some(Feed {
         session_id: text_at("/session_id"),
         transcript_path: text_at("/transcript_path").map(PathBuf::from),
@@ -67,6 +95,12 @@ pub fn parse(text: &str, now: Timestamp) -> Option<Feed> {
             .map(PathBuf::from),
         model: text_at("/model/id"),
         model_name: text_at("/model/display_name"),
+        spend_limit_percent: windows
+            .iter()
+            .any(|w| w.scope == Scope::SpendLimit)
+            .then(|| value.pointer("/rate_limits/spend_limit/used_percentage"))
+            .flatten()
+            .and_then(Value::as_f64),
         windows,
     })
 }
@@ -130,7 +164,30 @@ mod tests {
         let feed = parse(broken, now()).unwrap();
         assert_eq!(feed.windows.len(), 1);
         assert_eq!(feed.windows[0].scope, Scope::Weekly);
+        assert_eq!(feed.spend_limit_percent, None);
         assert_eq!(parse("[1]", now()), None);
         assert_eq!(parse("", now()), None);
+    }
+
+    #[test]
+    fn a_gateways_spend_limit_is_a_window_and_its_figure_past_100_is_kept_for_the_line() {
+        // As 2.1.332 builds it behind a gateway: not clamped, with the optional USD fields.
+        let resets = 1_790_000_000;
+        let text = format!(
+            r#"{{"model":{{"id":"claude-opus-4-8"}},"rate_limits":{{
+              "five_hour":{{"used_percentage":12,"resets_at":1789400000}},
+              "spend_limit":{{"used_percentage":104.2,"resets_at":{resets},"used_usd":52.1,"limit_usd":50,"period":"monthly"}}}}}}"#
+        );
+        let feed = parse(&text, now()).unwrap();
+        let spend = feed
+            .windows
+            .iter()
+            .find(|w| w.scope == Scope::SpendLimit)
+            .unwrap_or_else(|| panic!("{:?}", feed.windows));
+        assert!(spend.is_full());
+        assert_eq!(spend.used_percent, 100.0);
+        assert_eq!(spend.resets_at.as_second(), resets);
+        assert_eq!(feed.spend_limit_percent, Some(104.2));
+        assert_eq!(feed.windows.len(), 2);
     }
 }

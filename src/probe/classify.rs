@@ -19,7 +19,17 @@ pub const QUOTA_WORDS: &[&str] = &[
     "billing",
     "relay_mode_disabled",
     "relay_credentials_missing",
+    // A Claude apps gateway at a developer's spend limit (429, `billing_error`, "spend
+    // limit reached · resets Oct 1"), and Claude Code's codes for it
+    // (`enforced_spend_limit_reached`, `contract_spend_limit_reached`): 2.1.332 binary.
+    "spend limit reached",
+    "spend_limit_reached",
 ];
+
+/// The gateway's answer when it cannot read its spend store and fails closed (429
+/// `billing_error` "spend limit unavailable", 2.1.332's gateway): nobody's limit is spent,
+/// the gateway is unwell, so it is a short cooldown, not a quota.
+const SPEND_STORE_DOWN: &str = "spend limit unavailable";
 
 /// The class of a non-success HTTP status, reading the body for quota words.
 pub fn classify_status(status: u16, body: &str) -> ErrorClass {
@@ -27,6 +37,7 @@ pub fn classify_status(status: u16, body: &str) -> ErrorClass {
     let quota_words = QUOTA_WORDS.iter().any(|word| lower.contains(word));
     match status {
         402 => ErrorClass::Quota,
+        429 if lower.contains(SPEND_STORE_DOWN) => ErrorClass::RateLimited,
         400..=499 if quota_words => ErrorClass::Quota,
         429 => ErrorClass::RateLimited,
         401 | 403 => ErrorClass::Auth,
@@ -84,7 +95,8 @@ pub fn classify_output(text: &str) -> ErrorClass {
 }
 
 /// When the answer says it will clear: `retry-after` (seconds or an HTTP date), the
-/// `anthropic-ratelimit-*-reset` headers (RFC 3339), or `resets_in_seconds` / `resets_at`
+/// `anthropic-ratelimit-*-reset` headers (RFC 3339, or epoch seconds as the unified ones
+/// are — a gateway's spend limit names its period's end so), or `resets_in_seconds` / `resets_at`
 /// in the body. The latest of the reset headers is used: clearing one limit while another
 /// still holds would only earn another refusal.
 pub fn clears_at(headers: &[(String, String)], body: &str, now: SystemTime) -> Option<SystemTime> {
@@ -108,7 +120,7 @@ pub fn clears_at(headers: &[(String, String)], body: &str, now: SystemTime) -> O
             let key = key.to_ascii_lowercase();
             key.starts_with("anthropic-ratelimit-") && key.ends_with("-reset")
         })
-        .filter_map(|(_, value)| parse_rfc3339(value.trim()))
+        .filter_map(|(_, value)| parse_rfc3339(value.trim()).or_else(|| epoch(value.trim())))
         .max();
     if resets.is_some() {
         return resets;
@@ -139,6 +151,12 @@ fn find_key<'a>(value: &'a serde_json::Value, key: &str) -> Option<&'a serde_jso
         serde_json::Value::Array(items) => items.iter().find_map(|v| find_key(v, key)),
         _ => None,
     }
+}
+
+/// `anthropic-ratelimit-unified-reset: 1790812800`.
+fn epoch(text: &str) -> Option<SystemTime> {
+    let seconds: u64 = text.parse().ok()?;
+    SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(seconds))
 }
 
 fn parse_rfc3339(text: &str) -> Option<SystemTime> {
@@ -193,6 +211,38 @@ mod tests {
         );
         assert_eq!(classify_status(500, ""), ErrorClass::Upstream5xx);
         assert_eq!(classify_status(502, ""), ErrorClass::Upstream5xx);
+    }
+
+    #[test]
+    fn a_gateways_spend_limit_is_a_quota_until_the_reset_it_names() {
+        // As 2.1.332's gateway refuses a developer at the cap: 429, `billing_error`, the
+        // period's end in the unified reset headers (epoch seconds).
+        let body = r#"{"type":"error","error":{"type":"billing_error","message":"spend limit reached · resets Oct 1"}}"#;
+        assert_eq!(classify_status(429, body), ErrorClass::Quota);
+        let headers: Vec<(String, String)> = [
+            ("anthropic-ratelimit-unified-status", "rejected"),
+            ("anthropic-ratelimit-unified-reset", "1790812800"),
+            ("anthropic-ratelimit-unified-overage-reset", "1790812800"),
+            ("anthropic-ratelimit-unified-overage-utilization", "1.04"),
+            ("anthropic-ratelimit-unified-overage-period", "monthly"),
+            ("x-should-retry", "false"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_789_400_000);
+        assert_eq!(
+            clears_at(&headers, body, now),
+            Some(SystemTime::UNIX_EPOCH + Duration::from_secs(1_790_812_800))
+        );
+        // Claude Code's own words for it, as a CLI's output.
+        assert_eq!(
+            classify_output("API Error: 429 enforced_spend_limit_reached"),
+            ErrorClass::Quota
+        );
+        // Its spend store down, the gateway fails closed: a short cooldown, no quota.
+        let down = r#"{"type":"error","error":{"type":"billing_error","message":"spend limit unavailable"}}"#;
+        assert_eq!(classify_status(429, down), ErrorClass::RateLimited);
     }
 
     #[test]

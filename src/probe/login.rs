@@ -170,7 +170,10 @@ pub fn describe_window(window: &Window, full_at: Option<Timestamp>, now: Timesta
         "{} {:.0}%{pace} (resets {}, {source}, {} ago)",
         window.scope.describe(),
         window.used_percent,
-        local(window.resets_at, "%a %H:%M"),
+        local(
+            window.resets_at,
+            crate::state::window::other_day_format(window.resets_at, now)
+        ),
         age(now.duration_since(window.observed_at).as_secs().max(0)),
     )
 }

@@ -167,7 +167,15 @@ pub fn render(facts: &Facts) -> String {
                 .iter()
                 .find(|(scope, _)| *scope == window.scope)
                 .map(|(_, at)| *at);
-            parts.push(window_text(window, full, &facts.zone, facts.now));
+            let mut text = window_text(window, full, &facts.zone, facts.now);
+            if window.scope == Scope::SpendLimit
+                && let Some(percent) = feed.spend_limit_percent.filter(|p| *p > 100.0)
+            {
+                // Past its cap, the line says by how much, as Claude Code was told
+                // (the recorded window stops at 100: full).
+                text = text.replacen("100%", &format!("{percent:.0}%"), 1);
+            }
+            parts.push(text);
         }
     }
     if let Some(verdict) = &facts.fallbacks {
@@ -198,7 +206,9 @@ fn window_text(
         if local.date() == today {
             local.strftime("%H:%M").to_string()
         } else {
-            local.strftime("%a %H:%M").to_string()
+            local
+                .strftime(crate::state::window::other_day_format(when, now))
+                .to_string()
         }
     };
     let pace = full.map_or_else(String::new, |full| {
@@ -247,6 +257,27 @@ mod tests {
         assert_eq!(
             line,
             "Opus[2J 4.8 · 5h 42% ↺14:00 · 7d 81% ↺Fri 09:00 · fallbacks OK · via Claude Code (claude-opus-5)"
+        );
+    }
+
+    #[test]
+    fn a_spend_limit_past_its_cap_shows_the_feeds_figure_and_its_date() {
+        let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
+        // As 2.1.332 sends it behind a gateway: 104 % of a monthly limit, reset Oct 1.
+        let json = r#"{"model":{"id":"claude-opus-4-8","display_name":"Opus 4.8"},
+          "rate_limits":{"five_hour":{"used_percentage":42.4,"resets_at":1789394400},
+                         "spend_limit":{"used_percentage":104,"resets_at":1790812800,"period":"monthly"}}}"#;
+        let feed = claude_statusline::parse(json, now).unwrap();
+        assert_eq!(
+            render(&facts(Some(&feed))),
+            "Opus 4.8 · 5h 42% ↺14:00 · spend limit 104% ↺Oct 1 00:00 · fallbacks OK · via Claude Code (claude-opus-5)"
+        );
+        let json = json.replace("104", "60");
+        let feed = claude_statusline::parse(&json, now).unwrap();
+        assert!(
+            render(&facts(Some(&feed))).contains(" · spend limit 60% ↺Oct 1 00:00 · "),
+            "{}",
+            render(&facts(Some(&feed)))
         );
     }
 

@@ -54,6 +54,11 @@ pub enum Scope {
     /// Paid overage ("usage credits", "extra usage"): when this is full the login runs
     /// only inside its subscription windows.
     Credits,
+    /// A Claude apps gateway's per-developer spend limit (daily, weekly or monthly; 429 at
+    /// the cap), as Claude Code's statusline reports it (`rate_limits.spend_limit`). The
+    /// gateway's cap is the wall whatever credits the subscription has: it parks the whole
+    /// login until its period resets.
+    SpendLimit,
 }
 
 impl Scope {
@@ -74,7 +79,11 @@ impl Scope {
         match self {
             Scope::ModelWeekly { family } | Scope::ModelFiveHour { family } => Some(family),
             Scope::Other { family, .. } => family.as_deref(),
-            Scope::FiveHour | Scope::Weekly | Scope::Unstated | Scope::Credits => None,
+            Scope::FiveHour
+            | Scope::Weekly
+            | Scope::Unstated
+            | Scope::Credits
+            | Scope::SpendLimit => None,
         }
     }
 
@@ -87,12 +96,13 @@ impl Scope {
 
     /// How long the window lasts, so how far from when it was seen it can reset; `None`
     /// for a length no vendor has (longer than [`LONGEST_MINUTES`]). A window the CLI did
-    /// not name is at most the weekly one; usage credits are monthly.
+    /// not name is at most the weekly one; usage credits and a gateway's spend limit (its
+    /// longest period) are monthly.
     pub fn length(&self) -> Option<SignedDuration> {
         let minutes = match self {
             Scope::FiveHour | Scope::ModelFiveHour { .. } => FIVE_HOURS_MINUTES,
             Scope::Weekly | Scope::ModelWeekly { .. } | Scope::Unstated => WEEK_MINUTES,
-            Scope::Credits => LONGEST_MINUTES,
+            Scope::Credits | Scope::SpendLimit => LONGEST_MINUTES,
             Scope::Other { minutes, .. } => *minutes,
         };
         if minutes > LONGEST_MINUTES {
@@ -120,6 +130,7 @@ impl Scope {
             } => format!("{} {}", length_words(*minutes), family(name)),
             Scope::Unstated => "usage".to_string(),
             Scope::Credits => "usage credits".to_string(),
+            Scope::SpendLimit => "spend limit".to_string(),
         }
     }
 }
@@ -376,6 +387,17 @@ pub(crate) mod rfc3339 {
     }
 }
 
+/// How a reset on another day is written: `%a %H:%M` (`Thu 09:00`) within a week of
+/// `now`, `%b %-d %H:%M` (`Oct 1 00:00`) beyond — a monthly period (a gateway's spend
+/// limit, usage credits), where a weekday would name the wrong week.
+pub fn other_day_format(at: Timestamp, now: Timestamp) -> &'static str {
+    if at.duration_since(now) > SignedDuration::from_hours(7 * 24) {
+        "%b %-d %H:%M"
+    } else {
+        "%a %H:%M"
+    }
+}
+
 /// An instant from epoch seconds as the CLIs write them (integer or float); `None` for
 /// values no clock could show.
 pub fn from_epoch_seconds(seconds: f64) -> Option<Timestamp> {
@@ -496,6 +518,7 @@ mod tests {
             (Scope::ModelWeekly { family: family() }, 7 * 24),
             (Scope::Unstated, 7 * 24),
             (Scope::Credits, 31 * 24),
+            (Scope::SpendLimit, 31 * 24),
             (Scope::from_minutes(24 * 60, None), 24),
         ];
         let new = |scope: &Scope, resets_at, observed_at| {
@@ -640,6 +663,23 @@ mod tests {
         assert!(!family_matches("", "anything"));
         assert!(family_matches("GPT-5.3-Codex-Spark", "gpt-5.3-codex-spark"));
         assert!(!family_matches("GPT-5.3-Codex-Spark", "gpt-5.3-codex"));
+    }
+
+    #[test]
+    fn a_reset_beyond_a_week_is_written_with_its_date_not_a_weekday() {
+        let now = at("2026-09-14T12:00:00Z");
+        assert_eq!(
+            other_day_format(at("2026-09-20T09:00:00Z"), now),
+            "%a %H:%M"
+        );
+        assert_eq!(
+            other_day_format(at("2026-09-21T12:00:00Z"), now),
+            "%a %H:%M"
+        );
+        assert_eq!(
+            other_day_format(at("2026-10-01T00:00:00Z"), now),
+            "%b %-d %H:%M"
+        );
     }
 
     #[test]
