@@ -95,8 +95,10 @@ pub fn decide(over: &[Window], all: &[Window], model: Option<&str>, policy: Poli
         let refused = w.source == Source::Transcript && w.is_full();
         match w.scope {
             Scope::Credits => refused,
-            // A gateway's cap is its own wall: no usage credits run past it.
-            Scope::SpendLimit => true,
+            // A gateway's cap is the developer's own budget, not a window others drain
+            // while this launch runs: the gateway answers until it is spent (DESIGN §22,
+            // "parks at 100 %"), and then no usage credits run past it.
+            Scope::SpendLimit => w.is_full(),
             _ if policy.extra_usage && !refused => w.is_full() && credits_spent,
             _ => true,
         }
@@ -482,6 +484,12 @@ mod tests {
             }
         }
         let near = window(Scope::SpendLimit, 96.0, Source::Statusline);
+        let near_over = [near.clone()];
+        assert_eq!(
+            decide(&near_over, &near_over, Some("claude-opus-5"), POLICY),
+            Decision::Go,
+            "a spend limit short of 100 % parks nothing"
+        );
         assert!(
             describe(&near, 95.0).starts_with("spend limit at 96 % (parked from 95 %), resets "),
             "{}",
