@@ -17,6 +17,7 @@ mod dashboard;
 mod endpoints;
 mod fast_fail_after_acting;
 mod foreign_files;
+mod gemini_personal;
 mod last_handoff;
 mod launching;
 mod layers;

@@ -124,6 +124,9 @@ pub(crate) fn logged_in() -> (Sandbox, MockApi) {
         ".gemini/settings.json",
         r#"{"security": {"auth": {"selectedType": "oauth-personal"}}}"#,
     );
+    // A Code Assist licence's Google login, which names its project: Gemini CLI refuses a
+    // personal one since 2026-06-18 (tests/gemini_personal.rs).
+    sb.env("GOOGLE_CLOUD_PROJECT", "agent-fixture-code-assist");
     trusted_by_every_cli(&sb);
     for cli in ["claude", "codex", "gemini"] {
         sb.fake_cli(cli)

@@ -38,6 +38,27 @@ pub const USAGE_WORDS: &[&str] = &[
 
 pub const MODEL_VAR: Option<&str> = Some("GEMINI_MODEL");
 
+/// Why a personal Google login is not a rung any more. Google stopped serving Gemini CLI's
+/// "Login with Google" for individual accounts (free, Google AI Pro, Ultra) on 2026-06-18:
+/// the login fails with "This client is no longer supported for Gemini Code Assist for
+/// individuals … migrate to the Antigravity suite" (research §3: gemini-cli#28229, #29279,
+/// PR #28905; developers.google.com/gemini-code-assist/docs/deprecations/code-assist-individuals).
+/// API keys, Vertex AI and Code Assist Standard/Enterprise licences still work.
+pub const PERSONAL_LOGIN_GONE: &str = "Gemini CLI no longer serves personal Google logins (since 2026-06-18); a Google AI subscription runs in Antigravity: install agy";
+
+/// The variables that name the Google Cloud project a Google login runs in
+/// (`GOOGLE_CLOUD_PROJECT`, else `GOOGLE_CLOUD_PROJECT_ID`, research §3.1). A personal
+/// login and a Code Assist licence both select `oauth-personal` and keep the same
+/// `oauth_creds.json` (it names no plan): no local file tells them apart. Only the tier
+/// `loadCodeAssist` answers would, and agent does not call Google with the CLI's token
+/// (research §3.3). The documented rule decides: an organisation's login (Workspace, Code
+/// Assist Standard/Enterprise) needs a project set, an individual's does not
+/// (geminicli.com/docs/get-started/authentication, "Google Cloud Project Required": "Yes"
+/// for organisation users; the CLI refuses such an account without it: "This account
+/// requires setting the GOOGLE_CLOUD_PROJECT env var"). So a Google login with a project
+/// set is a licence, one without is personal.
+pub const PROJECT_VARS: &[&str] = &["GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_PROJECT_ID"];
+
 // What it reads to find its API, and where an account's secret reaches it
 // (`Family::endpoint_defaults`, `Family::secret_var`).
 

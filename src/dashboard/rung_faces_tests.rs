@@ -79,6 +79,7 @@ fn every_state() -> Vec<(&'static str, RungState)> {
     let refused = outcome(ErrorClass::Auth, "401 Unauthorized — run `codex login`");
     let budget = outcome(ErrorClass::Budget, "budget exhausted: 500 of 500 calls");
     let off = Check::Off("self_check = false");
+    let gone = Check::Refused(crate::adapter::gemini::PERSONAL_LOGIN_GONE);
     let unfit = Facts {
         ready: Err(Unfit {
             class: ErrorClass::BinaryMissing,
@@ -114,6 +115,10 @@ fn every_state() -> Vec<(&'static str, RungState)> {
             state(&facts(&off, Some(&proved), None, None)),
         ),
         (
+            "not proved: its CLI no longer serves the login, an old pass notwithstanding",
+            state(&facts(&gone, Some(&proved), None, None)),
+        ),
+        (
             "not proved: never checked",
             state(&facts(&self_check, None, None, None)),
         ),
@@ -135,6 +140,7 @@ fn each_fact_makes_its_state() {
             "cooling",
             "failed",
             "failed",
+            "not_proved",
             "not_proved",
             "not_proved",
             "skipped",
@@ -224,11 +230,19 @@ fn every_face_draws_each_state_from_the_one_rule() {
                     assert_eq!(action, Action::Pass, "{what}");
                 }
             }
-            RungState::NotProved { why } => {
+            RungState::NotProved { why, passed_over } => {
                 assert!(row.starts_with("UNPROVED "), "{what}: {row}");
                 assert!(row.contains(&format!("not proved: {why}")), "{what}: {row}");
-                assert_eq!(action, Action::Run, "{what}");
-                assert!(status.is_good(), "{what}: a launch still runs it");
+                if *passed_over {
+                    // Nothing can prove it: a launch passes over it, saying why.
+                    assert_eq!(action, Action::Pass, "{what}");
+                    assert!(!state.could_run(), "{what}");
+                    assert_eq!(dry, format!("unproved: {why}"), "{what}");
+                    assert!(html.contains("Antigravity"), "{what}: {html}");
+                } else {
+                    assert_eq!(action, Action::Run, "{what}");
+                    assert!(status.is_good(), "{what}: a launch still runs it");
+                }
                 assert!(message.contains("not proved: codex"), "{what}: {message}");
                 assert_ne!(verdict.as_str(), "OK", "{what}: never cover");
                 assert_eq!(word.as_deref(), Some("OK"), "{what}: the check said");
@@ -258,7 +272,7 @@ fn a_good_answer_older_than_the_trust_is_not_proved_for_a_login_and_due_for_a_pr
     let old = record(ErrorClass::Ok, *NOW - 10 * MIN);
     let login = state(&facts(&Check::SelfCheck, Some(&old), None, None));
     assert!(
-        matches!(&login, RungState::NotProved { why } if why.contains("passed")),
+        matches!(&login, RungState::NotProved { why, .. } if why.contains("passed")),
         "{login:?}"
     );
     let probed = state(&facts(&Check::Probe, Some(&old), None, None));
@@ -301,6 +315,7 @@ fn the_verdict_counts_only_proved_rungs_as_cover() {
     };
     let off = RungState::NotProved {
         why: "self_check = false".into(),
+        passed_over: false,
     };
     let (verdict, message) = crate::report::check_fallback::judge(
         &[("codex".into(), &ok), ("gemini".into(), &off)],
@@ -323,7 +338,10 @@ fn the_statusline_word_is_the_last_verdict_unless_a_fallback_failed_since() {
         at_ms: *NOW,
         fresh: false,
     };
-    let off = RungState::NotProved { why: "x".into() };
+    let off = RungState::NotProved {
+        why: "x".into(),
+        passed_over: false,
+    };
     assert_eq!(fallback_word(Some("OK"), &[&off]).as_deref(), Some("OK"));
     assert_eq!(
         fallback_word(Some("OK"), &[&off, &launched]).as_deref(),

@@ -96,6 +96,8 @@ impl Status {
             RungState::Skipped {
                 why, not_installed, ..
             } => (why.clone(), *not_installed),
+            // Its class (`unproved`) already says it is not proved; the reason is why.
+            RungState::NotProved { why, .. } => (why.clone(), false),
             other => (other.describe(now_ms), false),
         };
         Status::Failed {

@@ -9,6 +9,7 @@ use crate::launch::resolve;
 use crate::launch::rung::Rung;
 use crate::launch::rung_state::{self, Check, Facts, Park, RungState, Unfit};
 use crate::probe::Call;
+use crate::probe::login::LoginRung;
 use crate::state::health::{self, HealthFile, Outcome, Store};
 
 /// One rung as known now.
@@ -28,6 +29,12 @@ pub fn check_of<'r>(rung: &'r Rung) -> Result<Check, Unfit<'r>> {
         not_installed: unusable.skip,
     })?;
     Ok(match (&ready.plan.call, &ready.plan.login) {
+        (
+            Call::None,
+            Some(LoginRung {
+                refused: Some(why), ..
+            }),
+        ) => Check::Refused(why),
         (Call::None, Some(_)) if rung.backend.self_check => Check::SelfCheck,
         (Call::None, Some(_)) => Check::Off("self_check = false"),
         (Call::None, None) => Check::Off("probe kind none: the fast-fail net alone guards it"),

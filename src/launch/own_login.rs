@@ -41,6 +41,7 @@ fn read_store(family: Family, env: &Env) -> Store {
                 plan: login.plan,
                 expires_at: login.expires_at,
                 records: None,
+                refused: readers::refused_login(family, env),
             }))
         }
         Some(OwnStore::Key(credential)) => Store::Key(credential),

@@ -397,6 +397,7 @@ fn runs_on(
         plan: None,
         expires_at: None,
         records,
+        refused: crate::login::readers::refused_login(family, &child),
     })
 }
 

@@ -24,6 +24,9 @@ pub enum Check {
     SelfCheck,
     /// Nothing proves it: `self_check = false`, or `probe = { kind = "none" }`.
     Off(&'static str),
+    /// Its CLI no longer serves its login (Gemini CLI's personal Google logins): nothing
+    /// is called for it, nothing proves it, and a launch passes over it. Why.
+    Refused(&'static str),
 }
 
 impl Check {
@@ -31,7 +34,7 @@ impl Check {
         match self {
             Check::Command => Proof::Command,
             Check::SelfCheck => Proof::SelfCheck,
-            Check::Probe | Check::Off(_) => Proof::Probe,
+            Check::Probe | Check::Off(_) | Check::Refused(_) => Proof::Probe,
         }
     }
 
@@ -84,8 +87,9 @@ pub enum RungState {
         /// Found by this process just now: a launch does not ask again.
         fresh: bool,
     },
-    /// It may run, but nothing has shown that it answers: why.
-    NotProved { why: String },
+    /// Nothing has shown that it answers: why. `passed_over`: nothing can (its CLI no
+    /// longer serves its login), so a launch passes over it and it is nobody's cover.
+    NotProved { why: String, passed_over: bool },
     /// It cannot run here: not installed (`not_installed`), no credential, bad arguments.
     Skipped {
         class: ErrorClass,
@@ -144,6 +148,13 @@ pub fn state(facts: &Facts) -> RungState {
         }
         Ok(check) => check,
     };
+    // Before any record: an old answer of the CLI's own check predates the refusal.
+    if let Check::Refused(why) = check {
+        return RungState::NotProved {
+            why: (*why).to_string(),
+            passed_over: true,
+        };
+    }
     if let Some(park) = facts.parked {
         return RungState::Parked {
             reason: park.reason.clone(),
@@ -157,6 +168,7 @@ pub fn state(facts: &Facts) -> RungState {
             },
             ErrorClass::Unproved => RungState::NotProved {
                 why: outcome.reason.clone(),
+                passed_over: false,
             },
             ErrorClass::Ok => RungState::Ok {
                 proof: check.proof(),
@@ -226,6 +238,11 @@ fn unproved(check: &Check, record: Option<&TargetHealth>) -> RungState {
         Check::Probe | Check::Command => RungState::Unchecked,
         Check::Off(why) => RungState::NotProved {
             why: (*why).to_string(),
+            passed_over: false,
+        },
+        Check::Refused(why) => RungState::NotProved {
+            why: (*why).to_string(),
+            passed_over: true,
         },
         Check::SelfCheck => RungState::NotProved {
             why: match record {
@@ -235,6 +252,7 @@ fn unproved(check: &Check, record: Option<&TargetHealth>) -> RungState {
                 ),
                 _ => "the CLI's own check has not run (`agent --status` runs it)".to_string(),
             },
+            passed_over: false,
         },
     }
 }
@@ -252,16 +270,20 @@ pub enum Action {
 
 impl RungState {
     /// What a launch does with it: a rung is passed over only for what a call would not
-    /// change (a window, a cooldown, no binary); a failure with no cooldown is asked again,
-    /// and a login, which is never probed, runs — the fast-fail net guards it.
+    /// change (a window, a cooldown, no binary, a login its CLI no longer serves); a
+    /// failure with no cooldown is asked again, and a login, which is never probed, runs —
+    /// the fast-fail net guards it.
     pub fn launch_action(&self, check: Option<&Check>) -> Action {
         let probed = check.is_some_and(Check::probed_by_a_launch);
         match self {
+            RungState::NotProved {
+                passed_over: true, ..
+            }
+            | RungState::Failed { fresh: true, .. } => Action::Pass,
             RungState::Ok { .. } | RungState::NotProved { .. } | RungState::Budget { .. } => {
                 Action::Run
             }
             RungState::Unchecked => Action::Probe,
-            RungState::Failed { fresh: true, .. } => Action::Pass,
             RungState::Failed { .. } if probed => Action::Probe,
             RungState::Failed { .. } => Action::Run,
             RungState::Parked { .. } | RungState::Cooling { .. } | RungState::Skipped { .. } => {
@@ -275,7 +297,13 @@ impl RungState {
     pub fn could_run(&self) -> bool {
         !matches!(
             self,
-            RungState::Parked { .. } | RungState::Cooling { .. } | RungState::Skipped { .. }
+            RungState::Parked { .. }
+                | RungState::Cooling { .. }
+                | RungState::Skipped { .. }
+                | RungState::NotProved {
+                    passed_over: true,
+                    ..
+                }
         )
     }
 
@@ -324,6 +352,9 @@ impl RungState {
     /// The error class, `ok` when it answered.
     pub fn class(&self) -> ErrorClass {
         match self {
+            RungState::NotProved {
+                passed_over: true, ..
+            } => ErrorClass::Unproved,
             RungState::Ok { .. } | RungState::NotProved { .. } | RungState::Unchecked => {
                 ErrorClass::Ok
             }
@@ -404,7 +435,7 @@ impl RungState {
                 format!("{class}: {reason} (checked {} ago)", ago(*at_ms))
             }
             RungState::Failed { class, reason, .. } => format!("{class}: {reason}"),
-            RungState::NotProved { why } => format!("not proved: {why}"),
+            RungState::NotProved { why, .. } => format!("not proved: {why}"),
             RungState::Skipped {
                 why,
                 not_installed: true,
@@ -433,7 +464,7 @@ impl RungState {
             RungState::Cooling { class, .. }
             | RungState::Failed { class, .. }
             | RungState::Skipped { class, .. } => class.to_string(),
-            RungState::NotProved { why } => why.clone(),
+            RungState::NotProved { why, .. } => why.clone(),
             RungState::Unchecked => "not checked yet".to_string(),
             RungState::Budget { .. } => "budget".to_string(),
         })

@@ -139,6 +139,7 @@ pub const READERS: Readers = Readers {
             token_present: true,
         }))
     },
+    refused_login: super::serves_every_login,
     last_model: |_env| None,
     run_actions: super::no_run_actions,
     run_windows: None,

@@ -217,6 +217,7 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
 /// What agent reads of Claude Code's files.
 pub const READERS: Readers = Readers {
     own_store,
+    refused_login: super::serves_every_login,
     last_model: |env| super::claude_transcript::last_model(adapter::claude::records(env).first()?),
     run_actions: |home, cwd, start| {
         super::run_actions::claude(&super::claude_transcript::project_dir_for(home, cwd), start)

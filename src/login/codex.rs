@@ -141,6 +141,7 @@ pub fn auth_from_store(store: &Value) -> Option<Auth> {
 /// What agent reads of Codex's files.
 pub const READERS: Readers = Readers {
     own_store,
+    refused_login: super::serves_every_login,
     last_model: |env| super::codex_rollout::last_model(adapter::codex::records(env).first()?),
     run_actions: |home, cwd, start| {
         super::codex_rollout::find_run(&home.join("sessions"), cwd, start)

@@ -138,10 +138,48 @@ fn answer_model(message: &Value) -> Option<String> {
     (!model.is_empty()).then(|| model.to_string())
 }
 
+/// Why Gemini CLI refuses the Google login it finds in `env`: a personal login (no Google
+/// Cloud project named, the adapter's rule at [`adapter::gemini::PROJECT_VARS`]) since
+/// 2026-06-18. `None` for a Code Assist licence's login, and when its settings select
+/// another auth type (a key, Vertex AI), which is not the Google login.
+pub fn refused_login(env: &Env) -> Option<&'static str> {
+    let dir = adapter::gemini::home(env)?;
+    if read_auth_type(&dir).is_some_and(|t| t != LOGIN_WITH_GOOGLE) {
+        return None;
+    }
+    let named = |var: &str| env.get(var).is_some_and(|v| !v.trim().is_empty());
+    if adapter::gemini::PROJECT_VARS.iter().any(|var| named(var))
+        || names_a_project(&dir.join(".env"))
+    {
+        return None;
+    }
+    Some(adapter::gemini::PERSONAL_LOGIN_GONE)
+}
+
+/// Whether a `.env` file names a project. The CLI loads the first `.env` it finds from its
+/// folder up (`.gemini/.env`, then `.env`), else `<gemini dir>/.env`, else `~/.env`
+/// (its docs, "Persisting environment variables with .env files"). Only the one in its own
+/// directory is read here: the others depend on the folder it runs in, so a project named
+/// only in a project's `.env` is not seen (the backend's `env` can name it).
+fn names_a_project(path: &Path) -> bool {
+    let Some(text) = bounded_read::text(path, bounded_read::SETTINGS) else {
+        return false;
+    };
+    text.lines().any(|line| {
+        let line = line.trim();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        line.split_once('=').is_some_and(|(name, value)| {
+            adapter::gemini::PROJECT_VARS.contains(&name.trim())
+                && !value.trim().trim_matches(['"', '\'']).is_empty()
+        })
+    })
+}
+
 /// What agent reads of Gemini CLI's files (it keeps no record of a run agent reads for
 /// what the run did).
 pub const READERS: Readers = Readers {
     own_store,
+    refused_login,
     last_model: |env| last_model(&adapter::gemini::home(env)?),
     run_actions: super::no_run_actions,
     run_windows: None,
@@ -177,6 +215,43 @@ mod tests {
         assert!(!shown.contains("FIXTURE"));
         assert!(!crate::redact::redact(CREDS).contains("GEMINIFIXTUREaccess"));
         assert_eq!(login_from_creds(&Value::Null), None);
+    }
+
+    #[test]
+    fn a_google_login_is_personal_unless_a_project_is_named_and_another_auth_type_is_not_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let gemini = dir.path().join(".gemini");
+        std::fs::create_dir_all(&gemini).unwrap();
+        let home = dir.path().to_string_lossy().into_owned();
+        let set = vec![("GEMINI_CLI_HOME".to_string(), home.clone())];
+        let env = Env::child(&set, &[]);
+        let google = r#"{"security": {"auth": {"selectedType": "oauth-personal"}}}"#;
+        std::fs::write(gemini.join("settings.json"), google).unwrap();
+        assert_eq!(
+            refused_login(&env),
+            Some(adapter::gemini::PERSONAL_LOGIN_GONE)
+        );
+        // A commented-out or empty project names none.
+        std::fs::write(
+            gemini.join(".env"),
+            "# GOOGLE_CLOUD_PROJECT=x\nGOOGLE_CLOUD_PROJECT=\"\"\n",
+        )
+        .unwrap();
+        assert!(refused_login(&env).is_some());
+        std::fs::write(gemini.join(".env"), "GOOGLE_CLOUD_PROJECT_ID = 'acme'\n").unwrap();
+        assert_eq!(refused_login(&env), None);
+        std::fs::remove_file(gemini.join(".env")).unwrap();
+        let with_project = vec![
+            ("GEMINI_CLI_HOME".to_string(), home),
+            ("GOOGLE_CLOUD_PROJECT".to_string(), "acme".to_string()),
+        ];
+        assert_eq!(refused_login(&Env::child(&with_project, &[])), None);
+        std::fs::write(
+            gemini.join("settings.json"),
+            r#"{"security": {"auth": {"selectedType": "vertex-ai"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(refused_login(&env), None);
     }
 
     #[test]

@@ -107,6 +107,10 @@ pub type SessionReader =
 pub struct Readers {
     /// What its login store holds where the CLI would find it in `env`.
     pub own_store: fn(&Env) -> Option<OwnStore>,
+    /// Why the CLI no longer serves the login its store holds in `env`, when it refuses
+    /// that kind of login outright (Gemini CLI's personal Google logins): nothing proves
+    /// such a rung and a launch passes over it.
+    pub refused_login: fn(&Env) -> Option<&'static str>,
     /// The model it last ran, from its newest record where it keeps them in `env`.
     pub last_model: fn(&Env) -> Option<String>,
     /// What its run that started at `start` in `cwd` did, by that run's record under its
@@ -118,6 +122,11 @@ pub struct Readers {
     /// What its session was — the task, where it stopped, the files it changed — for a
     /// CLI whose records agent reads that from.
     pub run_session: Option<SessionReader>,
+}
+
+/// For a CLI that serves every login its store can hold.
+pub fn serves_every_login(_env: &Env) -> Option<&'static str> {
+    None
 }
 
 /// For a CLI that keeps no record of a run agent reads.

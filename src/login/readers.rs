@@ -29,6 +29,12 @@ pub fn own_store(family: Family, env: &Env) -> Option<OwnStore> {
     (of(family)?.own_store)(env)
 }
 
+/// Why a CLI of `family` no longer serves the login its store holds in `env`, if it
+/// refuses that kind of login.
+pub fn refused_login(family: Family, env: &Env) -> Option<&'static str> {
+    (of(family)?.refused_login)(env)
+}
+
 /// The model a CLI of `family` last ran, from its records where its adapter finds them in
 /// `env` (the environment the launched CLI gets) — what a probe that needs a model uses when
 /// the CLI's settings name none (DESIGN §12 "out of the box"): the CLIs' built-in defaults

@@ -31,6 +31,10 @@ pub struct LoginRung {
     /// login's windows and for what a run did (Claude Code's configuration directory,
     /// Codex's home): set once with the rung (`launch::resolve::ready`), by its adapter.
     pub records: Option<PathBuf>,
+    /// Why its CLI no longer serves this kind of login (Gemini CLI's personal Google
+    /// logins, read by `login::readers::refused_login`): nothing proves the rung and a
+    /// launch passes over it.
+    pub refused: Option<&'static str>,
 }
 
 /// What a CLI's own login store holds, as the launch floor reads it (`login::`).
@@ -77,6 +81,7 @@ pub fn of_endpoint(
             plan: None,
             expires_at: None,
             records: None,
+            refused: None,
         }));
     }
     let Some(own) = endpoint.own_login else {
@@ -212,6 +217,7 @@ mod tests {
             plan: Some("max".into()),
             expires_at: None,
             records: None,
+            refused: None,
         };
         let now: Timestamp = "2026-09-14T12:00:00Z".parse().unwrap();
         let text = login.describe(&[], now);

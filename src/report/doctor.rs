@@ -426,7 +426,18 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
     for (index, def) in config.rungs.iter().enumerate() {
         let rung = crate::launch::resolve::resolve(config, index + 1, def);
         let area = format!("rung {} {}", index + 1, rung.short_name());
+        let refused = rung
+            .state
+            .as_ref()
+            .ok()
+            .and_then(|ready| ready.plan.login.as_ref()?.refused);
         match &rung.state {
+            // Not agent's fault, and no fix in agent's table: the login itself is gone.
+            Ok(_) if refused.is_some() => checks.push(Check::warning(
+                area,
+                format!("not proved: {}", refused.unwrap_or_default()),
+                "log in to Antigravity (`agy`) for a Google AI subscription; Gemini CLI still serves an API key (GEMINI_API_KEY), Vertex AI or a Code Assist licence (GOOGLE_CLOUD_PROJECT)",
+            )),
             Ok(ready) if ready.plan.login.is_some() => {
                 checks.push(Check::ok(area, ready.plan.unprobed_reason()));
             }

@@ -130,7 +130,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     .plan
                     .login
                     .as_ref()
-                    .map(crate::probe::login::LoginRung::name)
+                    .map(|login| match login.refused {
+                        Some(why) => format!("{} — not proved: {why}", login.name()),
+                        None => login.name(),
+                    })
                     .unwrap_or_default(),
                 Err(u) if u.skip => format!("SKIP {}", u.reason),
                 Err(u) => format!("FAIL {}", u.reason),
@@ -174,6 +177,13 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             w3 = widths[3]
         );
         let _ = writeln!(out, "{}", line.trim_end());
+    }
+    if config.rungs_are_builtin {
+        // The one order a user may wonder at: why agy comes before Gemini CLI.
+        let _ = writeln!(
+            out,
+            "\norder: of Google's CLIs, Antigravity (agy) comes before Gemini CLI: a Google AI subscription (Pro, Ultra, free) runs in agy; Gemini CLI no longer serves personal Google logins (since 2026-06-18) and keeps API keys, Vertex AI and Code Assist licences"
+        );
     }
     crate::report::emit(&out)?;
     Ok(ExitCode::SUCCESS)

@@ -564,6 +564,7 @@ fn a_limit_row_in_the_runs_transcript_parks_with_its_window() {
         plan: None,
         expires_at: None,
         records: Some(config_dir.clone()),
+        refused: None,
     };
     let rung = fake.rung_with(
         &backend,
