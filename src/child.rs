@@ -11,8 +11,9 @@
 //! [`Group::Own`], everything it started are killed with SIGKILL.
 
 use std::fmt;
+use std::fs::File;
 use std::io::{self, Write as _};
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -52,6 +53,9 @@ pub struct Job<'a> {
     pub stdin: Option<&'a [u8]>,
     /// The most it may print on stdout, and again on stderr: one byte more ends it.
     pub cap: usize,
+    /// Its stdout is a pseudo-terminal of agent's own, for a CLI that prints nothing off a
+    /// terminal (`crate::pty`); what it prints comes back as plain text.
+    pub terminal: bool,
 }
 
 impl Job<'static> {
@@ -62,6 +66,7 @@ impl Job<'static> {
             group,
             stdin: None,
             cap: CAP,
+            terminal: false,
         }
     }
 }
@@ -75,6 +80,7 @@ impl<'a> Job<'a> {
             timeout: self.timeout,
             group: self.group,
             cap: self.cap,
+            terminal: self.terminal,
         }
     }
 
@@ -82,6 +88,12 @@ impl<'a> Job<'a> {
     #[must_use]
     pub fn cap(self, cap: usize) -> Job<'a> {
         Job { cap, ..self }
+    }
+
+    /// The same job with its stdout a pseudo-terminal when `terminal`.
+    #[must_use]
+    pub fn terminal(self, terminal: bool) -> Job<'a> {
+        Job { terminal, ..self }
     }
 }
 
@@ -140,7 +152,25 @@ pub fn run(command: &mut Command, job: &Job<'_>) -> io::Result<Ran> {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = start(command, job.group)?;
+    let pty = if job.terminal {
+        let pty = crate::pty::open()?;
+        command.stdout(Stdio::from(pty.far));
+        Some(pty.near)
+    } else {
+        None
+    };
+    let started = start(command, job.group);
+    // The far end is the child's alone now: dropped here (with the command's hold on it),
+    // the terminal reads as ended once the child and what it started have closed it.
+    command.stdout(Stdio::null());
+    let mut child = started?;
+    let out_pipe = match pty {
+        Some(near) => Some(near),
+        None => child
+            .stdout
+            .take()
+            .map(|pipe| File::from(OwnedFd::from(pipe))),
+    };
     let feed = Feed {
         pipe: child.stdin.take(),
         unsent: job.stdin.unwrap_or_default(),
@@ -162,6 +192,7 @@ pub fn run(command: &mut Command, job: &Job<'_>) -> io::Result<Ran> {
         &mut child,
         job.group,
         feed,
+        out_pipe,
         deadline,
         &mut |bytes| keep(&mut stdout, bytes),
         &mut |bytes| keep(&mut stderr, bytes),
@@ -171,6 +202,9 @@ pub fn run(command: &mut Command, job: &Job<'_>) -> io::Result<Ran> {
         End::Late => Err(Stopped::Late(job.timeout)),
         End::Full | End::Done => Err(Stopped::Flooded(cap)),
     };
+    if job.terminal {
+        stdout = crate::pty::plain(&stdout);
+    }
     Ok(Ran {
         end,
         stdout,
@@ -266,10 +300,15 @@ pub fn converse<T>(
             Flow::More
         }
     };
+    let out_pipe = child
+        .stdout
+        .take()
+        .map(|pipe| File::from(OwnedFd::from(pipe)));
     let end = pump(
         &mut child,
         talk.group,
         feed,
+        out_pipe,
         deadline,
         &mut hear,
         &mut |_| Flow::More,
@@ -352,7 +391,8 @@ enum Pipe {
     Err,
 }
 
-/// Feeds `feed` and hands what comes on stdout and stderr to `out` and `err` until the
+/// Feeds `feed` and hands what comes on `stdout` (the child's stdout pipe, or the near end
+/// of its terminal) and stderr to `out` and `err` until the
 /// program has exited and its pipes are done with, or `deadline`, or a reader says stop.
 /// The program is reaped before this returns; unless it exited with its pipes closed, it
 /// is killed (with [`Group::Own`], its whole group, also after it exited: what it left
@@ -361,6 +401,7 @@ fn pump(
     child: &mut Child,
     group: Group,
     mut feed: Feed<'_>,
+    stdout: Option<File>,
     deadline: Instant,
     out: &mut dyn FnMut(&[u8]) -> Flow,
     err: &mut dyn FnMut(&[u8]) -> Flow,
@@ -370,10 +411,8 @@ fn pump(
     if feed.unsent.is_empty() && !feed.keep_open {
         feed.pipe = None;
     }
-    let mut stdout = child
-        .stdout
-        .take()
-        .filter(|p| nonblocking(p.as_fd()).is_ok());
+    // A terminal's near end reads EIO once its far end is closed: that ends it as EOF does.
+    let mut stdout = stdout.filter(|p| nonblocking(p.as_fd()).is_ok());
     let mut stderr = child
         .stderr
         .take()
@@ -610,6 +649,41 @@ mod tests {
         .unwrap();
         assert_eq!(ran.end.unwrap_err(), Stopped::Flooded(10_000));
         assert_eq!(ran.stdout.len(), 10_000);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_program_that_prints_only_on_a_terminal_is_heard_through_one() {
+        let script = "[ -t 1 ] && printf '\\033[1mhi\\033[0m\\n'; [ -t 2 ] || echo err >&2; exit 4";
+        let job = Job::new(Duration::from_secs(10), Group::Own);
+        let piped = run(&mut sh(script), &job).unwrap().output().unwrap();
+        assert_eq!(piped.stdout, b"");
+        let seen = run(&mut sh(script), &job.terminal(true))
+            .unwrap()
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&seen.stdout), "hi\n");
+        assert_eq!(seen.stderr, b"err\n", "stderr stays a pipe");
+        assert_eq!(seen.status.code(), Some(4));
+    }
+
+    #[test]
+    fn a_program_on_a_terminal_is_bounded_as_any() {
+        let started = Instant::now();
+        let ran = run(
+            &mut sh("setsid sleep 30 & sleep 30"),
+            &Job::new(Duration::from_millis(300), Group::Own).terminal(true),
+        )
+        .unwrap();
+        assert!(matches!(ran.end, Err(Stopped::Late(_))), "{ran:?}");
+        let flood = run(
+            &mut sh("yes"),
+            &Job::new(Duration::from_secs(20), Group::Own)
+                .cap(10_000)
+                .terminal(true),
+        )
+        .unwrap();
+        assert_eq!(flood.end.unwrap_err(), Stopped::Flooded(10_000));
         assert!(started.elapsed() < Duration::from_secs(10));
     }
 

@@ -18,6 +18,7 @@ pub mod expand;
 pub mod http;
 pub mod ownership;
 pub mod paths;
+pub mod pty;
 pub mod redact;
 pub mod retry;
 pub mod scratch;

@@ -32,6 +32,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "scratch",
             "secret",
             "service_text",
+            "pty",
             "signals",
             "term",
             "text",

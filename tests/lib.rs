@@ -4,6 +4,7 @@ mod support;
 mod world;
 
 mod accounts;
+mod agy_terminal;
 mod alerts_replicas;
 mod bad_input;
 mod budget;

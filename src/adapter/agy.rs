@@ -74,6 +74,11 @@ pub const CLI: Cli = Cli {
     headers_var: None,
     runs_agents_statusline: false,
     reports_own_quota: true,
+    // From public reports only, no agy binary (research addendum "agy off a terminal"):
+    // antigravity-cli #76 — agy 1.0.0 `agy -p …` through a pipe, subprocess or redirect
+    // exits 0 with zero bytes on stdout and stderr, the same command on a terminal prints
+    // the answer; PyPI agy-headless-bridge works around it with a pseudo-terminal.
+    needs_terminal: true,
     self_check: &SELF_CHECK,
     // Its words go to it as given.
     dialect: None,

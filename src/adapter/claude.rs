@@ -199,6 +199,7 @@ pub const CLI: Cli = Cli {
     headers_var: Some(HEADERS_VAR),
     runs_agents_statusline: true,
     reports_own_quota: false,
+    needs_terminal: false,
     self_check: &SELF_CHECK,
     // Its words are the source language.
     dialect: None,

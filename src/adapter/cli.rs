@@ -65,6 +65,11 @@ pub struct Cli {
     /// (Antigravity's `agy --print /usage`) instead of being probed: it reads no key agent
     /// knows of, its API is its own login's.
     pub reports_own_quota: bool,
+    /// Whether it prints nothing when its stdout is not a terminal: agent then runs it —
+    /// its quota read, its own check, and a launch whose stdout is not a terminal — with
+    /// its stdout a pseudo-terminal of agent's own (DESIGN §22, `crate::pty`), and a
+    /// headless run of it that printed nothing did not answer.
+    pub needs_terminal: bool,
     /// How it is checked by running it.
     pub self_check: &'static SelfCheck,
     /// Claude Code's command line in its words; `None`: the words go unchanged.

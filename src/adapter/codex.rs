@@ -170,6 +170,7 @@ pub const CLI: Cli = Cli {
     headers_var: None,
     runs_agents_statusline: false,
     reports_own_quota: false,
+    needs_terminal: false,
     self_check: &SELF_CHECK,
     dialect: Some(&DIALECT),
     session: None,

@@ -253,6 +253,11 @@ impl Family {
         self.cli().is_some_and(|cli| cli.reports_own_quota)
     }
 
+    /// Whether it prints nothing off a terminal (`Cli::needs_terminal`).
+    pub fn needs_terminal(self) -> bool {
+        self.cli().is_some_and(|cli| cli.needs_terminal)
+    }
+
     /// How the CLI is checked by running it; `None` for a program agent has no adapter for.
     pub fn self_check(self) -> Option<&'static SelfCheck> {
         Some(self.cli()?.self_check)

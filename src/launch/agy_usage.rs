@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 
+use crate::adapter::Family;
 use crate::child::{Group, Job};
 use crate::error_class::ErrorClass;
 use crate::login::agy;
@@ -97,12 +98,11 @@ fn spent(windows: &[crate::login::Window]) -> Option<&crate::login::Window> {
     }
 }
 
-/// A command's stdout when it ran to success within `timeout`.
+/// A command's stdout when it ran to success within `timeout` — on a pseudo-terminal, as
+/// agy prints nothing through a pipe (`Cli::needs_terminal`).
 fn capture(command: &mut Command, timeout: Duration) -> Option<String> {
-    let output = crate::child::run(command, &Job::new(timeout, Group::Own))
-        .ok()?
-        .output()
-        .ok()?;
+    let job = Job::new(timeout, Group::Own).terminal(Family::Agy.needs_terminal());
+    let output = crate::child::run(command, &job).ok()?.output().ok()?;
     output
         .status
         .success()

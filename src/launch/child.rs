@@ -103,6 +103,9 @@ pub struct Outcome {
     pub ended: Ended,
     pub elapsed: Duration,
     pub stderr_head: String,
+    /// Whether it printed anything but white space on stdout, when agent copied its stdout
+    /// from a pseudo-terminal; `None` when its stdout was agent's own.
+    pub printed: Option<bool>,
 }
 
 /// How much of a child's stderr is kept for the fast-fail judgement (a usage error says
@@ -116,7 +119,14 @@ const STDERR_GRACE: Duration = Duration::from_millis(250);
 /// On a terminal the child has agent's stderr itself (an interactive CLI needs the tty);
 /// otherwise (scripts, cron, CI) its stderr is copied through as it comes, and its first
 /// [`STDERR_HEAD`] bytes are kept, so a CLI's usage error can be told by its words.
-pub fn run(mut command: Command) -> anyhow::Result<Outcome> {
+///
+/// A CLI that `needs_terminal` (it prints nothing off one, `Cli::needs_terminal`) whose
+/// stdout would not be a terminal — agent's is not (cron, a pipe, `$(agent -p …)`) — gets
+/// a pseudo-terminal of agent's own as its stdout: what it prints there is copied to
+/// agent's stdout as plain text (`crate::pty`), the window's size follows agent's
+/// terminal's, if it has one. Its stdin stays agent's, and its exit code and signals are
+/// as any child's. On a terminal nothing changes.
+pub fn run(mut command: Command, needs_terminal: bool) -> anyhow::Result<Outcome> {
     signals::forward_to_children();
     let started = Instant::now();
     let program = command.get_program().to_string_lossy().into_owned();
@@ -124,15 +134,30 @@ pub fn run(mut command: Command) -> anyhow::Result<Outcome> {
     if copy {
         command.stderr(Stdio::piped());
     }
-    let mut child = command
-        .spawn()
-        .with_context(|| format!("starting {program}"))?;
+    let pty = if needs_terminal && !std::io::stdout().is_terminal() {
+        let pty = crate::pty::open().with_context(|| format!("a terminal for {program}"))?;
+        command.stdout(Stdio::from(pty.far));
+        Some(pty.near)
+    } else {
+        None
+    };
+    let spawned = command.spawn();
+    // The command's hold on the terminal's far end goes: the child's is the only one left,
+    // so the copy hears the end when the child (and what it started) closes it.
+    drop(command);
+    let mut child = spawned.with_context(|| format!("starting {program}"))?;
     signals::child_started(child.id());
     let head = Arc::new(Mutex::new(Vec::new()));
     let copied = child.stderr.take().map(|pipe| copy_stderr(pipe, &head));
+    let ended_at = Arc::new(Mutex::new(None));
+    let terminal = pty.map(|near| copy_terminal(near, &ended_at));
     let status = child.wait();
     let elapsed = started.elapsed();
+    *ended_at.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
     signals::child_ended();
+    // All of what it printed is copied before agent goes on (the copy itself stops once
+    // the child is gone and what it left behind has been quiet for a moment).
+    let printed = terminal.map(|copy| copy.join().unwrap_or(true));
     if let Some(done) = copied {
         let _ = done.recv_timeout(STDERR_GRACE);
     }
@@ -148,6 +173,60 @@ pub fn run(mut command: Command) -> anyhow::Result<Outcome> {
         ended,
         elapsed,
         stderr_head,
+        printed,
+    })
+}
+
+/// Copies the child's terminal (`near`) to agent's stdout as plain text until it reads as
+/// ended, or the child has ended (`ended_at`) and nothing came for [`STDERR_GRACE`] (a
+/// helper it left behind may hold the terminal); meanwhile the terminal's size follows
+/// agent's own terminal's. Says whether anything but white space was printed.
+fn copy_terminal(
+    near: std::fs::File,
+    ended_at: &Arc<Mutex<Option<Instant>>>,
+) -> std::thread::JoinHandle<bool> {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd as _;
+    let ended_at = Arc::clone(ended_at);
+    std::thread::spawn(move || {
+        let mut near = near;
+        let mut plain = crate::pty::Plain::default();
+        let mut printed = false;
+        let mut size = crate::pty::own_size();
+        let mut last_heard = Instant::now();
+        let mut buffer = [0u8; 8192];
+        let mut stdout = std::io::stdout();
+        loop {
+            let now = crate::pty::own_size();
+            if let Some(new) =
+                now.filter(|n| size.is_none_or(|old| !crate::pty::same_size(&old, n)))
+            {
+                crate::pty::resize(&near, &new);
+                size = Some(new);
+            }
+            let mut fds = [PollFd::new(near.as_fd(), PollFlags::POLLIN)];
+            let ready = poll(&mut fds, PollTimeout::from(100u8)).unwrap_or(0);
+            let heard = fds[0].revents().is_some_and(|r| !r.is_empty());
+            if ready > 0 && heard {
+                let n = match near.read(&mut buffer) {
+                    // EIO: the far end is closed by all, the child and its helpers.
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                last_heard = Instant::now();
+                let text = plain.feed(&buffer[..n]);
+                printed |= text.iter().any(|b| !b.is_ascii_whitespace());
+                // Agent's stdout gone (a closed pipe): the terminal is still read on, so the
+                // child does not block on a full one.
+                let _ = stdout.write_all(&text).and_then(|()| stdout.flush());
+                continue;
+            }
+            let ended = *ended_at.lock().unwrap_or_else(PoisonError::into_inner);
+            if ended.is_some_and(|at| at.max(last_heard).elapsed() >= STDERR_GRACE) {
+                break;
+            }
+        }
+        printed
     })
 }
 

@@ -130,7 +130,7 @@ pub fn resume_words(rung: &Rung, args: &[OsString], ending: &LimitEnding) -> Opt
 const RESUME_PROMPT: &str = "[agent] Your usage window ran out in the middle of this task and has now reset. Continue the task from where you stopped.";
 
 /// Whether Claude Code's words `args` run headless (`-p`).
-fn headless(args: &[OsString]) -> bool {
+pub(super) fn headless(args: &[OsString]) -> bool {
     args.iter()
         .take_while(|word| *word != "--")
         .any(|word| word == "-p" || word == "--print")

@@ -202,7 +202,8 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
             ended,
             elapsed,
             stderr_head,
-        } = match child::run(command) {
+            printed,
+        } = match child::run(command, rung.backend.family.needs_terminal()) {
             Ok(outcome) => outcome,
             Err(err) if too_long_to_start(&err) => {
                 // The system refused the words before the CLI ran: nothing ran, nothing
@@ -227,8 +228,15 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
             window: None,
             reset: None,
         };
+        // A headless prompt that a CLI printing nothing off a terminal answered with nothing,
+        // even on agent's own (DESIGN §22): it did not answer, whatever its exit code says.
+        let silent = printed == Some(false)
+            && matches!(ended, Ended::Code(_))
+            && limit_ending::headless(&translation.argv);
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
+        } else if silent {
+            Verdict::FastFail
         } else {
             fastfail::judge(ended, elapsed, config.fastfail)
         };
@@ -335,7 +343,11 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 return Ok(exit_byte(code));
             }
             (Ended::Code(code), Verdict::FastFail) => {
-                let reason = format!("exited {code} after {}s", elapsed.as_secs());
+                let reason = if silent {
+                    "printed nothing for a headless prompt".to_string()
+                } else {
+                    format!("exited {code} after {}s", elapsed.as_secs())
+                };
                 term::notice(&format!(
                     "{} {reason} — treating as unavailable",
                     rung.label()
@@ -556,7 +568,8 @@ fn same_failure(why_not: &[(String, String)]) -> Option<String> {
     ))
 }
 
-/// `--use backend[:model]`: no probe, no fallback; exec the CLI in agent's place.
+/// `--use backend[:model]`: no probe, no fallback; exec the CLI in agent's place (one that
+/// needs a terminal, with agent's stdout not one, is run under agent's own instead).
 pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<ExitCode> {
     let (name, model) = spec.split_once(':').unwrap_or((spec, ""));
     let Some(backend) = config.backends.get(name) else {
@@ -613,5 +626,13 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
         .family
         .login_key(&crate::adapter::Env::child(&env, &env_remove), None);
     child::tell_the_statusline(&mut command, backend.family, &label, login.as_deref());
+    if backend.family.needs_terminal() && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        // Off a terminal agent cannot step aside: the CLI would print nothing into agent's
+        // stdout (DESIGN §22), so agent stays to copy it through a terminal of its own.
+        return match child::run(command, true)?.ended {
+            Ended::Code(code) => Ok(ExitCode::from(exit_byte(code))),
+            Ended::Signal(signal) => crate::signals::die_by(signal),
+        };
+    }
     Err(child::exec(command))
 }

@@ -190,7 +190,7 @@ pub fn run(
     let started = Instant::now();
     let ran = crate::child::run(
         &mut command(ready, &args, cwd, scratch_env),
-        &Job::new(timeout, Group::Own),
+        &Job::new(timeout, Group::Own).terminal(family.needs_terminal()),
     );
     let latency = started.elapsed();
     let judged = match ran {
