@@ -864,6 +864,139 @@ backend = "spare"
     );
 }
 
+/// A project (a git repository) where the real `codex exec`, on the fixture ChatGPT login
+/// whose windows its app-server reports open, is refused by the backend with its usage-limit
+/// 429 `after` its call. Returns the reset the refusal names, and the `HH:MM` (UTC) agent
+/// parks the login until: Codex's text drops the seconds, so agent parks to the end of the
+/// minute it shows, never trying the login before its reset.
+fn codex_refused_at_its_limit(w: &E2e, after: std::time::Duration) -> (i64, String) {
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.sb.env("TZ", "UTC");
+    // Codex shows the reset to the minute, in its own zone: a whole minute two hours ahead.
+    let reset = (jiff::Timestamp::now().as_second() + 2 * 3600) / 60 * 60;
+    log_codex_in_with_chatgpt(w, reset + 86_400, true);
+    w.api.on(Rule::path_contains("/wham/usage")
+        .reply(wham_usage((20, reset + 3600), (40, reset + 86_400))));
+    w.api.on(Rule::path_contains("/backend-api/codex/responses")
+        .reply(Reply::codex_usage_limit("plus", reset).delay(after)));
+    let parked = jiff::Timestamp::from_second(reset + 60)
+        .unwrap()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .strftime("%H:%M")
+        .to_string();
+    (reset, parked)
+}
+
+/// The next `agent -p hi` after codex's login was parked: the spare rung answers, and codex
+/// made no call beyond the refused one.
+fn the_next_launch_passes_the_parked_codex_login_over(w: &E2e) -> Run {
+    let second = w.run(&["-p", "hi"]);
+    assert_eq!(second.code, Some(0), "{second:?}");
+    assert!(
+        second.stdout.contains("the spare rung answered"),
+        "{second:?}"
+    );
+    assert_eq!(
+        w.posts_to("/backend-api/codex/responses").len(),
+        1,
+        "codex ran again on the parked login"
+    );
+    second
+}
+
+/// The ChatGPT backend's answer to `codex app-server`'s `/wham/usage`: the 5-hour and the
+/// weekly window, each `(used percent, reset in epoch seconds)`; at 100 % the login is refused.
+fn wham_usage(five_hour: (u32, i64), weekly: (u32, i64)) -> Reply {
+    let now = jiff::Timestamp::now().as_second();
+    let window = |(used, reset): (u32, i64), seconds: i64| {
+        serde_json::json!({"used_percent": used, "limit_window_seconds": seconds,
+                           "reset_after_seconds": (reset - now).max(0), "reset_at": reset})
+    };
+    let spent = five_hour.0 >= 100 || weekly.0 >= 100;
+    Reply::status(200).json(serde_json::json!({
+        "plan_type": "plus",
+        "rate_limit": {
+            "allowed": !spent,
+            "limit_reached": spent,
+            "primary_window": window(five_hour, 18_000),
+            "secondary_window": window(weekly, 604_800),
+        },
+    }))
+}
+
+/// A Codex rung checked by nothing but the fast-failure net, then a spare rung whose
+/// stand-in CLI answers.
+fn codex_then_a_spare_rung(w: &E2e, fastfail_seconds: f64) {
+    w.sb.fake_cli("spare-cli")
+        .stdout("the spare rung answered\n")
+        .install();
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {fastfail_seconds}
+probe_timeout_seconds = 60
+
+[backends.codex]
+probe = {{ kind = "none" }}
+
+[backends.spare]
+command = "spare-cli"
+probe = {{ kind = "none" }}
+
+[[rungs]]
+backend = "codex"
+
+[[rungs]]
+backend = "spare"
+"#
+    ));
+}
+
+/// A fixture ChatGPT (plus) login in `~/.codex/auth.json`, its tokens valid until
+/// `expires_at`, and Codex's settings pointing its ChatGPT backend at the mock. With
+/// `calls_to_mock`, its model calls go there too, with the login's own token: Codex 0.171
+/// sends a ChatGPT login's calls only to an HTTPS workspace backend ("workspace backend must
+/// use an HTTPS origin without credentials"), so a provider of the user's kind that
+/// `requires_openai_auth` stands in for it, at the backend's own path.
+fn log_codex_in_with_chatgpt(w: &E2e, expires_at: i64, calls_to_mock: bool) {
+    let url = w.api.url();
+    let jwt = |claims: Value| {
+        format!(
+            "{}.{}.sig",
+            base64url(br#"{"alg":"none","typ":"JWT"}"#),
+            base64url(claims.to_string().as_bytes())
+        )
+    };
+    let auth = serde_json::json!({"chatgpt_account_id": "acct-e2e", "chatgpt_plan_type": "plus"});
+    w.sb.write_file(
+        ".codex/auth.json",
+        &serde_json::json!({
+            "auth_mode": "chatgpt",
+            "OPENAI_API_KEY": null,
+            "tokens": {
+                "id_token": jwt(serde_json::json!({"exp": expires_at, "https://api.openai.com/auth": auth})),
+                "access_token": jwt(serde_json::json!({"exp": expires_at, "https://api.openai.com/auth": auth})),
+                "refresh_token": "rt-e2e",
+                "account_id": "acct-e2e",
+            },
+            "last_refresh": jiff::Timestamp::now().to_string(),
+        })
+        .to_string(),
+    );
+    let provider = if calls_to_mock {
+        format!(
+            "model_provider = \"chatgpt-mock\"\n\n[model_providers.chatgpt-mock]\nname = \"chatgpt-mock\"\nbase_url = \"{url}/backend-api/codex\"\nrequires_openai_auth = true\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n"
+        )
+    } else {
+        String::new()
+    };
+    w.sb.write_file(
+        ".codex/config.toml",
+        &format!(
+            "model = \"{CODEX_MODEL}\"\nchatgpt_base_url = \"{url}/backend-api/\"\ncheck_for_update_on_startup = false\n{provider}\n[analytics]\nenabled = false\n\n[features]\nplugins = false\nremote_plugin = false\napps = false\n"
+        ),
+    );
+}
+
 /// Base64url without padding, for the fixture login's JWTs.
 fn base64url(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -886,71 +1019,12 @@ fn base64url(bytes: &[u8]) -> String {
 #[test]
 fn a_chatgpt_login_the_real_codex_app_server_reports_exhausted_is_parked() {
     let w = e2e();
-    let url = w.api.url();
     let reset = jiff::Timestamp::now().as_second() + 3 * 3600;
-    let jwt = |claims: Value| {
-        format!(
-            "{}.{}.sig",
-            base64url(br#"{"alg":"none","typ":"JWT"}"#),
-            base64url(claims.to_string().as_bytes())
-        )
-    };
-    let auth = serde_json::json!({"chatgpt_account_id": "acct-e2e", "chatgpt_plan_type": "plus"});
-    w.sb.write_file(
-        ".codex/auth.json",
-        &serde_json::json!({
-            "auth_mode": "chatgpt",
-            "OPENAI_API_KEY": null,
-            "tokens": {
-                "id_token": jwt(serde_json::json!({"exp": reset + 86_400, "https://api.openai.com/auth": auth})),
-                "access_token": jwt(serde_json::json!({"exp": reset + 86_400, "https://api.openai.com/auth": auth})),
-                "refresh_token": "rt-e2e",
-                "account_id": "acct-e2e",
-            },
-            "last_refresh": jiff::Timestamp::now().to_string(),
-        })
-        .to_string(),
-    );
-    w.sb.write_file(
-        ".codex/config.toml",
-        &format!(
-            "model = \"{CODEX_MODEL}\"\nchatgpt_base_url = \"{url}/backend-api/\"\ncheck_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n[features]\nplugins = false\nremote_plugin = false\napps = false\n"
-        ),
-    );
-    w.api.on(
-        Rule::path_contains("/wham/usage").reply(Reply::status(200).json(serde_json::json!({
-            "plan_type": "plus",
-            "rate_limit": {
-                "allowed": false,
-                "limit_reached": true,
-                "primary_window": {"used_percent": 100, "limit_window_seconds": 18_000,
-                                   "reset_after_seconds": 3 * 3600, "reset_at": reset},
-                "secondary_window": {"used_percent": 55, "limit_window_seconds": 604_800,
-                                     "reset_after_seconds": 4 * 86_400, "reset_at": reset + 86_400},
-            },
-        }))),
-    );
-    w.sb.fake_cli("spare-cli")
-        .stdout("the spare rung answered\n")
-        .install();
-    w.sb.write_config(&format!(
-        r#"fastfail_seconds = {FASTFAIL_SECONDS}
-probe_timeout_seconds = 60
-
-[backends.codex]
-probe = {{ kind = "none" }}
-
-[backends.spare]
-command = "spare-cli"
-probe = {{ kind = "none" }}
-
-[[rungs]]
-backend = "codex"
-
-[[rungs]]
-backend = "spare"
-"#
-    ));
+    log_codex_in_with_chatgpt(&w, reset + 86_400, false);
+    w.api
+        .on(Rule::path_contains("/wham/usage")
+            .reply(wham_usage((100, reset), (55, reset + 86_400))));
+    codex_then_a_spare_rung(&w, f64::from(FASTFAIL_SECONDS));
 
     let run = w.run(&["-p", "hi"]);
 
@@ -980,6 +1054,111 @@ backend = "spare"
         run.stderr
     );
 }
+/// The real `codex exec`, logged in with a fixture ChatGPT login whose windows its
+/// app-server reports open, is refused by the backend with its usage-limit 429 (the body
+/// alone, no `x-codex-*` headers): codex says so only in the text of its error and in its
+/// rollout's `task_complete`. agent reads the reset there, says the limit and its reset,
+/// runs the next rung at once, and the next launch passes the parked login over.
+#[test]
+fn a_usage_limit_refusal_of_the_real_codex_exec_parks_its_login_until_the_reset_it_names() {
+    let w = e2e();
+    let (reset, parked_hh_mm) = codex_refused_at_its_limit(&w, std::time::Duration::ZERO);
+    codex_then_a_spare_rung(&w, f64::from(FASTFAIL_SECONDS));
+
+    let first = w.run(&["-p", "hi"]);
+
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert!(
+        first.stdout.contains("the spare rung answered"),
+        "{first:?}"
+    );
+    assert_eq!(
+        w.posts_to("/backend-api/codex/responses").len(),
+        1,
+        "codex asked its backend once"
+    );
+    // What codex itself left: the refusal in its rollout, with the reset as its text.
+    let rollouts = support::sandbox::files_under(&w.sb.home().join(".codex/sessions"));
+    let ended: Vec<Value> = rollouts
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|row| row["payload"]["type"] == "task_complete")
+        .collect();
+    assert_eq!(ended.len(), 1, "{rollouts:?}");
+    assert_eq!(
+        ended[0]["payload"]["error"]["codex_error_info"], "usage_limit_exceeded",
+        "{}",
+        ended[0]
+    );
+    let clock = jiff::Timestamp::from_second(reset)
+        .unwrap()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC);
+    let said = format!(
+        "try again at {}:{:02} {}.",
+        (clock.hour() + 11) % 12 + 1,
+        clock.minute(),
+        if clock.hour() < 12 { "AM" } else { "PM" }
+    );
+    assert!(
+        ended[0]["payload"]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("You’ve hit your usage limit.") && m.ends_with(&said)),
+        "{}",
+        ended[0]
+    );
+    // agent names the limit and its reset, and ran the next rung at once.
+    let notice = agent_notices(&first.stderr)
+        .into_iter()
+        .find(|line| line.starts_with("[agent] Codex (its default model): usage limit, resets "))
+        .unwrap_or_else(|| panic!("no notice of the limit: {}", first.stderr));
+    assert!(
+        notice.ends_with(&format!("{parked_hh_mm} — parked until then")),
+        "{notice}"
+    );
+
+    let second = the_next_launch_passes_the_parked_codex_login_over(&w);
+    let skipped = agent_notices(&second.stderr)
+        .into_iter()
+        .find(|line| line.contains("Codex (its default model) unavailable — usage limit, resets "))
+        .unwrap_or_else(|| panic!("the login was not passed over: {}", second.stderr));
+    assert!(skipped.contains(&parked_hh_mm), "{skipped}");
+}
+
+/// The same refusal after the real `codex exec` had run past the fast-failure window (a
+/// session that ran out mid-way): a limit ending. Off a terminal agent stops with codex's
+/// exit code and one line naming the limit, its reset and how to continue; the next launch
+/// skips the login. agent never answers codex's own prompts (its model-switch nudge among
+/// them): it reads what codex left after codex exited.
+#[test]
+fn a_real_codex_exec_refused_at_its_usage_limit_mid_session_is_a_limit_ending() {
+    let w = e2e();
+    let (_, parked_hh_mm) = codex_refused_at_its_limit(&w, std::time::Duration::from_secs(3));
+    codex_then_a_spare_rung(&w, 1.0);
+
+    let first = w.run(&["-p", "hi"]);
+
+    assert_eq!(first.code, Some(1), "codex's own exit code: {first:?}");
+    assert!(
+        !first.stdout.contains("the spare rung answered"),
+        "{first:?}"
+    );
+    let head =
+        "[agent] Codex (its default model) ran out of its window mid-session (usage limit, resets ";
+    let line = agent_notices(&first.stderr)
+        .into_iter()
+        .find(|line| line.starts_with(head))
+        .unwrap_or_else(|| panic!("no limit ending {head:?}: {}", first.stderr));
+    assert!(
+        line[head.len()..].contains(&format!(
+            "{parked_hh_mm}) — its exit code is passed through"
+        )),
+        "{line}"
+    );
+
+    the_next_launch_passes_the_parked_codex_login_over(&w);
+}
+
 /// The real Claude Code, interactive under `tmux`, with `agent --statusline` installed as
 /// its statusLine (`agent --install-statusline`): the mock answers with the
 /// `anthropic-ratelimit-unified-*` headers a subscription login gets, Claude Code turns

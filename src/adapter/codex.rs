@@ -86,7 +86,11 @@ pub fn home(env: &Env) -> Option<PathBuf> {
 }
 
 pub fn login_identity(env: &Env, account: Option<Account>) -> Option<String> {
-    if account.is_some() || config(env).is_some_and(|c| c.custom_provider().is_some()) {
+    let elsewhere = config(env).is_some_and(|c| {
+        c.custom_provider()
+            .is_some_and(|(_, provider)| !provider.runs_on_login())
+    });
+    if account.is_some() || elsewhere {
         return None;
     }
     home(env).map(|dir| dir.to_string_lossy().into_owned())
@@ -124,6 +128,19 @@ pub struct CodexProvider {
     pub base_url: Option<String>,
     pub env_key: Option<String>,
     pub wire_api: Option<String>,
+    /// Whether codex sends the login in its home (`auth.json`) to this provider.
+    #[serde(default)]
+    pub requires_openai_auth: bool,
+}
+
+impl CodexProvider {
+    /// Whether its calls run on the login in codex's home: a provider that
+    /// `requires_openai_auth` and names no `env_key` of its own is sent that login's token
+    /// (codex-rs `model_provider_info.rs`: the provider's key first, else the auth manager's
+    /// login), so the login's windows are what refuse it — a gateway in front of ChatGPT.
+    pub fn runs_on_login(&self) -> bool {
+        self.requires_openai_auth && self.env_key.is_none()
+    }
 }
 
 /// Codex's config in `env`, when it exists and parses (other keys are ignored).
@@ -176,6 +193,14 @@ pub const CLI: Cli = Cli {
     session: None,
 };
 
+/// A spent limit reaches agent only as words: `codex exec --json` prints it as the text of an
+/// `error` event (no code; "You’ve hit your usage limit. … try again at 9:19 AM."), matched by
+/// `limit` below, and its rollout keeps it with the reset (read by `login::codex_rollout`).
+/// Codex's model-switch nudge near the limit is never answered: agent never writes to a
+/// CLI's stdin — a launch inherits agent's own (`launch::child::run` leaves it), a check
+/// gets `/dev/null` (`child::Job` without `stdin`), and agent reads only what the CLI left
+/// after it exited (DESIGN §22).
+///
 /// Its own check (DESIGN §17), measured with 0.171.0 against the mock
 /// (`tests/fixtures/self_check/codex-*`): `codex exec --json -m M PROMPT` prints JSONL events
 /// on stdout — `thread.started` (`thread_id`), `item.completed` (an `agent_message` is the

@@ -589,3 +589,34 @@ fn every_registered_cli_is_known_by_its_own_name_and_a_program_without_one_by_no
             .is_empty()
     );
 }
+
+#[test]
+fn a_codex_provider_sent_the_homes_login_runs_on_that_login_and_one_with_its_own_key_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join(".codex");
+    std::fs::create_dir_all(&home).unwrap();
+    let set = vars(&[("HOME", dir.path().to_str().unwrap())]);
+    let env = Env::only(&set);
+    let key = format!("codex:{}", home.display());
+    let provider = |extra: &str| {
+        format!(
+            "model_provider = \"gw\"\n\n[model_providers.gw]\nname = \"gw\"\nbase_url = \"https://gw.example/backend-api/codex\"\n{extra}"
+        )
+    };
+    for (settings, login) in [
+        (String::new(), true),
+        (provider("requires_openai_auth = true\n"), true),
+        (provider(""), false),
+        (
+            provider("requires_openai_auth = true\nenv_key = \"GW_KEY\"\n"),
+            false,
+        ),
+    ] {
+        std::fs::write(home.join("config.toml"), &settings).unwrap();
+        assert_eq!(
+            Family::Codex.login_key(&env, None),
+            login.then(|| key.clone()),
+            "{settings}"
+        );
+    }
+}

@@ -8,9 +8,18 @@
 //!   strings); builds around 0.41 wrote `resets_in_seconds`, relative to the line's
 //!   `timestamp`, instead of `resets_at` (research, from a third-party parser). Both are
 //!   read. `rate_limits` sits beside `info`, not in it.
-//! - On a usage-limit refusal Codex emits a `token_count` with the snapshot from the error,
-//!   so the last such line of a fast-failed run shows the full window and its reset
-//!   (research, from the codex source; the `Error` event itself is not persisted).
+//! - On a usage-limit refusal Codex emits a `token_count` with the snapshot from the error's
+//!   `x-codex-*` headers, so the last such line of a fast-failed run shows the full window
+//!   and its reset when the refusal carried them (research, from the codex source).
+//! - The refusal itself is the run's `task_complete` line: `payload.error` =
+//!   `{message, codex_error_info: "usage_limit_exceeded"}` (0.171.0 against the mock). Its
+//!   only reset is in the message, "… try again at 9:19 AM." — codex's local rendering of
+//!   the 429 body's `error.resets_at` (codex-rs `core/src/api_bridge.rs`, `map_api_error`:
+//!   a 429 whose `error.type` is `usage_limit_reached` becomes `UsageLimitReached` with
+//!   `resets_at` epoch seconds; `core/src/error.rs`, `UsageLimitReachedError`'s `Display`;
+//!   openai/codex at 001cb8e2, one source, and the pinned binary's output). A refusal with
+//!   no windows in its `token_count` (a body without those headers) parks the whole login
+//!   (the text names no window) until that reset.
 //! - `session_meta.payload.cwd` and `turn_context.payload.{cwd, model}` say where and with
 //!   what a session ran (research, from kvsankar/agent-history; `model` on `turn_context`
 //!   is also what the usage report relies on).
@@ -19,11 +28,12 @@
 
 use std::path::{Path, PathBuf};
 
+use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 
-use super::records;
 use super::window::{self, Scope, Source, Window};
+use super::{records, reset_text};
 
 /// The plan-wide bucket's id; any other `limit_id` is a per-model limit.
 const PLAN_LIMIT_ID: &str = "codex";
@@ -89,7 +99,9 @@ pub fn model_limit_family(limit_id: Option<&str>, limit_name: Option<&str>) -> O
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
     pub path: PathBuf,
-    /// The windows of the run's last `token_count` line (empty when it wrote none).
+    /// The windows of the run's last `token_count` line (empty when it wrote none), or,
+    /// when none of them is spent and the run ended on Codex's usage-limit refusal, the
+    /// login-wide window its message names.
     pub windows: Vec<Window>,
     /// The run's model, from its last `turn_context`.
     pub model: Option<String>,
@@ -133,6 +145,7 @@ fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
     let mut same_dir = false;
     let mut ran_since_start = false;
     let mut windows = Vec::new();
+    let mut refusal = None;
     let mut model = None;
     for line in records::lines(path) {
         let Ok(row) = serde_json::from_str::<Value>(&line) else {
@@ -159,6 +172,14 @@ fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
         if let Some(found) = token_count_windows(&line) {
             windows = found;
         }
+        if let Some(found) = refusal_window(&row, at, &TimeZone::system()) {
+            refusal = Some(found);
+        }
+    }
+    // The windows the refusal's headers named say more (which window, how full); the text
+    // only stands in when they name no spent one.
+    if !windows.iter().any(Window::is_full) {
+        windows.extend(refusal);
     }
     (same_dir && ran_since_start).then(|| RunRecord {
         path: path.to_path_buf(),
@@ -166,6 +187,40 @@ fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
         model,
     })
 }
+
+/// The window a `task_complete` line that ended on Codex's usage-limit refusal names: the
+/// whole login, spent, until the time its message gives ("try again at …", read in `zone`,
+/// Codex's own). `None` for any other line, and for a refusal that names no time ("Try again
+/// later.", or Codex's other `usage_limit_exceeded` errors: no quota, plan without Codex).
+fn refusal_window(row: &Value, written: Timestamp, zone: &TimeZone) -> Option<Window> {
+    if row.get("type").and_then(Value::as_str) != Some("event_msg")
+        || row.pointer("/payload/type").and_then(Value::as_str) != Some("task_complete")
+        || row
+            .pointer("/payload/error/codex_error_info")
+            .and_then(Value::as_str)
+            != Some(USAGE_LIMIT_EXCEEDED)
+    {
+        return None;
+    }
+    let message = row.pointer("/payload/error/message")?.as_str()?;
+    let lower = message.to_lowercase();
+    let at = lower.rfind(TRY_AGAIN_AT)? + TRY_AGAIN_AT.len();
+    let when = message[at..].trim().trim_end_matches('.');
+    let resets_at = reset_text::local_reset_after(when, zone, written)?;
+    Window::new(
+        Scope::Unstated,
+        100.0,
+        resets_at,
+        Source::CodexRecord,
+        written,
+    )
+}
+
+/// `CodexErrorInfo::UsageLimitExceeded` as the rollout writes it (0.171.0).
+const USAGE_LIMIT_EXCEEDED: &str = "usage_limit_exceeded";
+/// What comes before the reset in Codex's refusal (`retry_suffix`, `retry_suffix_after_or`:
+/// " Try again at …" or " or try again at …"), lowercase.
+const TRY_AGAIN_AT: &str = "try again at ";
 
 /// The model of the last `turn_context` of the newest rollout under `sessions`.
 pub fn last_model(sessions: &Path) -> Option<String> {
@@ -404,6 +459,113 @@ mod tests {
         assert_eq!(run.model.as_deref(), Some("gpt-6.2-sol"));
         assert_eq!(run.windows.len(), 1);
         assert!(run.windows[0].is_full());
+    }
+
+    /// The two lines 0.171.0 wrote for a turn the mock refused with the usage-limit 429
+    /// body and no `x-codex-*` headers (copied from its rollout, ids shortened).
+    fn refused_turn(timestamp: &str, message: &str) -> [String; 2] {
+        [
+            format!(
+                r#"{{"timestamp":"{timestamp}","type":"event_msg","payload":{{"type":"token_count","info":null,"rate_limits":{{"limit_id":"codex","limit_name":null,"primary":null,"secondary":null,"credits":null,"individual_limit":null,"spend_control_reached":null,"plan_type":null,"rate_limit_reached_type":null}}}}}}"#
+            ),
+            format!(
+                r#"{{"timestamp":"{timestamp}","type":"event_msg","payload":{{"type":"task_complete","turn_id":"t","last_agent_message":null,"error":{{"message":"{message}","codex_error_info":"usage_limit_exceeded"}},"duration_ms":76}}}}"#
+            ),
+        ]
+    }
+
+    const PLUS_REFUSAL: &str = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at ";
+
+    #[test]
+    fn a_refused_turn_names_the_whole_login_spent_until_the_time_its_message_gives() {
+        let written = Timestamp::now();
+        let reset = written + SignedDuration::from_hours(3);
+        let local = reset.to_zoned_datetime(TimeZone::UTC);
+        let clock = format!(
+            "{}:{:02} {}",
+            (local.hour() + 11) % 12 + 1,
+            local.minute(),
+            if local.hour() < 12 { "AM" } else { "PM" }
+        );
+        let date = format!(
+            "{} {}th, {} ",
+            local.strftime("%b"),
+            local.day(),
+            local.year()
+        );
+        let [_, line] = refused_turn(
+            &written.to_string(),
+            &format!("{PLUS_REFUSAL}{date}{clock}."),
+        );
+        let row: Value = serde_json::from_str(&line).unwrap();
+        let window = refusal_window(&row, written, &TimeZone::UTC).unwrap();
+        assert_eq!(window.scope, Scope::Unstated);
+        assert!(window.is_full());
+        // The end of the minute shown: never tried before the reset.
+        let shown = reset.as_second() / 60 * 60;
+        assert_eq!(window.resets_at.as_second(), shown + 60);
+        // Codex's other usage errors name no time; other lines are not refusals.
+        let later = line.replace(
+            &format!("or try again at {date}{clock}."),
+            "or try again later.",
+        );
+        let row: Value = serde_json::from_str(&later).unwrap();
+        assert_eq!(refusal_window(&row, written, &TimeZone::UTC), None);
+        let other = line.replace("usage_limit_exceeded", "other");
+        let row: Value = serde_json::from_str(&other).unwrap();
+        assert_eq!(refusal_window(&row, written, &TimeZone::UTC), None);
+    }
+
+    #[test]
+    fn a_refused_run_parks_by_its_message_only_when_its_headers_named_no_spent_window() {
+        let home = tempfile::tempdir().unwrap();
+        let sessions = home.path().join("sessions");
+        let start = Timestamp::now();
+        let after = (start + SignedDuration::from_secs(2)).to_string();
+        let today = start.to_zoned_datetime(TimeZone::UTC).date();
+        let day = format!(
+            "{:04}/{:02}/{:02}",
+            today.year(),
+            today.month(),
+            today.day()
+        );
+        // Written as Codex writes it: in this process's own zone, with the date.
+        let reset = start.to_zoned_datetime(TimeZone::system()) + SignedDuration::from_hours(2);
+        let message = format!(
+            "{PLUS_REFUSAL}{} {}th, {} {}:{:02} {}.",
+            reset.strftime("%b"),
+            reset.day(),
+            reset.year(),
+            (reset.hour() + 11) % 12 + 1,
+            reset.minute(),
+            if reset.hour() < 12 { "AM" } else { "PM" }
+        );
+        let [counted, refused] = refused_turn(&after, &message);
+        write_rollout(
+            &sessions,
+            &day,
+            "rollout-refused.jsonl",
+            &[meta(&after, "/work/p"), counted, refused.clone()],
+        );
+        let run = find_run(&sessions, Path::new("/work/p"), start).unwrap();
+        assert_eq!(run.windows.len(), 1, "{:?}", run.windows);
+        assert_eq!(run.windows[0].scope, Scope::Unstated);
+        assert_eq!(
+            run.windows[0].resets_at.as_second(),
+            reset.timestamp().as_second() / 60 * 60 + 60
+        );
+        // With the headers' spent 5-hour window, that window is the run's.
+        let full = r#"{"used_percent":100,"window_minutes":300,"resets_at":1789400000}"#;
+        let headed = token_count(&after, full, "null");
+        write_rollout(
+            &sessions,
+            &day,
+            "rollout-refused.jsonl",
+            &[meta(&after, "/work/p"), headed, refused],
+        );
+        let run = find_run(&sessions, Path::new("/work/p"), start).unwrap();
+        assert_eq!(run.windows.len(), 1, "{:?}", run.windows);
+        assert_eq!(run.windows[0].scope, Scope::FiveHour);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The reset time in Claude Code's limit texts: `3pm (Europe/Berlin)`, `1:20am
-//! (Europe/Berlin)`, `Sep 20, 3:30pm (Asia/Seoul)`, `Sep 20, 2027, 9am (UTC)`.
+//! The reset time in the CLIs' limit texts: Claude Code's `3pm (Europe/Berlin)`, `1:20am
+//! (Europe/Berlin)`, `Sep 20, 3:30pm (Asia/Seoul)`, `Sep 20, 2027, 9am (UTC)`, and Codex's
+//! `9:19 AM`, `Dec 3rd, 2026 9:19 AM` (no zone: its own local time, see [`local_reset_after`]).
 //!
 //! Claude Code 2.1.197 writes it with `Vee(resetsAt, true)` (read in the pinned binary):
 //! within 24 hours `toLocaleTimeString("en-US", {hour: "numeric", minute: minutes ? "2-digit"
@@ -31,7 +32,21 @@ pub fn reset_after(text: &str, written: Timestamp) -> Option<Timestamp> {
     let open = text.find('(')?;
     let close = open + text[open..].find(')')?;
     let zone = TimeZone::get(text[open + 1..close].trim()).ok()?;
-    let when = parse_when(&text[..open])?;
+    next_after(parse_when(&text[..open])?, &zone, written)
+}
+
+/// The reset instant a text with no zone names (`9:19 AM`, `Dec 3rd, 2026 9:19 AM`), read in
+/// `zone` (the zone of the process that wrote it), the next one after `written`. Codex 0.171.0 writes its reset so:
+/// chrono's `Local` (the `TZ` variable, else the system's zone — the same rule jiff's
+/// system zone follows, and agent's children inherit its `TZ`), `%-I:%M %p` on the same
+/// local day, else `%b %-d{st|nd|rd|th}, %Y %-I:%M %p` (codex-rs `core/src/error.rs`,
+/// `format_retry_timestamp`, openai/codex at 001cb8e2; matched by the 0.171.0 binary's
+/// `%-I:%M %p` string and its output against the mock).
+pub fn local_reset_after(text: &str, zone: &TimeZone, written: Timestamp) -> Option<Timestamp> {
+    next_after(parse_when(text)?, zone, written)
+}
+
+fn next_after(when: When, zone: &TimeZone, written: Timestamp) -> Option<Timestamp> {
     let written_here = written.to_zoned_datetime(zone.clone());
     let candidate_days: Vec<Date> = match when.date {
         Some(Calendar {
@@ -83,7 +98,7 @@ struct When {
     time: Time,
 }
 
-/// `3pm`, `3:05 PM`, `Sep 20, 3pm`, `Sep 20, 2027, 3pm`, `Sep 20 at 3pm`.
+/// `3pm`, `3:05 PM`, `Sep 20, 3pm`, `Sep 20, 2027, 3pm`, `Sep 20 at 3pm`, `Dec 3rd, 2026 9:19 AM`.
 fn parse_when(text: &str) -> Option<When> {
     // ICU puts a narrow no-break space before AM/PM; Claude Code replaces only a plain one.
     let text = text
@@ -93,7 +108,13 @@ fn parse_when(text: &str) -> Option<When> {
     let mut words: Vec<&str> = text.split_whitespace().filter(|w| *w != "at").collect();
     let date = match words.first().and_then(|w| month_number(w)) {
         Some(month) => {
-            let day: i8 = words.get(1)?.parse().ok()?;
+            // Codex writes the day with its English ordinal (`3rd`).
+            let day = words.get(1)?;
+            let day = ["st", "nd", "rd", "th"]
+                .iter()
+                .find_map(|suffix| day.strip_suffix(suffix))
+                .unwrap_or(day);
+            let day: i8 = day.parse().ok()?;
             let year = words.get(2).and_then(|w| {
                 (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()))
                     .then(|| w.parse::<i16>().ok())
@@ -208,6 +229,32 @@ mod tests {
         assert_eq!(
             reset_after("Jan 2, 2028, 9am (UTC)", written),
             Some(at("2028-01-02T09:01:00Z"))
+        );
+    }
+
+    #[test]
+    fn codexs_reset_is_its_own_local_time_today_or_a_dated_one() {
+        let york = TimeZone::get("America/New_York").unwrap();
+        // 06:02 UTC is 01:02 in New York (winter): "9:19 AM" is that day, 14:19 UTC.
+        assert_eq!(
+            local_reset_after("9:19 AM", &york, at("2026-12-02T06:02:14Z")),
+            Some(at("2026-12-02T14:20:00Z"))
+        );
+        assert_eq!(
+            local_reset_after("Dec 3rd, 2026 9:19 AM", &york, at("2026-12-02T06:02:14Z")),
+            Some(at("2026-12-03T14:20:00Z"))
+        );
+        assert_eq!(
+            local_reset_after(
+                "Jan 1st, 2027 12:05 AM",
+                &TimeZone::UTC,
+                at("2026-12-30T06:00:00Z")
+            ),
+            Some(at("2027-01-01T00:06:00Z"))
+        );
+        assert_eq!(
+            local_reset_after("later", &york, at("2026-12-02T06:02:14Z")),
+            None
         );
     }
 

@@ -197,6 +197,28 @@ impl Reply {
         }))
     }
 
+    /// The ChatGPT backend's refusal of a Codex call at the login's usage limit: 429,
+    /// `{"error":{"type":"usage_limit_reached","message":…,"plan_type":…,"resets_at":…,
+    /// "resets_in_seconds":…}}`. Codex reads `type`, `plan_type` and `resets_at` (epoch
+    /// seconds) of it (codex-rs `core/src/api_bridge.rs`, `map_api_error` and
+    /// `UsageErrorBody`, openai/codex at 001cb8e2); the message and `resets_in_seconds` are
+    /// as a third party's probe of the backend quoted them (one source). That probe also saw
+    /// `x-codex-primary-*` headers, which codex turns into its `token_count` windows when
+    /// present; they are left off here, so what codex says of the refusal itself is what is
+    /// read (a test that wants them adds them with [`Reply::header`]).
+    pub fn codex_usage_limit(plan_type: &str, resets_at: i64) -> Self {
+        let now = jiff::Timestamp::now().as_second();
+        Self::status(429).json(json!({
+            "error": {
+                "type": "usage_limit_reached",
+                "message": "The usage limit has been reached",
+                "plan_type": plan_type,
+                "resets_at": resets_at,
+                "resets_in_seconds": (resets_at - now).max(0),
+            }
+        }))
+    }
+
     /// Gemini's error shape: `{"error":{"code":…,"message":…,"status":"INVALID_ARGUMENT"}}`.
     pub fn gemini_error(status: u16, grpc_status: &str, message: &str) -> Self {
         Self::status(status).json(json!({
