@@ -10,6 +10,8 @@ use super::Sandbox;
 /// window with the sandbox's environment; killed on drop.
 pub struct Tmux {
     socket: PathBuf,
+    /// The server's pid: killed on drop even when `kill-server` cannot reach it.
+    server: Option<u32>,
 }
 
 impl Tmux {
@@ -39,9 +41,26 @@ impl Tmux {
             ])
             .arg(cwd)
             .args(argv);
-        let status = cmd.status().expect("tmux runs (apt-get install tmux)");
+        // The server outlives this command: it must hold none of the test harness's pipes, or
+        // whatever waits for their end (faketime in scripts/test-at-dates.sh) waits for ever
+        // when a server survives its test.
+        let status = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("tmux runs (apt-get install tmux)");
         assert!(status.success(), "tmux new-session failed");
-        Tmux { socket }
+        let mut session = Tmux {
+            socket,
+            server: None,
+        };
+        session.server = session
+            .tmux(&["display-message", "-p", "#{pid}"])
+            .trim()
+            .parse()
+            .ok();
+        session
     }
 
     /// As [`Tmux::start`], with everything the pane shows kept in `log` from its first
@@ -175,5 +194,12 @@ pub struct Process {
 impl Drop for Tmux {
     fn drop(&mut self) {
         self.tmux(&["kill-server"]);
+        if let Some(pid) = self.server {
+            // Gone already after kill-server; if not (seen under libfaketime), now.
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
     }
 }
