@@ -41,6 +41,9 @@ pub(crate) fn ledger(sb: &Sandbox) -> Vec<Value> {
     fs::read_to_string(sb.state_dir().join("usage.jsonl"))
         .unwrap_or_default()
         .lines()
+        // As agent reads it (`read_jsonl`): a blank line — a torn tail's separator, or one
+        // being appended while this reads — is no record.
+        .filter(|line| !line.trim().is_empty())
         .map(|line| serde_json::from_str(line).expect("a ledger line is JSON"))
         .collect()
 }
