@@ -587,8 +587,7 @@ struct Translator<'a> {
 
 impl<'a> Translator<'a> {
     fn new(dialect: &'a Dialect, request: &'a Request<'a>) -> Translator<'a> {
-        let headless = Reader::new(request.args)
-            .any(|read| matches!(read, Read::Claude { flag, .. } if flag.form == Form::Print));
+        let headless = session_words::runs_headless(request.args);
         Translator {
             dialect,
             request,

@@ -109,32 +109,20 @@ pub fn read_session(
     crate::login::readers::run_session(login.family, home, cwd, start, id)
 }
 
-/// Whether agent can resume this rung's session: its CLI has a resume form and the
-/// session's id is known.
-pub fn resumable(rung: &Rung, ending: &LimitEnding) -> bool {
-    rung.backend.family.session_words().is_some() && ending.session_id.is_some()
-}
-
 /// The words that resume `ending`'s session on `rung` once: the user's flags, the CLI's
 /// resume form, and — headless — a short prompt to go on (interactive, the session opens
-/// and the user goes on).
+/// and the user goes on). `None`: agent cannot resume it (its CLI has no resume form agent
+/// knows, or the session's id is unknown).
 pub fn resume_words(rung: &Rung, args: &[OsString], ending: &LimitEnding) -> Option<Vec<OsString>> {
     let words = rung.backend.family.session_words()?;
     let id = ending.session_id.as_deref()?;
     let session = [OsString::from(words.resume_flag), OsString::from(id)];
-    let prompt = headless(args).then_some(RESUME_PROMPT);
+    let prompt = session_words::runs_headless(args).then_some(RESUME_PROMPT);
     Some(session_words::with_prompt(args, &session, prompt))
 }
 
 /// The prompt a resumed headless session goes on with.
 const RESUME_PROMPT: &str = "[agent] Your usage window ran out in the middle of this task and has now reset. Continue the task from where you stopped.";
-
-/// Whether Claude Code's words `args` run headless (`-p`).
-pub(super) fn headless(args: &[OsString]) -> bool {
-    args.iter()
-        .take_while(|word| *word != "--")
-        .any(|word| word == "-p" || word == "--print")
-}
 
 /// The words the next rung starts with after a hand-off: the user's flags, and a first
 /// prompt naming the brief — headless, after the original prompt verbatim.
@@ -144,7 +132,7 @@ pub fn continue_words(args: &[OsString], label: &str, brief: &Path) -> Vec<OsStr
         brief.display()
     );
     let prompt = match session_words::prompt_of(args) {
-        Some(original) if headless(args) => format!("{original}\n\n{note}"),
+        Some(original) if session_words::runs_headless(args) => format!("{original}\n\n{note}"),
         _ => note,
     };
     session_words::with_prompt(args, &[], Some(&prompt))
@@ -227,13 +215,18 @@ pub fn follow<'c>(
 ) -> Next {
     let label = rung.label();
     let passed_through = u8::try_from(code & 0xff).unwrap_or(1);
-    let can_resume = !chain.resumed && resumable(rung, ending);
+    // Once only: a session resumed after one reset is not resumed after the next.
+    let resume = if chain.resumed {
+        None
+    } else {
+        resume_words(rung, args, ending)
+    };
     let mut choice = choice(config, asked.on_limit, rung);
     if choice == OnLimit::Ask {
         // The next open rung, by the one rule, so the question can name it.
         let mut peek = new_cascade(&continue_words(args, &label, Path::new("BRIEF")));
         let next = next_open_rung(&mut peek, chain);
-        choice = ask(&label, &ending.spent, next.as_deref(), can_resume);
+        choice = ask(&label, &ending.spent, next.as_deref(), resume.is_some());
     }
     match choice {
         OnLimit::Continue => {
@@ -246,10 +239,7 @@ pub fn follow<'c>(
             };
             Next::HandOff { words, brief }
         }
-        OnLimit::Resume if can_resume => {
-            let Some(words) = resume_words(rung, args, ending) else {
-                return Next::Exit(passed_through);
-            };
+        OnLimit::Resume if let Some(words) = resume => {
             let id = ending.session_id.as_deref().unwrap_or_default();
             // From this line on a Ctrl-C means "do not resume": noted, so the wait ends as
             // it says (130, nothing run) and the outcome record is written.

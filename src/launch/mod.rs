@@ -231,14 +231,11 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
         // A headless prompt that a CLI printing nothing off a terminal answered with nothing,
         // even on agent's own (DESIGN §22): it did not answer, whatever its exit code says.
         let silent = printed == Some(false)
-            && matches!(ended, Ended::Code(_))
-            && limit_ending::headless(&translation.argv);
+            && crate::adapter::dialect::session_words::runs_headless(&run_args);
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
-        } else if silent {
-            Verdict::FastFail
         } else {
-            fastfail::judge(ended, elapsed, config.fastfail)
+            fastfail::judge(ended, elapsed, config.fastfail, silent)
         };
         match (ended, verdict) {
             (Ended::Signal(signal), _) => {
