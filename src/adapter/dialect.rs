@@ -523,6 +523,13 @@ impl Iterator for Reader<'_> {
     }
 }
 
+/// Whether `args` run Claude Code headless (`-p` / `--print`, as a flag of its own: never a
+/// flag's value nor a word after `--`).
+pub fn runs_headless(args: &[OsString]) -> bool {
+    Reader::new(args)
+        .any(|read| matches!(read, Read::Claude { flag, .. } if flag.form == Form::Print))
+}
+
 /// What Claude Code itself would refuse in `args` (its command line), in words for a usage
 /// error: a switch given a value (`--print=hello`, `--dangerously-skip-permissions=false`).
 /// Claude Code says "unknown option"; another CLI's rung would read the value otherwise
@@ -587,7 +594,7 @@ struct Translator<'a> {
 
 impl<'a> Translator<'a> {
     fn new(dialect: &'a Dialect, request: &'a Request<'a>) -> Translator<'a> {
-        let headless = session_words::runs_headless(request.args);
+        let headless = runs_headless(request.args);
         Translator {
             dialect,
             request,

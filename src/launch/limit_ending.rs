@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
-use crate::adapter::dialect::session_words;
+use crate::adapter::dialect::{self, session_words};
 use crate::config::Config;
 use crate::config::on_limit::OnLimit;
 use crate::login::Window;
@@ -117,7 +117,7 @@ pub fn resume_words(rung: &Rung, args: &[OsString], ending: &LimitEnding) -> Opt
     let words = rung.backend.family.session_words()?;
     let id = ending.session_id.as_deref()?;
     let session = [OsString::from(words.resume_flag), OsString::from(id)];
-    let prompt = session_words::runs_headless(args).then_some(RESUME_PROMPT);
+    let prompt = dialect::runs_headless(args).then_some(RESUME_PROMPT);
     Some(session_words::with_prompt(args, &session, prompt))
 }
 
@@ -132,7 +132,7 @@ pub fn continue_words(args: &[OsString], label: &str, brief: &Path) -> Vec<OsStr
         brief.display()
     );
     let prompt = match session_words::prompt_of(args) {
-        Some(original) if session_words::runs_headless(args) => format!("{original}\n\n{note}"),
+        Some(original) if dialect::runs_headless(args) => format!("{original}\n\n{note}"),
         _ => note,
     };
     session_words::with_prompt(args, &[], Some(&prompt))

@@ -230,8 +230,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
         };
         // A headless prompt that a CLI printing nothing off a terminal answered with nothing,
         // even on agent's own (DESIGN §22): it did not answer, whatever its exit code says.
-        let silent = printed == Some(false)
-            && crate::adapter::dialect::session_words::runs_headless(&run_args);
+        let silent = printed == Some(false) && crate::adapter::dialect::runs_headless(&run_args);
         let verdict = if crate::signals::was_told_to_stop() {
             Verdict::Final
         } else {

@@ -56,13 +56,6 @@ pub fn prompt_of(args: &[OsString]) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
-/// Whether `args` run Claude Code headless (`-p` / `--print`, as a flag of its own: never a
-/// flag's value nor a word after `--`).
-pub fn runs_headless(args: &[OsString]) -> bool {
-    Reader::new(args)
-        .any(|read| matches!(read, Read::Claude { flag, .. } if flag.form == Form::Print))
-}
-
 /// Whether `args` leave the session to agent: they neither name one (`--session-id`,
 /// `--resume`, `--continue`, …) nor start one of Claude Code's sub-commands.
 pub fn leaves_the_session_to_agent(args: &[OsString]) -> bool {
