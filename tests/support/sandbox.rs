@@ -191,7 +191,7 @@ impl Sandbox {
     /// ([`super::clock::env`]), then every
     /// [`Sandbox::env`] pair; stdin is null and the working directory is `home/`.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent"));
+        let mut cmd = Command::new(agent_binary());
         cmd.args(args)
             .env_clear()
             .env("HOME", &self.home)
@@ -503,4 +503,11 @@ env -0 > "$calls/$n/env.tmp" && mv "$calls/$n/env.tmp" "$calls/$n/env"
             .unwrap_or_else(|e| panic!("chmod {}: {e}", path.display()));
         path
     }
+}
+
+/// The `agent` binary the sandbox runs: this build's, or `AGENT_TEST_BIN` when set, so a
+/// new test can be shown to fail against an earlier build (`AGENT_TEST_BIN=/old/agent
+/// cargo test --test lib NAME`).
+pub fn agent_binary() -> std::ffi::OsString {
+    std::env::var_os("AGENT_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_agent").into())
 }
