@@ -122,6 +122,8 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     ],
     // No trust record of its is known: its check runs in agent's scratch directory.
     trust: never_trusted,
+    // No words of its own are known to turn its tools off.
+    no_tools_args: &[],
     scratch_args: &[],
     scratch_env: &[],
 };

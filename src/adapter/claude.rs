@@ -238,9 +238,12 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     untrusted_fix: "",
     failure: &["api error", "\"is_error\":true"],
     trust,
-    // The user's own settings (their login, their hooks) stay; the folder's and every MCP
-    // server do not.
-    scratch_args: &["--setting-sources", "user", "--strict-mcp-config"],
+    // No built-in tool (`--tools ""`), and only the MCP servers of a `--mcp-config`, of
+    // which there is none: every server of the user's, the project's and claude.ai's is off.
+    no_tools_args: &["--tools", "", "--strict-mcp-config"],
+    // The user's own settings (their login, their hooks) stay; the folder's do not (its MCP
+    // servers are off in every check).
+    scratch_args: &["--setting-sources", "user"],
     scratch_env: &[],
 };
 

@@ -236,6 +236,8 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     untrusted_fix: "run agent from inside a git repository (`codex exec` starts only in one; trust the folder in Codex by running `codex` in it once); agent does not add --skip-git-repo-check to your launches",
     failure: &["\"type\":\"turn.failed\"", "\nerror:", "unexpected status"],
     trust,
+    // `codex exec --help` (0.171) names no flag that turns its tools or MCP servers off.
+    no_tools_args: &[],
     scratch_args: &["--skip-git-repo-check"],
     scratch_env: &[],
 };

@@ -175,6 +175,9 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
         "an unexpected critical error occurred",
     ],
     trust,
+    // `gemini --help` (0.61) names no flag that turns its tools off; what an empty
+    // `--allowed-mcp-server-names` does is not measured, so nothing is passed.
+    no_tools_args: &[],
     scratch_args: &[],
     scratch_env: &[],
 };

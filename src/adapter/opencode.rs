@@ -234,6 +234,8 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     // It keeps no record of trust: every folder's `opencode.json` (its MCP commands, its
     // plugins) would run, so its check always runs in agent's scratch directory.
     trust: never_trusted,
+    // No words of its own are known to turn its tools off.
+    no_tools_args: &[],
     scratch_args: &[],
     // Its project settings off (`opencode.json`, `.opencode/` found from the folder up, and
     // the folder's instructions); the user's own settings, which name the rung's provider,

@@ -36,6 +36,12 @@ pub struct SelfCheck {
     /// What the CLI's own trust record says of a folder, read without running anything: its
     /// check runs there only when the record trusts it ([`Trust`]).
     pub trust: fn(env: &Env, dir: &Path, args: &[OsString]) -> Trust,
+    /// Its own words (passed as they are by its dialect) that leave its tools and MCP servers
+    /// out of every check, wherever it runs: a one-word answer needs neither, and they are
+    /// most of the request (Claude Code 2.1.332 sends 12 tool definitions, about 49 KB, with
+    /// none of these words; 9 KB with them). The login, the home, the endpoint and the model
+    /// stay the launch's, so the check still proves what a launch will run.
+    pub no_tools_args: &'static [&'static str],
     /// Its own words (passed as they are by its dialect) that turn off a project's
     /// settings, hooks and MCP servers, for a check run in agent's scratch directory.
     pub scratch_args: &'static [&'static str],

@@ -555,10 +555,9 @@ fn a_cli_without_a_trust_record_trusts_no_folder_and_turns_a_projects_settings_o
         [("OPENCODE_DISABLE_PROJECT_CONFIG", "true")]
     );
     let claude = Family::Claude.self_check().unwrap();
-    assert_eq!(
-        claude.scratch_args,
-        ["--setting-sources", "user", "--strict-mcp-config"]
-    );
+    assert_eq!(claude.scratch_args, ["--setting-sources", "user"]);
+    // Its MCP servers are off in every check, not only in the scratch directory.
+    assert_eq!(claude.no_tools_args, ["--tools", "", "--strict-mcp-config"]);
 }
 
 #[test]

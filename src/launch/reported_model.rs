@@ -3,7 +3,7 @@
 //! rollout or chat). A rung that passes no model runs the CLI's own default, so the labels
 //! name that default by these facts — never by the model agent would probe with.
 
-use crate::adapter::Env;
+use crate::adapter::{Env, Family};
 use crate::config::Backend;
 
 use super::rung::DEFAULT_MODEL_WORDS;
@@ -44,16 +44,20 @@ impl Reported {
 /// The model `backend`'s CLI reports, read where the launched CLI would find its settings
 /// and records (the backend's `env` may move its home). `None` when it has said none.
 pub fn of(backend: &Backend) -> Option<Reported> {
-    let family = backend.family;
     let vars = super::resolve::launch_env(backend).unwrap_or_default();
-    let env = Env::child(&vars, &backend.env_remove);
-    if let Some(model) = family.configured_model(&env) {
+    in_env(backend.family, &Env::child(&vars, &backend.env_remove))
+}
+
+/// The model a CLI of `family` reports where it runs in `env` (a rung's own launch
+/// environment: a login of a pool has its own home). `None` when it has said none.
+pub fn in_env(family: Family, env: &Env) -> Option<Reported> {
+    if let Some(model) = family.configured_model(env) {
         return Some(Reported {
             model,
             said: Said::Settings,
         });
     }
-    crate::login::readers::last_model(family, &env).map(|model| Reported {
+    crate::login::readers::last_model(family, env).map(|model| Reported {
         model,
         said: Said::LastRan,
     })

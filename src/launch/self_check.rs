@@ -1,8 +1,16 @@
 //! The CLI's own check (DESIGN §17): a rung on a subscription login may not be probed with
 //! its token (the vendors reserve it for their own CLIs), so the CLI itself runs, headless,
-//! with its own login, the rung's model and a minimal prompt, bounded by a timeout; then
-//! what it printed and the record it wrote of that run say whether it answered, hit a limit
-//! (and which window, until when), or failed.
+//! with its own login, and a minimal prompt, bounded by a timeout; then what it printed and
+//! the record it wrote of that run say whether it answered, hit a limit (and which window,
+//! until when), or failed.
+//!
+//! It proves what the launch will run (seed 002: a check of another model than the one in
+//! use is a green light over a broken rung): the rung's binary, its launch environment (the
+//! same home variable, or none), and the model the launch passes — none when the launch
+//! passes none, so the CLI runs its own default exactly as the launch does, never the model
+//! a probe would have named. Its tools and MCP servers are off where the CLI has words for
+//! that ([`SelfCheck::no_tools_args`]): one word back needs none of them. Rungs that would
+//! run the same check (one login, one model) share one ([`key`]).
 //!
 //! A report never runs a folder's code (DESIGN §23): the check runs in the directory a launch
 //! would use only when that CLI's own trust record trusts it; else in a scratch directory
@@ -76,24 +84,55 @@ impl Finding {
 
 /// The words the rung's binary is given: its CLI's headless form with a machine-readable
 /// answer ([`SelfCheck::args`], in Claude Code's words, said in the CLI's own by its
-/// dialect), the prompt, and the rung's run model (else its probe model); then `own`, the
-/// CLI's own words (its dialect passes them as they are).
+/// dialect), the prompt, and the model the launch passes (none when it passes none); then
+/// the CLI's own words that turn its tools off ([`SelfCheck::no_tools_args`]) and `own`
+/// (its dialect passes both as they are).
 pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
     let family = rung.backend.family;
-    let args: Vec<OsString> = family
-        .self_check()
+    let check = family.self_check();
+    let args: Vec<OsString> = check
         .map_or(&["-p", "PROMPT"][..], |check| check.args)
         .iter()
+        .chain(check.map_or(&[][..], |check| check.no_tools_args))
         .chain(own)
         .map(|word| OsString::from(if *word == "PROMPT" { PROMPT } else { word }))
         .collect();
+    // The launch's own model, never the probe's: a rung that passes none runs the CLI's
+    // default, and that is what must answer.
     rung.backend
-        .in_own_words(model(rung), &args)
+        .in_own_words(rung.run_model.as_deref(), &args)
         .map(|t| t.argv)
 }
 
-fn model<'r>(rung: &'r Rung) -> Option<&'r str> {
-    rung.run_model.as_deref().or(rung.probe_model.as_deref())
+/// What a check of the rung runs: its binary, its words and its launch environment (home
+/// variable, credentials, what is removed), as a digest that holds no secret. Two rungs with
+/// the same key — one login, one model — would run the same check, so one check answers for
+/// both. `None`: the rung cannot be checked by running its CLI.
+pub fn key(rung: &Rung) -> Option<String> {
+    let ready = rung.state.as_ref().ok()?;
+    let args = argv(rung, &[]).ok()?;
+    let mut words = vec![ready.binary.as_os_str().to_owned()];
+    words.extend(args);
+    words.extend(
+        ready
+            .env
+            .iter()
+            .map(|(name, value)| format!("{name}={value}").into()),
+    );
+    words.extend(
+        ready
+            .env_remove
+            .iter()
+            .map(|name| format!("-{name}").into()),
+    );
+    // Each word's length before it, so no two lists of words run together into one.
+    let mut bytes = Vec::new();
+    for word in &words {
+        let word = word.as_encoded_bytes();
+        bytes.extend_from_slice(&word.len().to_le_bytes());
+        bytes.extend_from_slice(word);
+    }
+    Some(crate::digest::sha256_hex(&bytes))
 }
 
 /// Whether a launch of the rung in `dir` would be refused, by its CLI's own trust record:
@@ -228,9 +267,12 @@ pub fn run(
         ),
     };
     let info = CallInfo {
-        model: model(rung)
-            .map(str::to_string)
-            .or(ready.plan.info.model.clone()),
+        // The model it ran: the launch's, else what the CLI itself says it runs (its
+        // settings, or its newest record, which this run just wrote) — never the probe's.
+        model: rung.run_model.clone().or_else(|| {
+            let env = Env::child(&ready.env, &ready.env_remove);
+            crate::launch::reported_model::in_env(family, &env).map(|reported| reported.model)
+        }),
         upstream: name.clone(),
         role: ROLE,
         ..ready.plan.info.clone()

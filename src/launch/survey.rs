@@ -3,9 +3,11 @@
 //! except a CLI's own check, which runs at most once per `self_check_cache_seconds`
 //! (it spends the user's plan), and a parked login, which is not run into its wall.
 //! Results arrive as each check ends; each is recorded in health, and judged by the one
-//! rule ([`crate::launch::rung_state::state`]).
+//! rule ([`crate::launch::rung_state::state`]). Rungs that share a target share its probe;
+//! rungs whose CLI's own check would run the same command (one login, one model:
+//! [`crate::launch::self_check::key`]) share that check, and its finding is recorded for each.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::mpsc;
 
 use crate::config::Config;
@@ -30,8 +32,9 @@ enum Work {
 }
 
 /// Checks `rungs` in parallel and sends each finding as soon as it is known. A target
-/// shared by two rungs is called once and reported for both. Returns when every finding
-/// was sent. `dir`: where a CLI's own check runs (a launch's directory).
+/// shared by two rungs is called once and reported for both, and so is a CLI's own check
+/// two rungs would run alike. Returns when every finding was sent. `dir`: where a CLI's own
+/// check runs (a launch's directory).
 pub fn check_all(
     config: &Config,
     store: &Store,
@@ -48,7 +51,9 @@ pub fn check_all(
     let parking = Parking::new(store.state_dir());
     let now = jiff::Timestamp::now();
     let (tx, rx) = mpsc::channel::<(String, Outcome)>();
-    let mut waiting: HashMap<String, Vec<usize>> = HashMap::new();
+    // Per call (a probe's target, a self-check's key): the rungs it answers for, each with
+    // the health target a self-check's finding is recorded under (a probe records its own).
+    let mut waiting: HashMap<String, Vec<(usize, Option<String>)>> = HashMap::new();
     std::thread::scope(|scope| {
         for (position, rung) in rungs.iter().enumerate() {
             let index = rung.index - 1;
@@ -78,15 +83,24 @@ pub fn check_all(
                 let _ = found.send(Finding { index, state });
                 continue;
             };
-            let target = match &work {
-                Work::Probe(plan) => plan.target.clone(),
-                Work::SelfCheck(_) => rung
-                    .state
-                    .as_ref()
-                    .map_or_else(|_| String::new(), |ready| ready.plan.target.clone()),
+            let (call, record_under) = match &work {
+                Work::Probe(plan) => (plan.target.clone(), None),
+                Work::SelfCheck(_) => {
+                    let target = rung
+                        .state
+                        .as_ref()
+                        .map_or_else(|_| String::new(), |ready| ready.plan.target.clone());
+                    // A rung whose check cannot be said is checked alone (its own target).
+                    let key = crate::launch::self_check::key(rung)
+                        .map_or_else(|| target.clone(), |key| format!("self_check {key}"));
+                    (key, Some(target))
+                }
             };
-            let first = !waiting.contains_key(&target);
-            waiting.entry(target.clone()).or_default().push(position);
+            let first = !waiting.contains_key(&call);
+            waiting
+                .entry(call.clone())
+                .or_default()
+                .push((position, record_under));
             if !first {
                 continue;
             }
@@ -97,7 +111,7 @@ pub fn check_all(
                     let (store, meter) = (store.clone(), meter.clone());
                     scope.spawn(move || {
                         let outcome = probe::run_and_record(&store, &plan, &meter, &policy);
-                        let _ = tx.send((target, outcome));
+                        let _ = tx.send((call, outcome));
                     });
                 }
                 Work::SelfCheck(position) => {
@@ -112,18 +126,25 @@ pub fn check_all(
                             config.self_check_timeout(),
                             meter,
                         );
-                        store.record_as(&target, &finding.outcome, &policy, Proof::SelfCheck);
-                        let _ = tx.send((target, finding.outcome));
+                        let _ = tx.send((call, finding.outcome));
                     });
                 }
             }
         }
         drop(tx);
+        let policy = config.policy();
         while !waiting.is_empty() {
-            let Ok((target, outcome)) = rx.recv() else {
+            let Ok((call, outcome)) = rx.recv() else {
                 break;
             };
-            for position in waiting.remove(&target).unwrap_or_default() {
+            let mut recorded = HashSet::new();
+            for (position, record_under) in waiting.remove(&call).unwrap_or_default() {
+                // The one check proved every rung that would have run it.
+                if let Some(target) = record_under
+                    && recorded.insert(target.clone())
+                {
+                    store.record_as(&target, &outcome, &policy, Proof::SelfCheck);
+                }
                 let rung = &rungs[position];
                 // A check that hit the window parks the rung, as a launch would read it.
                 let park = known::park(config, &parking, rung, jiff::Timestamp::now());

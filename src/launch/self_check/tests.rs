@@ -229,6 +229,9 @@ fn each_cli_is_given_its_own_headless_words_with_the_rungs_model() {
                 PROMPT,
                 "--output-format",
                 "json",
+                "--tools",
+                "",
+                "--strict-mcp-config",
             ],
         ),
         (
@@ -270,6 +273,60 @@ fn each_cli_is_given_its_own_headless_words_with_the_rungs_model() {
             .collect();
         assert_eq!(words, expected, "{name}");
     }
+}
+
+#[test]
+fn a_rung_that_runs_the_clis_default_is_checked_with_no_model_whatever_its_probe_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = backend("claude", &dir.path().join("claude"));
+    let fake = Fake::new(dir.path(), "claude", "exit 0");
+    let mut rung = fake.rung(&backend, None);
+    rung.probe_model = Some("claude-opus-5".into());
+    let words: Vec<String> = argv(&rung, &[])
+        .unwrap()
+        .into_iter()
+        .map(|w| w.into_string().unwrap())
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "-p",
+            PROMPT,
+            "--output-format",
+            "json",
+            "--tools",
+            "",
+            "--strict-mcp-config"
+        ]
+    );
+}
+
+#[test]
+fn two_rungs_share_a_check_only_when_they_would_run_the_same_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = backend("claude", &dir.path().join("claude"));
+    let fake = Fake::new(dir.path(), "claude", "exit 0");
+    let default = |probe: &str| {
+        let mut rung = fake.rung(&backend, None);
+        rung.probe_model = Some(probe.into());
+        rung
+    };
+    let (opus, sonnet) = (default("claude-opus-5"), default("claude-sonnet-5"));
+    assert!(key(&opus).is_some());
+    assert_eq!(
+        key(&opus),
+        key(&sonnet),
+        "one login, the CLI's default twice"
+    );
+    let named = fake.rung(&backend, Some("claude-sonnet-5"));
+    assert_ne!(key(&opus), key(&named), "another model");
+    let mut other_home = default("claude-opus-5");
+    if let Ok(ready) = &mut other_home.state {
+        ready
+            .env
+            .push(("CLAUDE_CONFIG_DIR".into(), "/home/u/.claude-work".into()));
+    }
+    assert_ne!(key(&opus), key(&other_home), "another login");
 }
 
 // ---- through `run`, against fake CLIs ---------------------------------------------------
