@@ -347,3 +347,124 @@ fn a_full_five_hour_window_makes_both_claude_rows_parked_on_every_face_never_ok(
     );
     assert!(!check.stdout.contains("OK       claude"), "{check:?}");
 }
+
+/// Issue 32, item 7 (seed 002's first mistake): the check proves what the launch runs. Two
+/// Claude rungs on one login that run Claude Code's default model (whatever model each
+/// would probe) are one check, run with no `--model` — exactly as the launch runs them —
+/// and a rung that runs a named model is checked with that model. Each check is Claude
+/// Code's one-word turn with its tools and MCP servers off, in the launch's environment.
+#[test]
+fn claude_rungs_are_checked_once_per_model_the_launch_runs_with_tools_and_mcp_servers_off() {
+    let (sb, api) = logged_in();
+    sb.write_config(
+        r#"
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+
+[[rungs]]
+backend = "claude"
+probe_model = "haiku"
+
+[[rungs]]
+backend = "claude"
+probe_model = "sonnet"
+run_model = "sonnet"
+"#,
+    );
+    let prompt = "Reply with the single word ok.";
+    let checks = || -> Vec<crate::support::Invocation> {
+        sb.calls("claude")
+            .into_iter()
+            .filter(|run| run.argv.iter().any(|a| a == prompt))
+            .collect()
+    };
+
+    let status = sb.run(&["--status"]);
+
+    assert_eq!(status.code, Some(0), "{status:?}");
+    let rows: Vec<&str> = status
+        .stdout
+        .lines()
+        .filter(|l| l.contains("claude /"))
+        .collect();
+    assert_eq!(rows.len(), 3, "{status:?}");
+    for row in &rows {
+        assert!(
+            row.starts_with("OK") && row.contains("answered the CLI's own check"),
+            "{row}"
+        );
+    }
+    let runs = checks();
+    assert_eq!(
+        runs.len(),
+        2,
+        "one check per model the launch runs on this login: {:?}",
+        runs.iter().map(|r| &r.argv).collect::<Vec<_>>()
+    );
+    let model_of = |run: &crate::support::Invocation| {
+        run.argv
+            .iter()
+            .position(|a| a == "--model")
+            .map(|at| run.argv[at + 1].clone())
+    };
+    let mut models: Vec<Option<String>> = runs.iter().map(model_of).collect();
+    models.sort();
+    assert_eq!(
+        models,
+        [None, Some("claude-sonnet-5".to_string())],
+        "the default is checked with no --model, a named model with that model"
+    );
+    for run in &runs {
+        let words: Vec<&str> = run.argv.iter().map(String::as_str).collect();
+        assert!(
+            words.windows(2).any(|w| w == ["--tools", ""])
+                && words.contains(&"--strict-mcp-config"),
+            "tools and MCP servers off: {words:?}"
+        );
+    }
+    // The one check of the default model proved both of its rungs: within the cache no
+    // rung is checked again.
+    let again = sb.run(&["--status"]);
+    assert_eq!(again.code, Some(0), "{again:?}");
+    assert_eq!(
+        checks().len(),
+        2,
+        "checked again within the cache: {again:?}"
+    );
+
+    // The launch runs the default as the check did: no --model, the same home.
+    let launch = sb.run(&["-p", "hi"]);
+    assert_eq!(launch.code, Some(0), "{launch:?}");
+    let launched = sb
+        .calls("claude")
+        .into_iter()
+        .find(|run| run.argv.iter().any(|a| a == "hi"))
+        .expect("the launch ran claude");
+    assert!(
+        !launched.argv.contains(&"--model".to_string()),
+        "{:?}",
+        launched.argv
+    );
+    let default_check = runs.iter().find(|run| model_of(run).is_none()).unwrap();
+    for var in [
+        "HOME",
+        "CLAUDE_CONFIG_DIR",
+        "ANTHROPIC_BASE_URL",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+    ] {
+        assert_eq!(
+            default_check.env.get(var),
+            launched.env.get(var),
+            "{var}: the check's environment is the launch's"
+        );
+    }
+    let ledger = std::fs::read_to_string(sb.state_dir().join("usage.jsonl")).unwrap();
+    let claude_checks = ledger
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["role"] == "self_check" && line["backend"] == "claude")
+        .count();
+    assert_eq!(claude_checks, 2, "{ledger}");
+    assert_no_token_anywhere(&sb, &api, &[&status.stdout, &status.stderr]);
+}
