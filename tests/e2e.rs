@@ -2657,6 +2657,96 @@ backend = "codex"
     }
 }
 
+/// Issue 32, item 7 (seed 002's first mistake): the check proves what the launch runs. Two
+/// Claude Code rungs on one subscription login that both run Claude Code's default model
+/// (each would probe another model) are proved by one run of the real `claude`, and the
+/// request the mock sees from it asks for the model the launch's request asks for — not
+/// `--model` of the probe — with no tool definitions (Claude Code 2.1.332 sends 12, about
+/// 49 KB, without `--tools ""`), while the launch's own request keeps its tools.
+#[test]
+fn the_real_claude_codes_own_check_asks_for_the_launchs_model_once_per_login_with_no_tools() {
+    let w = e2e();
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", SELF_CHECK_TOKEN);
+    w.sb.write_config(&format!(
+        r#"fastfail_seconds = {FASTFAIL_SECONDS}
+
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+
+[[rungs]]
+backend = "claude"
+probe_model = "sonnet"
+"#
+    ));
+    w.api
+        .on(Rule::path_contains("/v1/messages").reply(Reply::ok_text("ok")));
+    let tools_of = |r: &Request| r.json()["tools"].as_array().map_or(0, Vec::len);
+
+    let status = w.run(&["--status"]);
+
+    assert_eq!(status.code, Some(0), "{status:?}");
+    let rows: Vec<&str> = status
+        .stdout
+        .lines()
+        .filter(|l| l.contains("claude /"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{status:?}");
+    assert!(
+        rows.iter()
+            .all(|r| r.starts_with("OK") && r.contains("answered the CLI's own check")),
+        "{status:?}"
+    );
+    let checks = w.claude_code_calls();
+    assert_eq!(
+        checks.len(),
+        1,
+        "one check for one login and one model: {:?}",
+        models(&checks)
+    );
+    let check = &checks[0];
+    assert!(check.body.contains(SELF_CHECK_PROMPT), "the check's prompt");
+    assert_eq!(
+        tools_of(check),
+        0,
+        "tool definitions in the check's {} bytes",
+        check.body.len()
+    );
+    assert!(w.anthropic_probes().is_empty(), "agent probed the login");
+
+    let launch = w.run(&["-p", "hi"]);
+
+    assert_eq!(launch.code, Some(0), "{launch:?}");
+    let calls = w.claude_code_calls();
+    let launched = calls
+        .iter()
+        .find(|r| !r.body.contains(SELF_CHECK_PROMPT))
+        .expect("the launch's request");
+    assert!(
+        launched.model.is_some() && check.model == launched.model,
+        "the check asked for {:?}, the launch for {:?}",
+        check.model,
+        launched.model
+    );
+    assert!(
+        tools_of(launched) > 0,
+        "the launch keeps its tools: {}",
+        launched.body.len()
+    );
+    assert!(
+        check.body.len() < launched.body.len(),
+        "the check's request ({} bytes) is smaller than the launch's ({})",
+        check.body.len(),
+        launched.body.len()
+    );
+    for run in [&status, &launch] {
+        assert!(!run.stdout.contains(SELF_CHECK_TOKEN) && !run.stderr.contains(SELF_CHECK_TOKEN));
+    }
+}
+
 /// The 429 of a spent 5-hour window on a subscription login, with the unified headers.
 fn unified_limit(reset: i64) -> Reply {
     Reply::anthropic_error(
