@@ -131,8 +131,9 @@ pub struct Cli {
     pub list: bool,
 
     /// Check every rung for real, in parallel (ignoring cached health): an API probe, or
-    /// for a subscription login the CLI's own headless check (reused for
-    /// self_check_cache_seconds). One row per rung, its state said once
+    /// for a subscription login the CLI's own headless check, with the model and home the
+    /// launch uses, once per login and model (reused for self_check_cache_seconds). One row
+    /// per rung, its state said once
     #[arg(long)]
     pub status: bool,
 
