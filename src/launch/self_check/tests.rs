@@ -266,13 +266,17 @@ fn each_cli_is_given_its_own_headless_words_with_the_rungs_model() {
         let backend = backend(name, &dir.path().join(name));
         let fake = Fake::new(dir.path(), name, "exit 0");
         let rung = fake.rung(&backend, Some(model));
-        let words: Vec<String> = argv(&rung, &[])
-            .unwrap()
-            .into_iter()
-            .map(|w| w.into_string().unwrap())
-            .collect();
-        assert_eq!(words, expected, "{name}");
+        assert_eq!(words_of(&rung), expected, "{name}");
     }
+}
+
+/// The words a check of `rung` gives its binary.
+fn words_of(rung: &Rung) -> Vec<String> {
+    argv(rung, &[])
+        .unwrap()
+        .into_iter()
+        .map(|w| w.into_string().unwrap())
+        .collect()
 }
 
 #[test]
@@ -282,13 +286,8 @@ fn a_rung_that_runs_the_clis_default_is_checked_with_no_model_whatever_its_probe
     let fake = Fake::new(dir.path(), "claude", "exit 0");
     let mut rung = fake.rung(&backend, None);
     rung.probe_model = Some("claude-opus-5".into());
-    let words: Vec<String> = argv(&rung, &[])
-        .unwrap()
-        .into_iter()
-        .map(|w| w.into_string().unwrap())
-        .collect();
     assert_eq!(
-        words,
+        words_of(&rung),
         [
             "-p",
             PROMPT,
