@@ -15,6 +15,7 @@ mod choosing;
 mod command_line;
 mod config_errors;
 mod dashboard;
+mod default_home;
 mod endpoints;
 mod fast_fail_after_acting;
 mod foreign_files;

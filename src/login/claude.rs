@@ -84,14 +84,6 @@ pub fn read_login() -> Option<Login> {
     read_keychain().or_else(|| read_login_file(&credentials_path()?))
 }
 
-/// The login Claude Code keeps for the configuration directory `dir` given it in
-/// `CLAUDE_CONFIG_DIR` (a backend's `env`, a `login` account): on macOS the Keychain item
-/// named by that directory's hash first, then `dir/.credentials.json`.
-pub fn read_login_in(dir: &Path) -> Option<Login> {
-    let service = keychain_service(None, Some(&dir.to_string_lossy()));
-    read_keychain_item(&service).or_else(|| read_login_file(&dir.join(".credentials.json")))
-}
-
 fn read_keychain() -> Option<Login> {
     read_keychain_item(&keychain_service_from_env())
 }
@@ -235,17 +227,20 @@ pub const READERS: Readers = Readers {
     }),
 };
 
-/// The login in the store Claude Code finds in `env`. agent's own store is read as Claude
-/// Code reads it (the Keychain first on macOS); a directory moved by the backend's `env` or
-/// a `login` account as Claude Code reads it there (its own Keychain item on macOS, else
-/// its file).
+/// The login in the store Claude Code finds in `env`, read as Claude Code reads it there:
+/// on macOS the Keychain item its variables in `env` name first (the default item when
+/// neither is set, as for a CLI's default home launched with no `CLAUDE_CONFIG_DIR`), then
+/// the file.
 fn own_store(env: &Env) -> Option<OwnStore> {
-    let dir = adapter::claude::home(env)?;
-    let login = if Some(&dir) == adapter::claude::home(&Env::process()).as_ref() {
-        read_login()?
-    } else {
-        read_login_in(&dir)?
+    let secure = env.raw(SECURE_STORAGE_DIR_VAR);
+    let service = keychain_service(secure.as_deref(), env.raw(CONFIG_DIR_VAR).as_deref());
+    let dir = match secure {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        Some(_) => env.home()?.join(".claude"),
+        None => adapter::claude::home(env)?,
     };
+    let login =
+        read_keychain_item(&service).or_else(|| read_login_file(&dir.join(".credentials.json")))?;
     Some(OwnStore::Login(login))
 }
 
