@@ -39,6 +39,7 @@ mod relay_connections;
 mod relay_credentials;
 mod relay_hostile;
 mod relay_shared_health;
+mod removed_account;
 mod secrets;
 mod self_checks;
 mod service_files;

@@ -333,6 +333,7 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
     };
     let summary = found.describe_brief(&report.windows, report.now);
     let name = def.name.clone();
+    let key = found.key.clone();
     store::update(|accounts| {
         if accounts.iter().any(|a| a.name == def.name) {
             anyhow::bail!("an account named {} is stored already", def.name);
@@ -340,6 +341,7 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
         accounts.push(def);
         Ok(())
     })?;
+    crate::state::windows::Windows::new(&crate::paths::state_dir()).forget_removed(&key)?;
     let path = store::path()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
@@ -471,6 +473,18 @@ fn remove(config: &Config, name: &str) -> anyhow::Result<ExitCode> {
         Ok(before != accounts.len())
     })?;
     if removed {
+        // Its login's windows outlive it: they stay named by the account they were.
+        if let Some(key) = config
+            .accounts
+            .iter()
+            .find(|a| a.name == name)
+            .and_then(|account| {
+                accounts::login_key(config.backends.get(&account.backend)?, account)
+            })
+        {
+            crate::state::windows::Windows::new(&crate::paths::state_dir())
+                .name_removed(&key, name)?;
+        }
         emit(&format!("removed account {name}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
