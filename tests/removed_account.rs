@@ -25,6 +25,21 @@ fn page(sb: &crate::support::Sandbox) -> String {
     page.body
 }
 
+/// `agent --accounts add work` of the Claude login in `dir`.
+fn add_work(sb: &crate::support::Sandbox, dir: &str) -> crate::support::Run {
+    sb.run(&[
+        "--accounts",
+        "add",
+        "work",
+        "--backend",
+        "claude",
+        "--kind",
+        "login",
+        "--dir",
+        dir,
+    ])
+}
+
 /// A Claude login account `work` in `~/.claude-work` over a Claude rung then Codex, with
 /// a 5-hour window its statusline reported; and the directory.
 fn work_with_a_window() -> (crate::world::World, String) {
@@ -41,17 +56,7 @@ fn work_with_a_window() -> (crate::world::World, String) {
         .to_string(),
     );
     w.sb.write_config("[[rungs]]\nbackend = \"claude\"\n\n[[rungs]]\nbackend = \"codex\"\n");
-    let added = w.sb.run(&[
-        "--accounts",
-        "add",
-        "work",
-        "--backend",
-        "claude",
-        "--kind",
-        "login",
-        "--dir",
-        &dir,
-    ]);
+    let added = add_work(&w.sb, &dir);
     assert_eq!(added.code, Some(0), "{added:?}");
     let now = Timestamp::now();
     std::fs::write(
@@ -81,17 +86,7 @@ fn a_removed_login_accounts_windows_are_named_by_the_account_they_were() {
     assert_eq!(after, "Claude login · removed account work");
 
     // Added again, it is an account again: its row names it, nothing calls it removed.
-    let again = w.sb.run(&[
-        "--accounts",
-        "add",
-        "work",
-        "--backend",
-        "claude",
-        "--kind",
-        "login",
-        "--dir",
-        &dir,
-    ]);
+    let again = add_work(&w.sb, &dir);
     assert_eq!(again.code, Some(0), "{again:?}");
     let windows = std::fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap();
     assert!(!windows.contains("\"removed\""), "{windows}");
