@@ -5,11 +5,13 @@
 //! ([`expand`]), so every part of agent that walks the table walks the accounts too.
 
 pub mod check;
+pub mod login_home;
 pub mod rotation;
 mod rows;
 pub mod store;
 
 pub use crate::config::accounts::{AccountDef, Invalid, Kind, Rotation, name_problem};
+pub use login_home::LoginHome;
 pub use rows::expand;
 
 use crate::adapter::Env;
@@ -84,28 +86,23 @@ pub fn rotation_of(backend: &Backend, pool: &[&AccountDef]) -> Rotation {
         })
 }
 
-/// What a `login` account changes in its CLI's environment: its home variable set to its
-/// directory (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, from the adapter), and
-/// every credential variable removed, so the CLI runs on the login in that directory and
-/// on nothing else. `None` for another kind, or a CLI whose home agent cannot move.
-pub fn login_home(backend: &Backend, account: &AccountDef) -> Option<(String, String)> {
-    if !account.is_login() {
-        return None;
-    }
-    let family = backend.family;
-    let var = family.home_vars().first()?;
-    let dir = account.login_dir()?;
-    Some(((*var).to_string(), dir.to_string_lossy().into_owned()))
+/// Where a `login` account runs its CLI ([`login_home::LoginHome`]): its home variable
+/// set to its directory (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, from the
+/// adapter), or none set for the CLI's default home. `None` for another kind, or a CLI
+/// whose home agent cannot move.
+pub fn login_home(backend: &Backend, account: &AccountDef) -> Option<LoginHome> {
+    login_home::of(backend, account)
 }
 
 /// The key a `login` account's windows are filed under: its CLI's adapter's
 /// `login_key` in the environment a launch gives it ([`login_home`]), the key its
 /// statusline, transcripts and rollouts file under too.
 pub fn login_key(backend: &Backend, account: &AccountDef) -> Option<String> {
-    let (var, dir) = login_home(backend, account)?;
+    let home = login_home(backend, account)?;
     let family = backend.family;
-    let set = [(var, dir)];
-    let removed = credential_vars(backend, &[]);
+    let set = home.set();
+    let mut removed = credential_vars(backend, &[]);
+    removed.extend(home.unset());
     family.login_key(&crate::adapter::Env::child(&set, &removed), None)
 }
 

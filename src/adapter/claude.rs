@@ -314,9 +314,14 @@ fn read_self_check(stdout: &str, _stderr: &str) -> Said {
     said
 }
 
-/// The command that logs Claude Code in in `dir`: it keeps that login there.
-pub fn login_command(dir: &str) -> String {
-    format!("{CONFIG_DIR_VAR}={dir} claude, then /login")
+/// The command that logs Claude Code in in `dir`: it keeps that login there. `None`: its
+/// default home, logged in as typing `claude` does (a `CLAUDE_CONFIG_DIR` naming the
+/// default would make it read another `.claude.json` and another Keychain item).
+pub fn login_command(dir: Option<&str>) -> String {
+    match dir {
+        Some(dir) => format!("{CONFIG_DIR_VAR}={dir} claude, then /login"),
+        None => "claude, then /login".to_string(),
+    }
 }
 
 /// Strips Claude Code's context suffix (`opus[1m]` → `opus`): the API knows the bare model.

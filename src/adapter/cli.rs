@@ -38,8 +38,9 @@ pub struct Cli {
     /// Keychain item agent does not read): its windows are still filed and parked under it.
     pub login_known_by_home: bool,
     /// The command a person runs to log it in with its home at a directory (the directory
-    /// already quoted for a shell); `None` when agent cannot move its home.
-    pub login_command: Option<fn(&str) -> String>,
+    /// already quoted for a shell; none: its default home, as typing the CLI logs it in);
+    /// `None` when agent cannot move its home.
+    pub login_command: Option<fn(Option<&str>) -> String>,
     /// Where it writes the records of its runs (transcripts, rollouts, chats).
     pub records: fn(&Env) -> Vec<PathBuf>,
     /// The words on its stderr that mean it refused its command line (a usage error, not

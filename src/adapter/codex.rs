@@ -319,9 +319,12 @@ fn read_self_check(stdout: &str, _stderr: &str) -> Said {
     said
 }
 
-/// The command that logs Codex in in `dir` (which must exist).
-pub fn login_command(dir: &str) -> String {
-    format!("mkdir -p {dir} && {HOME_VAR}={dir} codex login")
+/// The command that logs Codex in in `dir` (which must exist; `None`: its default home).
+pub fn login_command(dir: Option<&str>) -> String {
+    match dir {
+        Some(dir) => format!("mkdir -p {dir} && {HOME_VAR}={dir} codex login"),
+        None => "codex login".to_string(),
+    }
 }
 
 /// `codex exec`'s flags, which its TUI (`codex`, `codex resume`) does not take.

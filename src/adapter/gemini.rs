@@ -303,9 +303,13 @@ fn read_self_check(stdout: &str, stderr: &str) -> Said {
     said
 }
 
-/// The command that logs Gemini CLI in with a Google login kept under `dir`.
-pub fn login_command(dir: &str) -> String {
-    format!("{HOME_VAR}={dir} gemini, then choose Login with Google")
+/// The command that logs Gemini CLI in with a Google login kept under `dir` (`None`: its
+/// default home).
+pub fn login_command(dir: Option<&str>) -> String {
+    match dir {
+        Some(dir) => format!("{HOME_VAR}={dir} gemini, then choose Login with Google"),
+        None => "gemini, then choose Login with Google".to_string(),
+    }
 }
 
 /// Its dialect: Claude Code's command line in Gemini CLI's words, as its `--help` says them

@@ -117,11 +117,12 @@ impl Family {
     }
 
     /// The command a person runs to log the CLI in with its home at `dir` (a `login`
-    /// account's directory), `dir` quoted for a shell; `None` for a CLI whose home agent
-    /// cannot move.
-    pub fn login_command(self, dir: &Path) -> Option<String> {
+    /// account's directory), `dir` quoted for a shell — `None` for its default home, which
+    /// is logged in as typing the CLI does; `None` for a CLI whose home agent cannot move.
+    pub fn login_command(self, dir: Option<&Path>) -> Option<String> {
         let command = self.cli()?.login_command?;
-        Some(command(&reading::shell_word(&dir.to_string_lossy())))
+        let dir = dir.map(|dir| reading::shell_word(&dir.to_string_lossy()));
+        Some(command(dir.as_deref()))
     }
 
     /// Other vendors' key variables, which this CLI never reads in `env`: removed from its

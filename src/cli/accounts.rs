@@ -31,8 +31,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         kind: KindArg,
         /// With --kind login: the CLI's home directory it is logged in in (its
-        /// CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME); refused when another user can
-        /// write it
+        /// CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME); the CLI's default home
+        /// (~/.claude, ~/.codex) runs as typing the CLI would, with no such variable set;
+        /// refused when another user can write it
         #[arg(long, value_name = "DIR", required_if_eq("kind", "login"))]
         dir: Option<std::path::PathBuf>,
         #[arg(long, value_name = "N", default_value_t = 100)]

@@ -44,6 +44,10 @@ pub fn of_json(login: &Value) -> Option<LoginName> {
     }
     label.push_str(" login");
     match login["origin"].as_str() {
+        _ if login["account"].is_string() => {
+            label.push_str(" · ");
+            label.push_str(login["account"].as_str().unwrap_or_default());
+        }
         Some(origin) if origin.starts_with("account:") => {
             label.push_str(" · ");
             label.push_str(&origin["account:".len()..]);
@@ -80,6 +84,26 @@ pub fn by_key(rows: &Value) -> BTreeMap<String, LoginName> {
         .collect()
 }
 
+/// Every login the rows name ([`by_key`]), then those only a removed account's name is
+/// kept for (`agent --accounts remove`): `Claude login · removed account work`.
+pub fn named(rows: &Value, removed: &BTreeMap<String, String>) -> BTreeMap<String, LoginName> {
+    let mut names = by_key(rows);
+    for (key, account) in removed {
+        names
+            .entry(key.clone())
+            .or_insert_with(|| of_removed(key, account));
+    }
+    names
+}
+
+/// The login a removed account ran on, by that account's name.
+fn of_removed(key: &str, account: &str) -> LoginName {
+    let mut name = of_key(key);
+    name.label.push_str(" · removed account ");
+    name.label.push_str(account);
+    name
+}
+
 /// A login known only by its key: `Claude login`.
 pub fn of_key(key: &str) -> LoginName {
     let cli = key.split_once(':').map_or("", |(cli, _)| cli);
@@ -108,6 +132,24 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(name.label, "Codex login");
+        let name = of_json(&json!({
+            "cli": "claude", "key": "claude:/home/me/.claude-work", "origin": "store",
+            "plan": "max", "account": "work"
+        }))
+        .unwrap();
+        assert_eq!(name.label, "Claude Max login · work");
         assert_eq!(of_key("gemini:/home/me/.gemini").label, "Gemini login");
+    }
+
+    #[test]
+    fn a_removed_account_names_its_login_unless_a_row_still_does() {
+        let key = "claude:/home/me/.claude-work";
+        let removed = BTreeMap::from([(key.to_string(), "work".to_string())]);
+        let names = named(&json!([]), &removed);
+        assert_eq!(names[key].label, "Claude login · removed account work");
+        assert_eq!(names[key].detail, "/home/me/.claude-work");
+        let rows =
+            json!([{"login": {"cli": "claude", "key": key, "origin": "store", "plan": "max"}}]);
+        assert_eq!(named(&rows, &removed)[key].label, "Claude Max login");
     }
 }

@@ -61,8 +61,9 @@ pub fn render(
     let state_dir = crate::paths::state_dir();
     let now = Timestamp::now();
     let rows = documents::status(config);
-    let names = logins::by_key(&rows);
-    let windows = crate::state::windows::Windows::new(&state_dir).all(now);
+    let history = crate::state::windows::Windows::new(&state_dir);
+    let names = logins::named(&rows, &history.removed_names());
+    let windows = history.all(now);
     let watchdog = crate::watch::alerts::last_state(&state_dir);
     let mut html = String::with_capacity(64 * 1024);
     let _ = write!(
@@ -90,7 +91,6 @@ pub fn render(
         },
     );
     rungs::draw(&mut html, &rows, base, form, now);
-    let history = crate::state::windows::Windows::new(&state_dir);
     let full_at = |login: &str, window: &Window| {
         let readings = history.history(login, &window.scope, now);
         crate::state::forecast::forecast(&readings, now).map(|f| f.full_at)

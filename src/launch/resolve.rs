@@ -438,9 +438,10 @@ fn account_in_health(account: &AccountDef, context: &Context) -> Result<(), Unus
     }
 }
 
-/// A `login` account's environment: its CLI's home variable at its directory, and every
-/// variable that carries a credential — or moves only the login store — removed, so the
-/// CLI runs on that login and sends no other. No secret is read: agent never touches the
+/// A `login` account's environment: its CLI's home variable at its directory (none at all
+/// for the CLI's default home, run as typing the CLI would), and every variable that
+/// carries a credential — or moves only the login store — removed, so the CLI runs on that
+/// login and sends no other. No secret is read: agent never touches the
 /// login's token.
 fn login_environment(
     backend: &Backend,
@@ -450,7 +451,7 @@ fn login_environment(
     env_remove: &mut Vec<String>,
 ) -> Result<(), Unusable> {
     account_in_health(account, context)?;
-    let Some((var, dir)) = crate::accounts::login_home(backend, account) else {
+    let Some(home) = crate::accounts::login_home(backend, account) else {
         return Err(Unusable {
             class: ErrorClass::Misconfigured,
             reason: format!(
@@ -463,7 +464,7 @@ fn login_environment(
     // The CLI runs the hooks, settings and MCP servers in its home as the user: a home
     // another user can write is never given to it, by a launch or by a check.
     if let Err(err) = crate::ownership::refuse_exposed(
-        std::path::Path::new(&dir),
+        &home.dir,
         &format!("login {}: its directory", account.name),
     ) {
         return Err(Unusable {
@@ -481,17 +482,17 @@ fn login_environment(
             env_remove.push(other);
         }
     }
-    env.retain(|(name, _)| name != &var);
-    env.push((var, dir));
+    home.apply(env, env_remove);
     Ok(())
 }
 
 /// A `login` account whose directory holds no login: the command that logs in there.
 fn no_login(backend: &Backend, account: &AccountDef) -> Unusable {
     let dir = account.login_dir().unwrap_or_default();
+    let home = crate::accounts::login_home(backend, account);
     let how = backend
         .family
-        .login_command(&dir)
+        .login_command(home.as_ref().map_or(Some(dir.as_path()), |h| h.moved_dir()))
         .map(|how| format!(" — log in there: {how}"))
         .unwrap_or_default();
     Unusable {

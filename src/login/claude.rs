@@ -79,17 +79,19 @@ pub fn keychain_service_from_env() -> String {
     keychain_service(secure.as_deref(), config.as_deref())
 }
 
+/// The Keychain service Claude Code started in `env` keeps its login under: the default
+/// item when neither variable is set there (a default home launched as typed), whatever
+/// agent's own environment holds.
+fn keychain_service_in(env: &Env) -> String {
+    keychain_service(
+        env.raw(SECURE_STORAGE_DIR_VAR).as_deref(),
+        env.raw(CONFIG_DIR_VAR).as_deref(),
+    )
+}
+
 /// The login in Claude Code's store: on macOS the Keychain item first, then the file.
 pub fn read_login() -> Option<Login> {
     read_keychain().or_else(|| read_login_file(&credentials_path()?))
-}
-
-/// The login Claude Code keeps for the configuration directory `dir` given it in
-/// `CLAUDE_CONFIG_DIR` (a backend's `env`, a `login` account): on macOS the Keychain item
-/// named by that directory's hash first, then `dir/.credentials.json`.
-pub fn read_login_in(dir: &Path) -> Option<Login> {
-    let service = keychain_service(None, Some(&dir.to_string_lossy()));
-    read_keychain_item(&service).or_else(|| read_login_file(&dir.join(".credentials.json")))
 }
 
 fn read_keychain() -> Option<Login> {
@@ -235,17 +237,20 @@ pub const READERS: Readers = Readers {
     }),
 };
 
-/// The login in the store Claude Code finds in `env`. agent's own store is read as Claude
-/// Code reads it (the Keychain first on macOS); a directory moved by the backend's `env` or
-/// a `login` account as Claude Code reads it there (its own Keychain item on macOS, else
-/// its file).
+/// The login in the store Claude Code finds in `env`, read as Claude Code reads it there:
+/// on macOS the Keychain item its variables in `env` name first (the default item when
+/// neither is set, as for a CLI's default home launched with no `CLAUDE_CONFIG_DIR`), then
+/// the file.
 fn own_store(env: &Env) -> Option<OwnStore> {
-    let dir = adapter::claude::home(env)?;
-    let login = if Some(&dir) == adapter::claude::home(&Env::process()).as_ref() {
-        read_login()?
-    } else {
-        read_login_in(&dir)?
+    let secure = env.raw(SECURE_STORAGE_DIR_VAR);
+    let service = keychain_service_in(env);
+    let dir = match secure {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        Some(_) => env.home()?.join(".claude"),
+        None => adapter::claude::home(env)?,
     };
+    let login =
+        read_keychain_item(&service).or_else(|| read_login_file(&dir.join(".credentials.json")))?;
     Some(OwnStore::Login(login))
 }
 
@@ -262,6 +267,21 @@ mod tests {
               "scopes":["user:profile","user:inference"],"subscriptionType":"max","rateLimitTier":"default_claude_max_20x",
               "clientId":"9d1c250a-e61b-44d9-88ed-5944d1962f5e"}},"mcpOAuth":{{}}}}"#
         )
+    }
+
+    #[test]
+    fn a_default_home_launched_with_no_variable_reads_the_default_keychain_item() {
+        let removed = [
+            CONFIG_DIR_VAR.to_string(),
+            SECURE_STORAGE_DIR_VAR.to_string(),
+        ];
+        let typed = Env::child(&[], &removed);
+        assert_eq!(keychain_service_in(&typed), "Claude Code-credentials");
+        let moved = [(CONFIG_DIR_VAR.to_string(), "/home/me/.claude".to_string())];
+        assert!(
+            keychain_service_in(&Env::only(&moved)).starts_with("Claude Code-credentials-"),
+            "naming even the default directory is another item"
+        );
     }
 
     #[test]

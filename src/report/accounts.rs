@@ -221,6 +221,8 @@ fn own_logins_text(config: &Config) -> String {
 /// own store (presence, plan, expiry — never the token) and `windows.json`.
 struct LoginReport {
     dir: String,
+    /// How the CLI is run on it: with its home variable at `dir`, or as typing it would.
+    how_run: String,
     found: Option<crate::probe::login::LoginRung>,
     windows: Vec<crate::state::window::Window>,
     login_command: Option<String>,
@@ -267,10 +269,11 @@ impl LoginReport {
 
 fn login_report(config: &Config, account: &AccountDef) -> Option<LoginReport> {
     let backend = config.backends.get(&account.backend)?;
-    let (var, dir) = accounts::login_home(backend, account)?;
+    let home = accounts::login_home(backend, account)?;
     let family = backend.family;
-    let set = [(var, dir.clone())];
-    let removed = accounts::credential_vars(backend, &config.accounts);
+    let set = home.set();
+    let mut removed = accounts::credential_vars(backend, &config.accounts);
+    removed.extend(home.unset());
     let env = crate::adapter::Env::child(&set, &removed);
     let now = jiff::Timestamp::now();
     let found = crate::launch::own_login::login_in(family, &env);
@@ -282,8 +285,9 @@ fn login_report(config: &Config, account: &AccountDef) -> Option<LoginReport> {
         .map(|key| crate::state::windows::Windows::new(&crate::paths::state_dir()).known(&key, now))
         .unwrap_or_default();
     Some(LoginReport {
-        login_command: family.login_command(std::path::Path::new(&dir)),
-        dir,
+        login_command: family.login_command(home.moved_dir()),
+        dir: home.dir_text(),
+        how_run: home.describe(&backend.label, &backend.command),
         found,
         windows,
         now,
@@ -313,7 +317,6 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
         crate::ownership::refuse_exposed(&dir, "--accounts add: login directory")
             .map_err(|err| usage(format!("{err:#}; nothing stored")))?;
     }
-    let family = backend.family;
     let Some(report) = login_report(config, &def) else {
         return Err(usage(format!(
             "--accounts add: agent cannot move {}'s home, so it cannot run one of its logins from a directory; nothing stored",
@@ -321,9 +324,7 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
         )));
     };
     let Some(found) = &report.found else {
-        let how = family
-            .login_command(std::path::Path::new(&report.dir))
-            .unwrap_or_default();
+        let how = report.login_command.clone().unwrap_or_default();
         anyhow::bail!(
             "--accounts add: no {} login in {}. Log in there first: {how}; then run this again. Nothing stored",
             backend.label,
@@ -332,6 +333,7 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
     };
     let summary = found.describe_brief(&report.windows, report.now);
     let name = def.name.clone();
+    let key = found.key.clone();
     store::update(|accounts| {
         if accounts.iter().any(|a| a.name == def.name) {
             anyhow::bail!("an account named {} is stored already", def.name);
@@ -339,12 +341,13 @@ fn add_login(config: &Config, def: AccountDef) -> anyhow::Result<ExitCode> {
         accounts.push(def);
         Ok(())
     })?;
+    crate::state::windows::Windows::new(&crate::paths::state_dir()).forget_removed(&key)?;
     let path = store::path()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     emit(&format!(
-        "stored login {name} in {path}: {summary}\n  agent never reads its token: it runs {} with its home at {}\n",
-        backend.label, report.dir
+        "stored login {name} in {path}: {summary}\n  agent never reads its token: {}\n",
+        report.how_run
     ))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -470,6 +473,18 @@ fn remove(config: &Config, name: &str) -> anyhow::Result<ExitCode> {
         Ok(before != accounts.len())
     })?;
     if removed {
+        // Its login's windows outlive it: they stay named by the account they were.
+        if let Some(key) = config
+            .accounts
+            .iter()
+            .find(|a| a.name == name)
+            .and_then(|account| {
+                accounts::login_key(config.backends.get(&account.backend)?, account)
+            })
+        {
+            crate::state::windows::Windows::new(&crate::paths::state_dir())
+                .name_removed(&key, name)?;
+        }
         emit(&format!("removed account {name}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -20,7 +20,12 @@ pub fn login_json(rung: &rung::Rung) -> serde_json::Value {
         .as_ref()
         .map_or(serde_json::Value::Null, |login| {
             let now = jiff::Timestamp::now();
-            login.json(&login.windows(&crate::paths::state_dir(), now), now)
+            let mut json = login.json(&login.windows(&crate::paths::state_dir(), now), now);
+            // The pool account the rung runs on, by which a person knows the login.
+            if let Some(account) = &rung.account {
+                json["account"] = serde_json::json!(account);
+            }
+            json
         })
 }
 

@@ -40,6 +40,11 @@ pub struct WindowsFile {
         deserialize_with = "believed_history"
     )]
     pub history: BTreeMap<String, Vec<Observation>>,
+    /// The account each login was, once `agent --accounts remove` took the account away:
+    /// its windows outlive it, and the dashboard still names them by it. Kept only while
+    /// the file holds something of that login.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub removed: BTreeMap<String, String>,
 }
 
 /// A stored reading, or one that does not parse (left out, the rest kept).
@@ -167,7 +172,33 @@ impl Windows {
                 readings.drain(..over);
             }
             file.history.retain(|_, readings| !readings.is_empty());
+            forget_names_of_nothing(file);
         })
+    }
+
+    /// Records that `login` was the account `name`, just removed — when the file holds
+    /// anything of that login (nothing to name otherwise).
+    pub fn name_removed(&self, login: &str, name: &str) -> anyhow::Result<()> {
+        self.file.update(|file| {
+            if file.logins.contains_key(login) || file.history.contains_key(login) {
+                file.removed.insert(login.to_string(), name.to_string());
+            }
+        })
+    }
+
+    /// `login` is an account again: no longer named as a removed one.
+    pub fn forget_removed(&self, login: &str) -> anyhow::Result<()> {
+        if !self.file.load().removed.contains_key(login) {
+            return Ok(());
+        }
+        self.file.update(|file| {
+            file.removed.remove(login);
+        })
+    }
+
+    /// The removed account each login was, by login key.
+    pub fn removed_names(&self) -> BTreeMap<String, String> {
+        self.file.load().removed
     }
 
     /// The readings of `login`'s window of `scope` still in force at `now`, oldest first:
@@ -204,6 +235,16 @@ impl Windows {
         logins.retain(|_, windows| !windows.is_empty());
         logins
     }
+}
+
+/// A removed account's name goes with the last of its login's windows and readings.
+fn forget_names_of_nothing(file: &mut WindowsFile) {
+    let WindowsFile {
+        logins,
+        history,
+        removed,
+    } = file;
+    removed.retain(|login, _| logins.contains_key(login) || history.contains_key(login));
 }
 
 #[cfg(test)]
