@@ -171,7 +171,7 @@ mod tests {
     fn what_goes_to_stderr_keeps_agents_lines_and_loses_others_controls() {
         assert_eq!(
             super::shown("Claude Code unavailable — weekly \u{202E}supO limit\u{1b}[2K"),
-            "Claude Code unavailable — weekly supO limit[2K"
+            "Claude Code unavailable — weekly supO limit"
         );
         assert_eq!(
             super::shown("bad config\n  |\n1 | x = \u{7}1\r"),

@@ -48,6 +48,7 @@ mod store_forgets;
 mod store_url_secrets;
 mod team_relay;
 mod team_state;
+mod terminal_sequences;
 mod trusted_folders;
 mod usage;
 mod waiting;

@@ -312,7 +312,7 @@ mod tests {
             fresh: true,
         };
         let line = row("claude / m\u{200F}", 12, &state, 0);
-        assert!(line.ends_with("429 detats ]0;pwnedslow down"), "{line:?}");
+        assert!(line.ends_with("429 detats slow down"), "{line:?}");
         assert!(line.contains(" claude / m "), "{line:?}");
         assert!(!line.chars().any(crate::text::is_unprintable), "{line:?}");
     }
