@@ -32,6 +32,7 @@ mod on_limit_flags;
 mod others_paths;
 mod parking;
 mod prompt_words;
+mod readme_examples;
 mod relay;
 mod relay_clients;
 mod relay_connections;
