@@ -20,7 +20,7 @@ complete -c agent -l install-watchdog -d 'Schedule --check-fallback (launchd, sy
 complete -c agent -l uninstall-watchdog -d 'Remove the scheduled watchdog. Takes the rest of the command line: [--dry-run] [--scheduler launchd|systemd|cron]' -r
 complete -c agent -l dry-run -d 'Choose a rung (probing as a launch would) and print the command, environment names and the reason; run nothing'
 complete -c agent -l list -d 'Print the backends and the rung table'
-complete -c agent -l status -d 'Check every rung for real, in parallel (ignoring cached health): an API probe, or for a subscription login the CLI\'s own headless check (reused for self_check_cache_seconds). One row per rung, its state said once'
+complete -c agent -l status -d 'Check every rung for real, in parallel (ignoring cached health): an API probe, or for a subscription login the CLI\'s own headless check (reused for self_check_cache_seconds). One row per rung, its state said once, fitted to COLUMNS or the terminal\'s width'
 complete -c agent -l check-fallback -d 'Check every provider-independent rung as --status does; exit 1 unless every one is proved: one failed, parked or not proved is DEGRADED, none answering is DOWN. For the watchdog'
 complete -c agent -l doctor -d 'Check the setup — config, state directory, binaries (with --version), credentials (present or not, never shown), budget, watchdog — and say how to fix each problem; changes nothing. Exit 1 when a problem is found'
 complete -c agent -l statusline -d 'Claude Code\'s `statusLine` command: reads its JSON on stdin, records the login\'s usage windows (no network call) and prints one line — model, windows with their resets, the last --check-fallback verdict, the rung agent launched'

@@ -176,6 +176,50 @@ fn after_lost_escape(chars: &[char], at: usize) -> Option<usize> {
     (shaped && chars.get(end + 1) != Some(&']')).then_some(end + 1)
 }
 
+/// `text` broken at its spaces into lines of at most `columns` characters, for a line
+/// whose first `lead` columns hold something else (a row's label and name) and whose later
+/// lines start `indent` columns in: the lines, without what comes before them. A word
+/// longer than a line is cut; runs of spaces are one.
+pub fn wrap(text: &str, lead: usize, indent: usize, columns: usize) -> Vec<String> {
+    let room = |lines: &[String]| {
+        let before = if lines.is_empty() { lead } else { indent };
+        columns.saturating_sub(before).max(1)
+    };
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut length = 0;
+    for word in text.split(' ').filter(|word| !word.is_empty()) {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let room = room(&lines);
+            let needed = if length == 0 {
+                word.len()
+            } else {
+                length + 1 + word.len()
+            };
+            if needed <= room {
+                if length > 0 {
+                    line.push(' ');
+                }
+                line.extend(&word);
+                length = needed;
+                break;
+            }
+            if length == 0 {
+                // Longer than a whole line: what fits, and the rest on the next.
+                lines.push(word.drain(..room).collect());
+            } else {
+                lines.push(std::mem::take(&mut line));
+                length = 0;
+            }
+        }
+    }
+    if length > 0 || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// An argv as a person would type it in a POSIX shell.
 pub fn shell_join(argv: &[String]) -> String {
     argv.iter()
@@ -320,6 +364,20 @@ mod tests {
             without_sequences("plain text"),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_columns_and_cuts_only_a_longer_word() {
+        assert_eq!(
+            wrap("parked: 5-hour limit, resets Wed 21:41", 10, 4, 30),
+            ["parked: 5-hour", "limit, resets Wed 21:41"]
+        );
+        assert_eq!(
+            wrap("a 0123456789abcdef b", 0, 2, 8),
+            ["a", "012345", "6789ab", "cdef b"]
+        );
+        assert_eq!(wrap("", 5, 5, 20), [""]);
+        assert_eq!(wrap("fits  whole", 0, 0, 80), ["fits whole"]);
     }
 
     #[test]

@@ -44,6 +44,7 @@ mod self_checks;
 mod service_files;
 mod spend_limit;
 mod state;
+mod status_rows;
 mod statusline;
 mod store_forgets;
 mod store_url_secrets;

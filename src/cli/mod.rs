@@ -132,7 +132,8 @@ pub struct Cli {
 
     /// Check every rung for real, in parallel (ignoring cached health): an API probe, or
     /// for a subscription login the CLI's own headless check (reused for
-    /// self_check_cache_seconds). One row per rung, its state said once
+    /// self_check_cache_seconds). One row per rung, its state said once, fitted to COLUMNS
+    /// or the terminal's width
     #[arg(long)]
     pub status: bool,
 
