@@ -66,7 +66,8 @@ pub fn resize(near: &File, size: &Winsize) {
     let _ = unsafe { libc::ioctl(near.as_raw_fd(), libc::TIOCSWINSZ, std::ptr::from_ref(size)) };
 }
 
-fn size_of(fd: BorrowedFd<'_>) -> Option<Winsize> {
+/// The size of the terminal `fd` is, if it is one.
+pub fn size_of(fd: BorrowedFd<'_>) -> Option<Winsize> {
     let mut size = DEFAULT_SIZE;
     // SAFETY: TIOCGWINSZ writes one `winsize` through the pointer, which is valid for writes.
     let rc = unsafe {

@@ -56,6 +56,32 @@ pub fn color_stdout() -> bool {
     settings().color && std::io::stdout().is_terminal()
 }
 
+/// How wide a report on stdout may be: `COLUMNS` when set (a person's choice, or the
+/// shell's word for its terminal), else the width of the terminal stdout is; `None` for a
+/// file or a pipe, whose rows stay whole lines for a script to read (as `ls -l` and `gh`
+/// print them off a terminal).
+pub fn stdout_columns() -> Option<usize> {
+    columns_set().or_else(|| {
+        use std::os::fd::AsFd as _;
+        let stdout = std::io::stdout();
+        stdout
+            .is_terminal()
+            .then(|| crate::pty::size_of(stdout.as_fd()))
+            .flatten()
+            .map(|size| usize::from(size.ws_col))
+    })
+}
+
+/// The terminal's width as the shell exports it, or a person sets it (`COLUMNS`).
+pub fn columns_set() -> Option<usize> {
+    std::env::var("COLUMNS")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&columns| columns > 0)
+}
+
 fn emit_notice(line: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{line}");
@@ -171,7 +197,7 @@ mod tests {
     fn what_goes_to_stderr_keeps_agents_lines_and_loses_others_controls() {
         assert_eq!(
             super::shown("Claude Code unavailable — weekly \u{202E}supO limit\u{1b}[2K"),
-            "Claude Code unavailable — weekly supO limit[2K"
+            "Claude Code unavailable — weekly supO limit"
         );
         assert_eq!(
             super::shown("bad config\n  |\n1 | x = \u{7}1\r"),

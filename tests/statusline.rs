@@ -164,7 +164,7 @@ fn a_model_name_with_control_or_bidi_characters_is_shown_without_them() {
     let (code, stdout, stderr) = statusline(&w.sb, &input);
 
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stdout.starts_with("Opus 4.8]0;x · 5h 42% "), "{stdout:?}");
+    assert!(stdout.starts_with("Opus 4.8 · 5h 42% "), "{stdout:?}");
     assert_eq!(stdout.lines().count(), 1, "{stdout:?}");
     assert!(
         !stdout

@@ -778,7 +778,7 @@ fn a_model_name_from_a_transcript_loses_its_control_and_bidi_characters_in_the_r
     assert_eq!(run.code, Some(0), "{run:?}");
     let text = run.stdout;
 
-    assert!(text.contains("claude-5-supo[2J"), "{text}");
+    assert!(text.contains("claude-5-supo"), "{text}");
     assert!(
         !text.contains(['\u{202e}', '\u{1b}']),
         "others' control or bidi characters reached the report: {text:?}"

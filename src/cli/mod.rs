@@ -133,7 +133,7 @@ pub struct Cli {
     /// Check every rung for real, in parallel (ignoring cached health): an API probe, or
     /// for a subscription login the CLI's own headless check, with the model and home the
     /// launch uses, once per login and model (reused for self_check_cache_seconds). One row
-    /// per rung, its state said once
+    /// per rung, its state said once, fitted to COLUMNS or the terminal's width
     #[arg(long)]
     pub status: bool,
 

@@ -154,7 +154,7 @@ fn each_fact_makes_its_state() {
 fn every_face_draws_each_state_from_the_one_rule() {
     for (what, state) in every_state() {
         // --status: the row's word and its own facts.
-        let row = crate::report::status::row("codex / gpt-5", 14, &state, *NOW);
+        let row = crate::report::rows::row("codex / gpt-5", 14, &state, *NOW);
         let json = state.json(*NOW);
         // The dashboard draws the row from the same JSON.
         let mut document = json.clone();

@@ -435,7 +435,7 @@ mod tests {
         );
         let reason = describe(&w, 95.0);
         assert!(
-            reason.starts_with("weekly Opus[2J limit, resets "),
+            reason.starts_with("weekly Opus limit, resets "),
             "{reason:?}"
         );
     }

@@ -115,6 +115,18 @@ impl LoginRung {
     /// `login (max), token expires 2026-09-14; 5-hour 42% (resets …)`: what it is and its
     /// windows, for `--accounts list`.
     pub fn describe_brief(&self, windows: &[Window], now: Timestamp) -> String {
+        self.describe_beside(windows, now, None)
+    }
+
+    /// [`Self::describe_brief`] beside a state that already says when one of its windows
+    /// resets (a row parked until `reset_said_ms`, unix ms): that reset is not said a
+    /// second time.
+    pub fn describe_beside(
+        &self,
+        windows: &[Window],
+        now: Timestamp,
+        reset_said_ms: Option<u64>,
+    ) -> String {
         let mut text = self.name();
         if let Some(at) = self.expires_at {
             let _ = write!(text, ", token expires {}", date(at));
@@ -128,7 +140,9 @@ impl LoginRung {
                 .map(|w| {
                     let readings = history.history(&self.key, &w.scope, now);
                     let full = crate::state::forecast::forecast(&readings, now);
-                    describe_window(w, full.map(|f| f.full_at), now)
+                    let said = reset_said_ms.is_some()
+                        && reset_said_ms == u64::try_from(w.resets_at.as_millisecond()).ok();
+                    describe_window_with(w, full.map(|f| f.full_at), now, !said)
                 })
                 .collect();
             let _ = write!(text, "; {}", shown.join(", "));
@@ -164,6 +178,16 @@ impl LoginRung {
 /// `5-hour 42% (resets Thu 15:00, statusline, 3 min ago)`; with a forecast before the
 /// reset, `5-hour 62% · full ≈14:20 at this pace (resets …)` — an estimate from its readings.
 pub fn describe_window(window: &Window, full_at: Option<Timestamp>, now: Timestamp) -> String {
+    describe_window_with(window, full_at, now, true)
+}
+
+/// [`describe_window`], its reset left out unless `reset` (said beside it already).
+fn describe_window_with(
+    window: &Window,
+    full_at: Option<Timestamp>,
+    now: Timestamp,
+    reset: bool,
+) -> String {
     let source = serde_json::to_value(window.source)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
@@ -171,14 +195,21 @@ pub fn describe_window(window: &Window, full_at: Option<Timestamp>, now: Timesta
     let pace = full_at.map_or_else(String::new, |at| {
         format!(" · full ≈{} at this pace", local(at, "%H:%M"))
     });
+    let resets = if reset {
+        format!(
+            "resets {}, ",
+            local(
+                window.resets_at,
+                crate::state::window::other_day_format(window.resets_at, now)
+            )
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{} {:.0}%{pace} (resets {}, {source}, {} ago)",
+        "{} {:.0}%{pace} ({resets}{source}, {} ago)",
         window.scope.describe(),
         window.used_percent,
-        local(
-            window.resets_at,
-            crate::state::window::other_day_format(window.resets_at, now)
-        ),
         age(now.duration_since(window.observed_at).as_secs().max(0)),
     )
 }

@@ -103,12 +103,9 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             .max()
             .unwrap_or(0);
         let mut text = format!("{}\n", crate::text::printable(&message));
+        let mut rows = crate::report::rows::Rows::new(width, crate::term::stdout_columns(), 2);
         for (rung, state) in checked.iter().filter(|(_, s)| !is_absent(s)) {
-            let _ = writeln!(
-                text,
-                "  {}",
-                crate::report::status::rung_row(rung, width, state, now_ms)
-            );
+            let _ = writeln!(text, "  {}", rows.rung(rung, state, now_ms));
         }
         let shown: Vec<_> = primary
             .iter()
@@ -120,11 +117,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                 "primary vendor ({first_vendor}), as known — not checked here:"
             );
             for known in shown {
-                let _ = writeln!(
-                    text,
-                    "  {}",
-                    crate::report::status::rung_row(&known.rung, width, &known.state, now_ms)
-                );
+                let _ = writeln!(text, "  {}", rows.rung(&known.rung, &known.state, now_ms));
             }
         }
         crate::report::emit(&text)?;
@@ -138,11 +131,12 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             .max()
             .unwrap_or(0);
         let mut alert = message.clone();
+        let mut lines = crate::report::rows::Rows::new(width, None, 0);
         for (index, state) in findings.iter().filter(|(_, s)| !is_absent(s)) {
             let _ = write!(
                 alert,
                 "\n{}",
-                crate::report::status::plain_rung_row(by_rung(*index), width, state, now_ms)
+                lines.plain_rung(by_rung(*index), state, now_ms)
             );
         }
         crate::watch::alerts::after_check(

@@ -5,6 +5,7 @@ pub mod budget;
 pub mod check_fallback;
 pub mod doctor;
 pub mod list;
+pub mod rows;
 pub mod status;
 pub mod statusline;
 pub mod statusline_install;

@@ -27,6 +27,8 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let names: Vec<String> = rungs.iter().map(Rung::short_name).collect();
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let live = std::io::stdout().is_terminal();
+    let columns = crate::term::stdout_columns();
+    let mut rows = super::rows::Rows::new(width, columns, 0);
     let dir = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
 
     let (tx, rx) = mpsc::channel();
@@ -62,9 +64,9 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                 }
                 let line = if fold > 1 {
                     let name = format!("{} ({fold} rungs)", rungs[printed].backend.name);
-                    row(&name, width, state, now_ms)
+                    rows.row(&name, state, now_ms)
                 } else {
-                    rung_row(&rungs[printed], width, state, now_ms)
+                    rows.rung(&rungs[printed], state, now_ms)
                 };
                 let _ = writeln!(chunk, "{line}");
                 printed += fold;
@@ -74,7 +76,15 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     .filter(|&i| states[i].is_none())
                     .map(|i| names[i].as_str())
                     .collect();
-                let _ = write!(chunk, "checking… waiting for {}", pending.join(", "));
+                // One line, or the next rewrite would leave its first lines behind.
+                let waiting = format!("checking… waiting for {}", pending.join(", "));
+                let _ = match columns {
+                    Some(columns) if waiting.chars().count() >= columns => {
+                        let cut: String = waiting.chars().take(columns.saturating_sub(2)).collect();
+                        write!(chunk, "{cut}…")
+                    }
+                    _ => write!(chunk, "{waiting}"),
+                };
             }
             out.write_all(chunk.as_bytes())?;
             out.flush()?;
@@ -86,7 +96,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .as_ref()
         .and_then(handoff_line)
     {
-        println!("{line}");
+        match columns {
+            Some(columns) => println!("{}", crate::text::wrap(&line, 0, 2, columns).join("\n  ")),
+            None => println!("{line}"),
+        }
     }
     super::warn_expiring(config);
     Ok(ExitCode::SUCCESS)
@@ -208,56 +221,6 @@ pub fn known_document(config: &Config) -> serde_json::Value {
     serde_json::Value::Array(rows)
 }
 
-/// `OK       claude / claude-opus-5   api.anthropic.com reachable, claude-opus-5 answered (312 ms)`
-pub fn row(name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
-    line(&paint(state.label()), name, width, state, now_ms)
-}
-
-fn line(label: &str, name: &str, width: usize, state: &RungState, now_ms: u64) -> String {
-    // Reasons quote others (an upstream's body, a CLI's words, a window's name).
-    let name = crate::text::printable(name);
-    let text = crate::text::printable(&state.describe(now_ms));
-    format!("{label} {name:width$}   {text}")
-}
-
-/// A rung's row with its own facts beside its state: the login it runs on, its plan and
-/// windows (`· login (max); 5-hour 42% (resets Tue 15:00, statusline, 3 min ago)`).
-pub fn rung_row(rung: &Rung, width: usize, state: &RungState, now_ms: u64) -> String {
-    with_facts(row(&rung.short_name(), width, state, now_ms), rung)
-}
-
-/// [`rung_row`] with no colour, for a message sent elsewhere (an alert).
-pub fn plain_rung_row(rung: &Rung, width: usize, state: &RungState, now_ms: u64) -> String {
-    let label = format!("{:8}", state.label());
-    with_facts(line(&label, &rung.short_name(), width, state, now_ms), rung)
-}
-
-fn with_facts(mut line: String, rung: &Rung) -> String {
-    if let Some(login) = rung.state.as_ref().ok().and_then(|r| r.plan.login.as_ref()) {
-        let now = jiff::Timestamp::now();
-        let windows = login.windows(&crate::paths::state_dir(), now);
-        line.push_str(" · ");
-        line.push_str(&crate::text::printable(
-            &login.describe_brief(&windows, now),
-        ));
-    }
-    line
-}
-
-fn paint(state: &str) -> String {
-    use owo_colors::OwoColorize as _;
-    let padded = format!("{state:8}");
-    if !crate::term::color_stdout() {
-        return padded;
-    }
-    match state {
-        "OK" => padded.green().to_string(),
-        "FAIL" => padded.red().to_string(),
-        "PARKED" | "UNPROVED" => padded.yellow().to_string(),
-        _ => padded.dimmed().to_string(),
-    }
-}
-
 /// A row of `--status --json`, `--check-fallback --json` and the dashboard: the rung, and
 /// its state by the one rule.
 pub fn json_row(rung: &Rung, state: &RungState, now_ms: u64) -> serde_json::Value {
@@ -300,20 +263,5 @@ mod tests {
                 .ends_with(": 5-hour limit, resets 10:30")
         );
         assert_eq!(handoff_line(&json!({"event": "handoff"})), None);
-    }
-
-    #[test]
-    fn a_row_quoting_others_shows_none_of_their_control_or_bidi_characters() {
-        let state = RungState::Failed {
-            during: crate::launch::rung_state::During::Check,
-            class: crate::error_class::ErrorClass::RateLimited,
-            reason: "429 \u{202E}detats\u{202C} \u{1b}]0;pwned\u{7}slow down".into(),
-            at_ms: 0,
-            fresh: true,
-        };
-        let line = row("claude / m\u{200F}", 12, &state, 0);
-        assert!(line.ends_with("429 detats ]0;pwnedslow down"), "{line:?}");
-        assert!(line.contains(" claude / m "), "{line:?}");
-        assert!(!line.chars().any(crate::text::is_unprintable), "{line:?}");
     }
 }

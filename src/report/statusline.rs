@@ -256,7 +256,7 @@ mod tests {
         let line = render(&facts(Some(&feed)));
         assert_eq!(
             line,
-            "Opus[2J 4.8 · 5h 42% ↺14:00 · 7d 81% ↺Fri 09:00 · fallbacks OK · via Claude Code (claude-opus-5)"
+            "Opus 4.8 · 5h 42% ↺14:00 · 7d 81% ↺Fri 09:00 · fallbacks OK · via Claude Code (claude-opus-5)"
         );
     }
 
@@ -292,7 +292,7 @@ mod tests {
         facts.rung = Some("Claude Code\u{1b}[2J (x)".into());
         assert_eq!(
             render(&facts),
-            "Opus 4.8 · fallbacks OK · via Claude Code[2J (x)"
+            "Opus 4.8 · fallbacks OK · via Claude Code (x)"
         );
     }
 

@@ -627,14 +627,14 @@ mod tests {
                 family: family.clone()
             }
             .describe(),
-            "weekly opus[2J"
+            "weekly opus"
         );
         assert_eq!(
             Scope::ModelFiveHour {
                 family: family.clone()
             }
             .describe(),
-            "5-hour opus[2J"
+            "5-hour opus"
         );
         assert_eq!(
             Scope::Other {
@@ -642,7 +642,7 @@ mod tests {
                 family: Some(family)
             }
             .describe(),
-            "1-day opus[2J"
+            "1-day opus"
         );
     }
 

@@ -26,12 +26,7 @@ pub fn fit(columns: Option<usize>, table_width: usize) -> usize {
 
 /// The terminal's width as the shell exports it (`COLUMNS`).
 pub fn columns() -> Option<usize> {
-    std::env::var("COLUMNS")
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|&c| c > 0)
+    crate::term::columns_set()
 }
 
 /// `value` as eighths of a cell on a bar of `width` cells that `largest` fills.
