@@ -119,6 +119,8 @@ pub struct Reply {
     event_gap: Duration,
     stall_after: Option<usize>,
     split_stream: Option<(String, usize)>,
+    /// Answer only once this many requests have reached the mock (see [`Reply::together`]).
+    together: Option<usize>,
 }
 
 /// A tool call in an Anthropic answer.
@@ -262,6 +264,15 @@ impl Reply {
         self
     }
 
+    /// Hold the answer until `n` requests (this one counted) have reached the mock: a
+    /// proof that a client sends them at once, with no clock in it. A client that sends
+    /// them one by one is answered 503 after [`TOGETHER_PATIENCE`], as an overloaded
+    /// server would, so its test fails instead of hanging.
+    pub fn together(mut self, n: usize) -> Self {
+        self.together = Some(n);
+        self
+    }
+
     /// Token counts for a success answer.
     pub fn usage(mut self, usage: Usage) -> Self {
         self.usage = usage;
@@ -296,6 +307,7 @@ impl Reply {
             headers: Vec::new(),
             body: Vec::new(),
             delay: Duration::ZERO,
+            together: None,
             usage: Usage::default(),
             event_gap: Duration::ZERO,
             stall_after: None,
@@ -440,6 +452,29 @@ impl Shared {
             }
         }
         true
+    }
+}
+
+/// How long a [`Reply::together`] answer waits for the others.
+pub const TOGETHER_PATIENCE: Duration = Duration::from_secs(20);
+
+impl Shared {
+    /// Wait until `n` requests have arrived or `timeout` passes; true when they arrived.
+    fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.lock();
+        while state.requests.len() < n && !state.shutdown {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            state = self
+                .changed
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        state.requests.len() >= n
     }
 }
 
@@ -827,6 +862,17 @@ fn handle(shared: &Shared, out: &mut TcpStream, incoming: Incoming) -> io::Resul
     };
     if !reply.delay.is_zero() && shared.wait_for_shutdown(Some(reply.delay)) {
         return Ok(false);
+    }
+    if let Some(n) = reply.together
+        && !shared.wait_for_requests(n, TOGETHER_PATIENCE)
+    {
+        let overloaded = Reply::status(503).body("the others never came");
+        return answer.write(
+            out,
+            overloaded.status,
+            &default_headers(route, seq),
+            &overloaded.body,
+        );
     }
     match &reply.kind {
         ReplyKind::Hang => {
