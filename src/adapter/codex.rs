@@ -189,6 +189,7 @@ pub const CLI: Cli = Cli {
     reports_own_quota: false,
     needs_terminal: false,
     self_check: &SELF_CHECK,
+    prints_claudes_result: false,
     dialect: Some(&DIALECT),
     session: None,
 };
