@@ -15,7 +15,7 @@ use crate::support::sandbox::spawn;
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 /// What Claude Code 2.1.332 prints on stdout in `-p` mode when its 5-hour window is spent
-/// (REAL-CLIS.md), in the colour a terminal-minded wrapper might add.
+/// (REAL-CLIS.md).
 const LIMIT_LINE: &str = "You've hit your 5-hour limit · resets 7:59pm (UTC)";
 
 fn fixture(name: &str) -> PathBuf {
@@ -28,6 +28,7 @@ fn fixture(name: &str) -> PathBuf {
 fn a_night_jobs_stdout_file_holds_only_the_answer_of_the_rung_that_answered() {
     let w = world();
     w.sb.write_config(CLAUDE_THEN_CODEX);
+    // In colour: none of another CLI's terminal sequences may reach agent's notices.
     w.sb.fake_cli("claude")
         .stdout(&format!("\u{1b}[91m{LIMIT_LINE}\u{1b}[0m\n"))
         .exit(1)
@@ -72,7 +73,7 @@ fn a_night_jobs_stdout_file_holds_only_the_answer_of_the_rung_that_answered() {
 #[test]
 fn a_healthy_rung_past_fastfail_seconds_streams_all_it_prints_in_order() {
     let w = world();
-    w.sb.write_config(&format!("fastfail_seconds = 1\n{CLAUDE_THEN_CODEX}"));
+    w.sb.write_config(&format!("fastfail_seconds = 2\n{CLAUDE_THEN_CODEX}"));
     w.sb.fake_cli("claude")
         .stdout(&format!("{LIMIT_LINE}\n"))
         .exit(1)
@@ -156,6 +157,21 @@ fn output_format_json_on_codexs_rung_is_claude_codes_result_document() {
             .as_str()
             .is_some_and(|rung| rung.starts_with("Codex")),
         "{doc}"
+    );
+    // `--dry-run` says so on the rung.
+    let dry = w.sb.run(&[
+        "--use",
+        "codex",
+        "--dry-run",
+        "-p",
+        "summarize",
+        "--output-format",
+        "json",
+    ]);
+    assert!(
+        dry.stdout
+            .contains("agent writes Claude Code's result document"),
+        "{dry:?}"
     );
     // Claude Code's own document of its failure went to stderr, as its words.
     assert!(

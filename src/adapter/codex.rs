@@ -402,7 +402,7 @@ pub const DIALECT: Dialect = Dialect {
                 ("json", &["--json"]),
                 ("stream-json", &["--json"]),
             ]),
-            "codex exec prints its own JSONL events",
+            "codex exec prints its JSONL events; for json agent writes Claude Code's result document from them",
         ),
         rule(
             Form::SkipPermissions,

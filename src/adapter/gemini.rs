@@ -335,7 +335,11 @@ pub const DIALECT: Dialect = Dialect {
     model_flag: "-m",
     model_needs_provider: false,
     rules: &[
-        rule(Form::OutputFormat, Words::Say(&["-o"]), ""),
+        rule(
+            Form::OutputFormat,
+            Words::Say(&["-o"]),
+            "for json agent writes Claude Code's result document from its own",
+        ),
         rule(Form::SkipPermissions, Words::Say(&["--yolo"]), ""),
         rule(
             Form::PermissionMode,

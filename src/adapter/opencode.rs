@@ -331,7 +331,7 @@ pub const DIALECT: Dialect = Dialect {
                 ("json", &["--format", "json"]),
                 ("stream-json", &["--format", "json"]),
             ]),
-            "opencode run prints its own JSON events",
+            "opencode run prints its JSON events; for json agent writes Claude Code's result document from them",
         ),
         rule(Form::SkipPermissions, Words::Say(&["--auto"]), ""),
         rule(
