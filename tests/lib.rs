@@ -48,6 +48,7 @@ mod spend_limit;
 mod state;
 mod status_rows;
 mod statusline;
+mod stdout_hold;
 mod store_forgets;
 mod store_url_secrets;
 mod team_relay;

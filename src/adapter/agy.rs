@@ -80,6 +80,7 @@ pub const CLI: Cli = Cli {
     // the answer; PyPI agy-headless-bridge works around it with a pseudo-terminal.
     needs_terminal: true,
     self_check: &SELF_CHECK,
+    prints_claudes_result: false,
     // Its words go to it as given.
     dialect: None,
     session: None,

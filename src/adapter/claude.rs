@@ -201,6 +201,7 @@ pub const CLI: Cli = Cli {
     reports_own_quota: false,
     needs_terminal: false,
     self_check: &SELF_CHECK,
+    prints_claudes_result: true,
     // Its words are the source language.
     dialect: None,
     session: Some(&SESSION_WORDS),

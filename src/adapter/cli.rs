@@ -73,6 +73,10 @@ pub struct Cli {
     pub needs_terminal: bool,
     /// How it is checked by running it.
     pub self_check: &'static SelfCheck,
+    /// Whether its headless `--output-format json` prints Claude Code's result document
+    /// itself; otherwise agent writes that document for a launch that asks for it, from
+    /// the CLI's own machine-readable output read as [`SelfCheck::read`] reads it.
+    pub prints_claudes_result: bool,
     /// Claude Code's command line in its words; `None`: the words go unchanged.
     pub dialect: Option<&'static Dialect>,
     /// How a session of it is named and resumed by id, when agent knows (DESIGN §21).

@@ -189,6 +189,7 @@ pub const CLI: Cli = Cli {
     reports_own_quota: false,
     needs_terminal: false,
     self_check: &SELF_CHECK,
+    prints_claudes_result: false,
     dialect: Some(&DIALECT),
     session: None,
 };
@@ -401,7 +402,7 @@ pub const DIALECT: Dialect = Dialect {
                 ("json", &["--json"]),
                 ("stream-json", &["--json"]),
             ]),
-            "codex exec prints its own JSONL events",
+            "codex exec prints its JSONL events; for json agent writes Claude Code's result document from them",
         ),
         rule(
             Form::SkipPermissions,

@@ -530,6 +530,18 @@ pub fn runs_headless(args: &[OsString]) -> bool {
         .any(|read| matches!(read, Read::Claude { flag, .. } if flag.form == Form::Print))
 }
 
+/// Whether `args` (Claude Code's command line) ask for a headless run's result as one JSON
+/// document: `-p` with `--output-format json` (the last one given wins, as in Claude Code).
+pub fn asks_json_result(args: &[OsString]) -> bool {
+    let format = Reader::new(args)
+        .filter_map(|read| match read {
+            Read::Claude { flag, value, .. } if flag.form == Form::OutputFormat => value,
+            _ => None,
+        })
+        .last();
+    runs_headless(args) && format.is_some_and(|value| value == "json")
+}
+
 /// What Claude Code itself would refuse in `args` (its command line), in words for a usage
 /// error: a switch given a value (`--print=hello`, `--dangerously-skip-permissions=false`).
 /// Claude Code says "unknown option"; another CLI's rung would read the value otherwise

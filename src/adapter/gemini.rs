@@ -135,6 +135,7 @@ pub const CLI: Cli = Cli {
     reports_own_quota: false,
     needs_terminal: false,
     self_check: &SELF_CHECK,
+    prints_claudes_result: false,
     dialect: Some(&DIALECT),
     session: None,
 };
@@ -334,7 +335,11 @@ pub const DIALECT: Dialect = Dialect {
     model_flag: "-m",
     model_needs_provider: false,
     rules: &[
-        rule(Form::OutputFormat, Words::Say(&["-o"]), ""),
+        rule(
+            Form::OutputFormat,
+            Words::Say(&["-o"]),
+            "for json agent writes Claude Code's result document from its own",
+        ),
         rule(Form::SkipPermissions, Words::Say(&["--yolo"]), ""),
         rule(
             Form::PermissionMode,

@@ -259,6 +259,13 @@ impl Family {
         self.cli().is_some_and(|cli| cli.needs_terminal)
     }
 
+    /// Whether the CLI's headless `--output-format json` is Claude Code's result document
+    /// (`Cli::prints_claudes_result`); a program agent has no adapter for is given Claude
+    /// Code's words unchanged, and what it prints is its own.
+    pub fn prints_claudes_result(self) -> bool {
+        self.cli().is_none_or(|cli| cli.prints_claudes_result)
+    }
+
     /// How the CLI is checked by running it; `None` for a program agent has no adapter for.
     pub fn self_check(self) -> Option<&'static SelfCheck> {
         Some(self.cli()?.self_check)

@@ -198,6 +198,7 @@ pub const CLI: Cli = Cli {
     reports_own_quota: false,
     needs_terminal: false,
     self_check: &SELF_CHECK,
+    prints_claudes_result: false,
     dialect: Some(&DIALECT),
     session: None,
 };
@@ -330,7 +331,7 @@ pub const DIALECT: Dialect = Dialect {
                 ("json", &["--format", "json"]),
                 ("stream-json", &["--format", "json"]),
             ]),
-            "opencode run prints its own JSON events",
+            "opencode run prints its JSON events; for json agent writes Claude Code's result document from them",
         ),
         rule(Form::SkipPermissions, Words::Say(&["--auto"]), ""),
         rule(

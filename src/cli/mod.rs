@@ -21,7 +21,10 @@ Every argument that is not one of agent's options is Claude Code's command line 
 the chosen CLI in order: unchanged to Claude Code, in its own words to Codex, Gemini CLI and
 opencode (-p → `codex exec`, `gemini --prompt=…`, `opencode run`; -c, --model, --output-format and
 the permission flags likewise); a rung whose CLI cannot take a flag is passed over, and a CLI
-that refuses the arguments stops the fallback. `agent --dry-run ARGS` shows the words and the
+that refuses the arguments stops the fallback. With -p and stdout not a terminal, the CLI's
+stdout is held until it ends or runs fastfail_seconds: a rung that failed fast shows its words
+on stderr, never above the next one's answer; --output-format json is Claude Code's result
+document (`jq .result`) whichever CLI answered. `agent --dry-run ARGS` shows the words and the
 rules; `translate = false` under [backends.NAME] passes them unchanged. The first `--` ends
 agent's options: before any of the CLI's words it is agent's (everything after it passes
 through); after one (`agent -p -- \"$TEXT\"`) it is the CLI's own, kept, and every word after

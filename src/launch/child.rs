@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use super::held;
 use crate::adapter::{self, Family};
 use crate::signals;
 
@@ -106,6 +107,9 @@ pub struct Outcome {
     /// Whether it printed anything but white space on stdout, when agent copied its stdout
     /// from a pseudo-terminal; `None` when its stdout was agent's own.
     pub printed: Option<bool>,
+    /// What it printed on stdout that agent still holds (`held::Plan`): the caller writes it
+    /// to stdout, or shows it on stderr for a run that failed fast.
+    pub held: Option<held::Spool>,
 }
 
 /// How much of a child's stderr is kept for the fast-fail judgement (a usage error says
@@ -120,13 +124,17 @@ const STDERR_GRACE: Duration = Duration::from_millis(250);
 /// otherwise (scripts, cron, CI) its stderr is copied through as it comes, and its first
 /// [`STDERR_HEAD`] bytes are kept, so a CLI's usage error can be told by its words.
 ///
-/// A CLI that `needs_terminal` (it prints nothing off one, `Cli::needs_terminal`) whose
-/// stdout would not be a terminal — agent's is not (cron, a pipe, `$(agent -p …)`) — gets
-/// a pseudo-terminal of agent's own as its stdout: what it prints there is copied to
-/// agent's stdout as plain text (`crate::pty`), the window's size follows agent's
-/// terminal's, if it has one. Its stdin stays agent's, and its exit code and signals are
-/// as any child's. On a terminal nothing changes.
-pub fn run(mut command: Command, needs_terminal: bool) -> anyhow::Result<Outcome> {
+/// Its stdout is agent's own with [`held::Plan::Own`]; otherwise agent copies it through
+/// and holds it as `stdout` says (a headless run's, until it has counted). A CLI that
+/// `needs_terminal` (it prints nothing off one, `Cli::needs_terminal`) then gets a
+/// pseudo-terminal of agent's own as its stdout: what it prints there is copied as plain
+/// text (`crate::pty`), the window's size follows agent's terminal's, if it has one. Its
+/// stdin stays agent's, and its exit code and signals are as any child's.
+pub fn run(
+    mut command: Command,
+    needs_terminal: bool,
+    stdout: held::Plan,
+) -> anyhow::Result<Outcome> {
     signals::forward_to_children();
     let started = Instant::now();
     let program = command.get_program().to_string_lossy().into_owned();
@@ -134,11 +142,14 @@ pub fn run(mut command: Command, needs_terminal: bool) -> anyhow::Result<Outcome
     if copy {
         command.stderr(Stdio::piped());
     }
-    let pty = if needs_terminal && !std::io::stdout().is_terminal() {
+    let pty = if stdout != held::Plan::Own && needs_terminal {
         let pty = crate::pty::open().with_context(|| format!("a terminal for {program}"))?;
         command.stdout(Stdio::from(pty.far));
         Some(pty.near)
     } else {
+        if stdout != held::Plan::Own {
+            command.stdout(Stdio::piped());
+        }
         None
     };
     let spawned = command.spawn();
@@ -150,14 +161,30 @@ pub fn run(mut command: Command, needs_terminal: bool) -> anyhow::Result<Outcome
     let head = Arc::new(Mutex::new(Vec::new()));
     let copied = child.stderr.take().map(|pipe| copy_stderr(pipe, &head));
     let ended_at = Arc::new(Mutex::new(None));
-    let terminal = pty.map(|near| copy_terminal(near, &ended_at));
+    let hold = held::Hold::new(stdout, started);
+    let source = match (pty, child.stdout.take()) {
+        (Some(near), _) => Some((near, true)),
+        (None, Some(pipe)) => Some((std::fs::File::from(std::os::fd::OwnedFd::from(pipe)), false)),
+        (None, None) => None,
+    };
+    let stdout_copy =
+        source.map(|(source, terminal)| copy_stdout(source, terminal, hold, &ended_at));
     let status = child.wait();
-    let elapsed = started.elapsed();
-    *ended_at.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+    // Under the lock the copy decides by: a hold it released for time is one whose run is
+    // judged to have run that long.
+    let elapsed = {
+        let mut ended = ended_at.lock().unwrap_or_else(PoisonError::into_inner);
+        *ended = Some(Instant::now());
+        started.elapsed()
+    };
     signals::child_ended();
     // All of what it printed is copied before agent goes on (the copy itself stops once
     // the child is gone and what it left behind has been quiet for a moment).
-    let printed = terminal.map(|copy| copy.join().unwrap_or(true));
+    let (printed, held) = match stdout_copy.map(std::thread::JoinHandle::join) {
+        Some(Ok(copied)) => (copied.printed, copied.hold.into_held()),
+        Some(Err(_)) => (Some(true), None),
+        None => (None, None),
+    };
     if let Some(done) = copied {
         let _ = done.recv_timeout(STDERR_GRACE);
     }
@@ -174,51 +201,74 @@ pub fn run(mut command: Command, needs_terminal: bool) -> anyhow::Result<Outcome
         elapsed,
         stderr_head,
         printed,
+        held,
     })
 }
 
-/// Copies the child's terminal (`near`) to agent's stdout as plain text until it reads as
-/// ended, or the child has ended (`ended_at`) and nothing came for [`STDERR_GRACE`] (a
-/// helper it left behind may hold the terminal); meanwhile the terminal's size follows
-/// agent's own terminal's. Says whether anything but white space was printed.
-fn copy_terminal(
-    near: std::fs::File,
+/// What the copy of a child's stdout leaves: whether it printed anything but white space
+/// (asked only of a pseudo-terminal), and what it still holds.
+struct Copied {
+    printed: Option<bool>,
+    hold: held::Hold,
+}
+
+/// Copies the child's stdout (`source`: a pipe, or the near end of its pseudo-terminal,
+/// read as plain text) through `hold` to agent's stdout until it reads as ended, or the
+/// child has ended (`ended_at`) and nothing came for [`STDERR_GRACE`] (a helper it left
+/// behind may hold it); a timed hold is released once its time has come while the child
+/// still runs. Meanwhile a terminal's size follows agent's own terminal's.
+fn copy_stdout(
+    source: std::fs::File,
+    terminal: bool,
+    hold: held::Hold,
     ended_at: &Arc<Mutex<Option<Instant>>>,
-) -> std::thread::JoinHandle<bool> {
+) -> std::thread::JoinHandle<Copied> {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use std::os::fd::AsFd as _;
     let ended_at = Arc::clone(ended_at);
     std::thread::spawn(move || {
-        let mut near = near;
+        let mut source = source;
+        let mut hold = hold;
         let mut plain = crate::pty::Plain::default();
         let mut printed = false;
-        let mut size = crate::pty::own_size();
+        let mut size = terminal.then(crate::pty::own_size).flatten();
         let mut last_heard = Instant::now();
         let mut buffer = [0u8; 8192];
         let mut stdout = std::io::stdout();
         loop {
-            let now = crate::pty::own_size();
-            if let Some(new) =
-                now.filter(|n| size.is_none_or(|old| !crate::pty::same_size(&old, n)))
-            {
-                crate::pty::resize(&near, &new);
-                size = Some(new);
+            if terminal {
+                let now = crate::pty::own_size();
+                if let Some(new) =
+                    now.filter(|n| size.is_none_or(|old| !crate::pty::same_size(&old, n)))
+                {
+                    crate::pty::resize(&source, &new);
+                    size = Some(new);
+                }
             }
-            let mut fds = [PollFd::new(near.as_fd(), PollFlags::POLLIN)];
+            let due = {
+                let ended = ended_at.lock().unwrap_or_else(PoisonError::into_inner);
+                ended.is_none() && hold.due(Instant::now())
+            };
+            if due {
+                hold.release(&mut stdout);
+            }
+            let mut fds = [PollFd::new(source.as_fd(), PollFlags::POLLIN)];
             let ready = poll(&mut fds, PollTimeout::from(100u8)).unwrap_or(0);
             let heard = fds[0].revents().is_some_and(|r| !r.is_empty());
             if ready > 0 && heard {
-                let n = match near.read(&mut buffer) {
-                    // EIO: the far end is closed by all, the child and its helpers.
+                let n = match source.read(&mut buffer) {
+                    // EIO: a terminal's far end is closed by all, the child and its helpers.
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
                 last_heard = Instant::now();
-                let text = plain.feed(&buffer[..n]);
-                printed |= text.iter().any(|b| !b.is_ascii_whitespace());
-                // Agent's stdout gone (a closed pipe): the terminal is still read on, so the
-                // child does not block on a full one.
-                let _ = stdout.write_all(&text).and_then(|()| stdout.flush());
+                if terminal {
+                    let text = plain.feed(&buffer[..n]);
+                    printed |= text.iter().any(|b| !b.is_ascii_whitespace());
+                    hold.take(&text, &mut stdout);
+                } else {
+                    hold.take(&buffer[..n], &mut stdout);
+                }
                 continue;
             }
             let ended = *ended_at.lock().unwrap_or_else(PoisonError::into_inner);
@@ -226,7 +276,10 @@ fn copy_terminal(
                 break;
             }
         }
-        printed
+        Copied {
+            printed: terminal.then_some(printed),
+            hold,
+        }
     })
 }
 

@@ -5,9 +5,11 @@ pub mod acted;
 pub mod agy_usage;
 pub mod cascade;
 pub mod child;
+pub mod claude_result;
 pub mod codex_limits;
 pub mod dry_run;
 pub mod fastfail;
+pub mod held;
 pub mod known;
 pub mod limit_ending;
 pub mod login_usage;
@@ -198,12 +200,15 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
             &rung.label(),
             login_key.as_deref(),
         );
+        let family = rung.backend.family;
+        let stdout_plan = stdout_plan(config, family, &run_args);
         let child::Outcome {
             ended,
             elapsed,
             stderr_head,
             printed,
-        } = match child::run(command, rung.backend.family.needs_terminal()) {
+            held,
+        } = match child::run(command, family.needs_terminal(), stdout_plan) {
             Ok(outcome) => outcome,
             Err(err) if too_long_to_start(&err) => {
                 // The system refused the words before the CLI ran: nothing ran, nothing
@@ -238,6 +243,14 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
         };
         match (ended, verdict) {
             (Ended::Signal(signal), _) => {
+                deliver(
+                    held,
+                    stdout_plan,
+                    &rung,
+                    &stderr_head,
+                    signal + 128,
+                    elapsed,
+                );
                 outcome::rung_ran(ran(outcome::Ended::Signal, None));
                 crate::signals::die_by(signal)
             }
@@ -252,6 +265,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     })
                     .flatten();
                 let Some(ending) = ending else {
+                    deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
                     let ended = if code == 0 {
                         outcome::Ended::Done
                     } else {
@@ -286,6 +300,12 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     &mut cascade,
                     new_cascade,
                 );
+                if let limit_ending::Next::Exit(_) = next {
+                    deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
+                } else {
+                    // The session goes on elsewhere: what this run printed was its last word.
+                    show_words(held, &rung, &stderr_head);
+                }
                 match next {
                     limit_ending::Next::Exit(code) => return Ok(code),
                     limit_ending::Next::HandOff { words, brief } => {
@@ -316,6 +336,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     "{} refused the arguments (exit {code}, {why}) — not an outage, so no other rung is tried; `agent --dry-run ARGS` shows the command line it was given",
                     rung.label()
                 ));
+                deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
                 outcome::rung_ran(ran(outcome::Ended::UsageError, Some(code)));
                 return Ok(exit_byte(code));
             }
@@ -335,6 +356,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     rung.label()
                 ));
                 file_fast_failure(config, &cascade, &rung, run_start, &reason);
+                deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
                 outcome::rung_ran(ran(outcome::Ended::Error, Some(code)));
                 return Ok(exit_byte(code));
             }
@@ -344,6 +366,8 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 } else {
                     format!("exited {code} after {}s", elapsed.as_secs())
                 };
+                // What it printed never reaches stdout, above the next rung's answer.
+                show_words(held, &rung, &stderr_head);
                 term::notice(&format!(
                     "{} {reason} — treating as unavailable",
                     rung.label()
@@ -355,6 +379,65 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 start = winner + 1;
             }
         }
+    }
+}
+
+/// What becomes of the stdout of a run of `family` with `args` (Claude Code's words, as
+/// the rung is given them): a headless run's is held while its run may still fail fast,
+/// when agent's stdout is not a terminal; one whose `--output-format json` is not Claude
+/// Code's result document is kept whole, for agent to write that document.
+fn stdout_plan(config: &Config, family: crate::adapter::Family, args: &[OsString]) -> held::Plan {
+    use crate::adapter::dialect;
+    let mode = if dialect::runs_headless(args) {
+        dialect::Mode::Headless
+    } else {
+        dialect::Mode::Interactive
+    };
+    held::Plan::for_launch(
+        mode,
+        !family.prints_claudes_result() && dialect::asks_json_result(args),
+        family.needs_terminal(),
+        std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        config.fastfail,
+    )
+}
+
+/// Writes what a run that counted printed and agent still held to stdout, in order — as
+/// Claude Code's result document when the launch asked for one of a CLI that prints
+/// another shape (`claude_result`).
+fn deliver(
+    held: Option<held::Spool>,
+    plan: held::Plan,
+    rung: &rung::Rung,
+    stderr: &str,
+    code: i32,
+    elapsed: std::time::Duration,
+) {
+    use std::io::Write as _;
+    let Some(held) = held else { return };
+    let mut stdout = std::io::stdout();
+    if plan == held::Plan::Whole {
+        let doc = claude_result::document(
+            rung.backend.family,
+            &rung.label(),
+            &held.text(),
+            stderr,
+            code,
+            elapsed,
+        );
+        let _ = writeln!(stdout, "{doc}").and_then(|()| stdout.flush());
+    } else {
+        let _ = held.write_to(&mut stdout);
+    }
+}
+
+/// Shows on stderr, as one line, what a run whose output must not reach stdout (it failed
+/// fast, or its session went on elsewhere) printed there, so the user still sees why: its
+/// own error when its output is machine-readable, else its words.
+fn show_words(held: Option<held::Spool>, rung: &rung::Rung, stderr: &str) {
+    let Some(held) = held else { return };
+    if let Some(words) = claude_result::failure_words(rung.backend.family, &held.text(), stderr) {
+        term::notice(&format!("{} said: {words}", rung.label()));
     }
 }
 
@@ -625,7 +708,7 @@ pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<E
     if backend.family.needs_terminal() && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         // Off a terminal agent cannot step aside: the CLI would print nothing into agent's
         // stdout (DESIGN §22), so agent stays to copy it through a terminal of its own.
-        return match child::run(command, true)?.ended {
+        return match child::run(command, true, held::Plan::Stream)?.ended {
             Ended::Code(code) => Ok(ExitCode::from(exit_byte(code))),
             Ended::Signal(signal) => crate::signals::die_by(signal),
         };

@@ -1,0 +1,247 @@
+//! A headless run's stdout, held back (issue 32): when agent's stdout is a file or a pipe
+//! (`agent -p "summarize" > out.txt`, cron, `$(agent -p …)`), what the CLI prints goes
+//! there only once the run has counted — it ended, or it ran past `fastfail_seconds` — so
+//! a rung that failed fast (Claude Code prints its limit on stdout: `You've hit your
+//! 5-hour limit · resets 7:59pm (UTC)`) leaves nothing above the next rung's answer; its
+//! words are shown on stderr instead. Claude Code's `-p` prints at the end anyway, so the
+//! hold costs a script nothing.
+//!
+//! What is held stays in memory up to [`IN_MEMORY`], then goes on in an unnamed file of
+//! agent's own (created 0600 in the temporary directory and unlinked at once: nothing is
+//! left behind, nobody else reads it).
+
+use std::fs::File;
+use std::io::{self, Read as _, Seek as _, Write};
+use std::time::{Duration, Instant};
+
+use crate::adapter::dialect::Mode;
+
+/// How much of a held stdout is kept in memory before the rest goes to a file.
+pub const IN_MEMORY: usize = 4 << 20;
+/// The most of a held stdout read back to write Claude Code's result document from.
+pub const READ_BACK: u64 = 256 << 20;
+
+/// What becomes of a launched CLI's stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// It is agent's own (a terminal, an interactive launch): nothing is held.
+    Own,
+    /// Copied through agent as it comes (a CLI that needs a terminal, agent's not one).
+    Stream,
+    /// Held until the run ends or has run this long, then copied through as it comes.
+    HoldFor(Duration),
+    /// Kept whole until the run ends: agent writes Claude Code's result document from it.
+    Whole,
+}
+
+impl Plan {
+    /// The plan for a launch: how it runs (`-p`: headless), whether it asks for Claude Code's result
+    /// document from a CLI that does not print one (`json_result`), whether the CLI
+    /// `needs_terminal` (`Cli::needs_terminal`), and whether agent's stdout is a terminal.
+    pub fn for_launch(
+        mode: Mode,
+        json_result: bool,
+        needs_terminal: bool,
+        stdout_is_terminal: bool,
+        fastfail: Duration,
+    ) -> Plan {
+        match (mode, json_result, stdout_is_terminal) {
+            (Mode::Headless, true, _) => Plan::Whole,
+            (Mode::Headless, false, false) => Plan::HoldFor(fastfail),
+            _ if needs_terminal && !stdout_is_terminal => Plan::Stream,
+            _ => Plan::Own,
+        }
+    }
+}
+
+/// A stdout being copied through agent: held (until `until`, or to the end), or flowing.
+#[derive(Debug)]
+pub struct Hold {
+    /// `None` once released: what comes is written as it comes.
+    held: Option<Spool>,
+    /// When a timed hold is released; `None`: held to the end (or never held).
+    until: Option<Instant>,
+}
+
+impl Hold {
+    /// A hold for `plan`, for a run that started at `started`.
+    pub fn new(plan: Plan, started: Instant) -> Hold {
+        match plan {
+            Plan::Own | Plan::Stream => Hold {
+                held: None,
+                until: None,
+            },
+            Plan::HoldFor(limit) => Hold {
+                held: Some(Spool::default()),
+                until: Some(started + limit),
+            },
+            Plan::Whole => Hold {
+                held: Some(Spool::default()),
+                until: None,
+            },
+        }
+    }
+
+    /// Takes what the CLI printed: held, or written to `out` when the hold is over.
+    pub fn take(&mut self, bytes: &[u8], out: &mut dyn Write) {
+        match &mut self.held {
+            Some(spool) => spool.push(bytes),
+            // Agent's stdout gone (a closed pipe): the CLI's output is still read on, so
+            // it does not block on a full one.
+            None => {
+                let _ = out.write_all(bytes).and_then(|()| out.flush());
+            }
+        }
+    }
+
+    /// Whether a timed hold has run its time at `now`.
+    pub fn due(&self, now: Instant) -> bool {
+        self.held.is_some() && self.until.is_some_and(|until| now >= until)
+    }
+
+    /// Writes what was held to `out`, in order; what comes after flows through.
+    pub fn release(&mut self, out: &mut dyn Write) {
+        if let Some(spool) = self.held.take() {
+            let _ = spool.write_to(out);
+        }
+    }
+
+    /// What is still held when the run has ended: `None` when it all went through.
+    pub fn into_held(self) -> Option<Spool> {
+        self.held
+    }
+}
+
+/// Held bytes: in memory, then in an unnamed file of agent's own.
+#[derive(Debug, Default)]
+pub struct Spool {
+    memory: Vec<u8>,
+    file: Option<File>,
+    /// A write to the file failed: what came after was not kept.
+    lost: bool,
+}
+
+impl Spool {
+    fn push(&mut self, bytes: &[u8]) {
+        if self.file.is_none() && self.memory.len() + bytes.len() <= IN_MEMORY {
+            self.memory.extend_from_slice(bytes);
+            return;
+        }
+        if self.file.is_none() && !self.lost {
+            match unnamed_file() {
+                Ok(file) => self.file = Some(file),
+                Err(_) => self.lost = true,
+            }
+        }
+        if let Some(file) = &mut self.file
+            && file.write_all(bytes).is_err()
+        {
+            self.file = None;
+            self.lost = true;
+        }
+    }
+
+    /// Writes all of it to `out`, in order.
+    pub fn write_to(self, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(&self.memory)?;
+        if let Some(mut file) = self.file {
+            file.rewind()?;
+            io::copy(&mut file, out)?;
+        }
+        out.flush()
+    }
+
+    /// All of it as text (at most [`READ_BACK`] bytes), for reading.
+    pub fn text(self) -> String {
+        let mut bytes = self.memory;
+        if let Some(mut file) = self.file
+            && file.rewind().is_ok()
+        {
+            let _ = file.take(READ_BACK).read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+/// A file only agent can reach: created 0600 under a fresh name and unlinked at once.
+fn unnamed_file() -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let path = std::env::temp_dir().join(format!(
+        "agent-stdout-{}-{:016x}",
+        std::process::id(),
+        fastrand::u64(..)
+    ));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(file)
+}
+
+/// The words a fast-failed run printed on stdout, as one line for a notice on stderr
+/// (terminal sequences and controls gone, `crate::text::snippet`); `None` for nothing.
+pub fn words(text: &str) -> Option<String> {
+    let words = crate::text::snippet(text);
+    (!words.is_empty()).then_some(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_headless_run_is_held_and_only_off_a_terminal_unless_turned_into_json() {
+        let fastfail = Duration::from_secs(25);
+        let plan = |mode, json, needs, tty| Plan::for_launch(mode, json, needs, tty, fastfail);
+        let (headless, interactive) = (Mode::Headless, Mode::Interactive);
+        assert_eq!(plan(headless, false, false, false), Plan::HoldFor(fastfail));
+        assert_eq!(plan(headless, false, false, true), Plan::Own);
+        assert_eq!(plan(headless, true, false, true), Plan::Whole);
+        assert_eq!(plan(interactive, false, false, false), Plan::Own);
+        assert_eq!(plan(interactive, false, true, false), Plan::Stream);
+        assert_eq!(plan(interactive, false, true, true), Plan::Own);
+    }
+
+    #[test]
+    fn a_timed_hold_keeps_everything_until_released_then_flows() {
+        let started = Instant::now();
+        let mut hold = Hold::new(Plan::HoldFor(Duration::from_secs(60)), started);
+        let mut out = Vec::new();
+        hold.take(b"one ", &mut out);
+        assert!(out.is_empty());
+        assert!(!hold.due(started));
+        assert!(hold.due(started + Duration::from_secs(60)));
+        hold.release(&mut out);
+        hold.take(b"two", &mut out);
+        assert_eq!(out, b"one two");
+        assert!(hold.into_held().is_none());
+    }
+
+    #[test]
+    fn a_large_hold_goes_on_in_a_file_and_comes_back_in_order() {
+        let mut hold = Hold::new(Plan::Whole, Instant::now());
+        let mut out = Vec::new();
+        let chunk = vec![b'x'; IN_MEMORY / 2 + 1];
+        hold.take(&chunk, &mut out);
+        hold.take(&chunk, &mut out);
+        hold.take(b"end", &mut out);
+        assert!(out.is_empty(), "held to the end");
+        let spool = hold.into_held().expect("held");
+        assert!(spool.file.is_some(), "past the memory bound");
+        spool.write_to(&mut out).unwrap();
+        assert_eq!(out.len(), chunk.len() * 2 + 3);
+        assert!(out.ends_with(b"xend"));
+    }
+
+    #[test]
+    fn the_words_lose_their_terminal_sequences() {
+        assert_eq!(
+            words("\u{1b}[91mYou've hit your 5-hour limit\u{1b}[0m\n").as_deref(),
+            Some("You've hit your 5-hour limit")
+        );
+        assert_eq!(words(" \n"), None);
+    }
+}
