@@ -6,6 +6,7 @@ mod world;
 mod accounts;
 mod agy_terminal;
 mod alerts_replicas;
+mod backend_args;
 mod bad_input;
 mod budget;
 mod checks;

@@ -307,6 +307,9 @@ pub struct Request<'a> {
     pub model_flag: Option<&'a str>,
     /// The rung's vendor: a `--model` naming another vendor's model is dropped.
     pub vendor: &'a str,
+    /// The backend's own words for its CLI, `[interactive, headless]`: put after the
+    /// translated flags (before the prompt's end of options), for the form that runs only.
+    pub own: [&'a [String]; 2],
 }
 
 /// The words to run after the program, and what agent did to get them.
@@ -570,6 +573,8 @@ pub fn translate(dialect: Option<&Dialect>, request: &Request) -> Result<Transla
         if let (Some(flag), Some(model)) = (request.model_flag, request.model) {
             argv.extend(os(&[flag, model]));
         }
+        let own = request.own[usize::from(runs_headless(request.args))];
+        argv.extend(own.iter().map(OsString::from));
         argv.extend(request.args.iter().cloned());
         return Ok(Translation {
             argv,
@@ -835,8 +840,9 @@ impl<'a> Translator<'a> {
             argv.extend(words);
         }
         argv.append(&mut self.flags);
-        let prompt = std::mem::take(&mut self.prompt);
         let index = usize::from(self.mode == Headless);
+        argv.extend(self.request.own[index].iter().map(OsString::from));
+        let prompt = std::mem::take(&mut self.prompt);
         match dialect.prompt[index] {
             Prompt::Words | Prompt::Joined if prompt.is_empty() => {}
             how @ (Prompt::Words | Prompt::Joined) => {

@@ -8,6 +8,7 @@ pub mod child;
 pub mod codex_limits;
 pub mod dry_run;
 pub mod fastfail;
+pub mod folder;
 pub mod known;
 pub mod limit_ending;
 pub mod login_usage;
@@ -318,6 +319,20 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 ));
                 outcome::rung_ran(ran(outcome::Ended::UsageError, Some(code)));
                 return Ok(exit_byte(code));
+            }
+            (Ended::Code(code), Verdict::FastFail)
+                if let Some(fact) = std::env::current_dir().ok().and_then(|dir| {
+                    folder::refused(&rung, &translation.argv, &dir, code, &stderr_head)
+                }) =>
+            {
+                // A fact about this folder, not a dead rung: nothing is recorded against it.
+                term::notice(&format!(
+                    "{} refused this folder (exit {code}): {fact}",
+                    rung.label()
+                ));
+                outcome::rung_ran(ran(outcome::Ended::FastFail, Some(code)));
+                why_not.push((rung.label(), fact));
+                start = winner + 1;
             }
             (Ended::Code(code), Verdict::FastFail)
                 if let Some(actions) = acted_before_failing(&rung, run_start) =>
