@@ -56,5 +56,6 @@ mod team_state;
 mod terminal_sequences;
 mod trusted_folders;
 mod usage;
+mod usage_slip;
 mod waiting;
 mod watchdog;

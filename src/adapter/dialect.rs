@@ -557,6 +557,25 @@ fn takes_no_value(name: &str, word: &OsStr) -> String {
     )
 }
 
+/// Whether `args` run Claude Code headless with no prompt in them, nor anything that
+/// stands for one (`--resume` a session, `--sdk-url`): Claude Code then reads its prompt
+/// from stdin, and refuses to run without one.
+pub fn headless_without_prompt(args: &[OsString]) -> bool {
+    let mut headless = false;
+    for read in Reader::new(args) {
+        match read {
+            Read::Prompt(_) => return false,
+            Read::Claude { flag, .. } if flag.form == Form::Print => headless = true,
+            Read::Claude { flag, .. } if flag.form == Form::Resume => return false,
+            Read::Claude { name, .. } | Read::Other { name, .. } if name == "--sdk-url" => {
+                return false;
+            }
+            Read::Claude { .. } | Read::Other { .. } => {}
+        }
+    }
+    headless
+}
+
 /// The longest word Linux's `execve` takes (`MAX_ARG_STRLEN`, 32 pages, with its NUL): a
 /// longer one fails the spawn with E2BIG.
 #[cfg(target_os = "linux")]
