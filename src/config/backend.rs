@@ -86,7 +86,7 @@ impl Backend {
             translate: true,
             self_check: true,
             on_limit: None,
-            own_args: Default::default(),
+            own_args: super::backend_args::BackendArgs::default(),
             builtin,
         };
         backend.set_command(command.to_string());
