@@ -240,7 +240,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     auth_fix: "log Codex in again: run `codex login`",
     untrusted: &["not inside a trusted directory"],
     untrusted_exit: None,
-    untrusted_fix: "run agent from inside a git repository (`codex exec` starts only in one; trust the folder in Codex by running `codex` in it once); agent adds --skip-git-repo-check only when you give Codex its own words: `headless_args = [\"--skip-git-repo-check\"]` in its [backends] table",
+    untrusted_fix: "run agent from inside a git repository (`codex exec` starts only in one; trust the folder in Codex by running `codex` in it once); agent does not add --skip-git-repo-check to your launches unless its backend's `headless_args` says it",
     failure: &["\"type\":\"turn.failed\"", "\nerror:", "unexpected status"],
     trust,
     // `codex exec --help` (0.171) names no flag that turns its tools or MCP servers off.
