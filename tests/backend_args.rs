@@ -199,3 +199,36 @@ fn a_folder_refusal_says_why_and_the_fix_runs_the_next_rung_and_leaves_codex_hea
     let (_, line, _) = crate::statusline::statusline(&sb, &feed);
     assert!(!line.contains("DEGRADED"), "{line}");
 }
+
+#[test]
+fn a_backends_own_arguments_are_checked_like_every_other_key() {
+    let (sb, _api) = night();
+
+    sb.write_config("[backends.codex]\nheadless_arg = [\"--skip-git-repo-check\"]\n");
+    let typo = sb.run(&["--dry-run", "-p", "hi"]);
+    sb.write_config("[backends.codex]\nheadless_args = \"--skip-git-repo-check\"\n");
+    let string = sb.run(&["--dry-run", "-p", "hi"]);
+    sb.write_config("[backends.codex]\nargs = [\"\"]\n");
+    let empty = sb.run(&["--dry-run", "-p", "hi"]);
+
+    assert!(
+        typo.stderr
+            .contains("config.toml:2 — did you mean backends.codex.headless_args? (ignored)"),
+        "{typo:?}"
+    );
+    assert_eq!(string.code, Some(2), "{string:?}");
+    assert!(
+        string.stderr.contains(
+            "config.toml:2: backends.codex.headless_args: expected a list of the CLI's own words, e.g. headless_args = [\"--skip-git-repo-check\"] (found \"--skip-git-repo-check\")"
+        ),
+        "{string:?}"
+    );
+    assert_eq!(empty.code, Some(2), "{empty:?}");
+    assert!(
+        empty
+            .stderr
+            .contains("config.toml:2: backends.codex.args: an empty word"),
+        "{empty:?}"
+    );
+    assert!(sb.calls("codex").is_empty());
+}

@@ -147,3 +147,36 @@ fn every_rung_that_ran_failing_the_same_way_is_named_and_a_rung_that_never_ran_d
         "{run:?}"
     );
 }
+
+#[test]
+fn every_rung_that_ran_refusing_the_folder_is_named_as_the_folder_not_the_vendors() {
+    let (sb, _api) = crate::logins::logged_in();
+    // Two ways to run Codex, from a home that is no git repository: both refuse it.
+    std::fs::remove_dir(sb.home().join(".git")).unwrap();
+    sb.fake_cli("codex")
+        .stderr("Reading additional input from stdin...\nNot inside a trusted directory and --skip-git-repo-check was not specified.\n")
+        .exit(1)
+        .install();
+    sb.write_config(
+        "[backends.codex-fast]\ncommand = \"codex\"\nvendor = \"openai\"\n[[rungs]]\nbackend = \"codex\"\n[[rungs]]\nbackend = \"codex-fast\"\n",
+    );
+
+    let run = sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(69), "{run:?}");
+    let launches = sb
+        .calls("codex")
+        .iter()
+        .filter(|call| {
+            call.argv.first().is_some_and(|a| a == "exec")
+                && call.argv.iter().all(|a| a != "--json")
+        })
+        .count();
+    assert_eq!(launches, 2, "each rung launched once: {run:?}");
+    assert!(
+        run.stderr.contains(
+            "every rung that ran refused this folder: the cause is the folder, not the vendors"
+        ),
+        "{run:?}"
+    );
+}
