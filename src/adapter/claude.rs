@@ -43,8 +43,14 @@ pub const OAUTH_TOKEN_VAR: &str = "CLAUDE_CODE_OAUTH_TOKEN";
 pub const CREDENTIAL_VARS: &[&str] =
     &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", OAUTH_TOKEN_VAR];
 
-/// What it writes to stderr when it refuses its command line (commander.js: `error: unknown option '--bogus'`, exit 1 (2.1.332)).
-pub const USAGE_WORDS: &[&str] = &["error: unknown option", "error: too many arguments"];
+/// What it writes to stderr when it refuses its command line (commander.js: `error: unknown option '--bogus'`, exit 1 (2.1.332)),
+/// and `-p` with no prompt in its words nor on stdin ("Error: Input must be provided either
+/// through stdin or as a prompt argument when using --print", exit 1).
+pub const USAGE_WORDS: &[&str] = &[
+    "error: unknown option",
+    "error: too many arguments",
+    "Input must be provided either through stdin or as a prompt argument",
+];
 
 pub const MODEL_VAR: Option<&str> = Some("ANTHROPIC_MODEL");
 

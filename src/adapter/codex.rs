@@ -35,8 +35,15 @@ use super::self_check::{Said, SelfCheck, Trust, git_root, has_word};
 pub const HOME_VAR: &str = "CODEX_HOME";
 pub const HOME_VARS: &[&str] = &[HOME_VAR];
 pub const CREDENTIAL_VARS: &[&str] = &["OPENAI_API_KEY"];
-/// What it writes to stderr when it refuses its command line (clap: `error: unexpected argument '--bogus' found`, exit 2 (0.171)).
-pub const USAGE_WORDS: &[&str] = &["error: unexpected argument", "error: invalid value"];
+/// What it writes to stderr when it refuses its command line (clap: `error: unexpected argument '--bogus' found`, exit 2 (0.171)),
+/// and `exec` with no prompt ("No prompt provided. Either specify one as an argument or pipe
+/// the prompt into stdin." on a terminal, "No prompt provided via stdin." for an empty one;
+/// exit 1).
+pub const USAGE_WORDS: &[&str] = &[
+    "error: unexpected argument",
+    "error: invalid value",
+    "No prompt provided",
+];
 
 pub const MODEL_VAR: Option<&str> = None;
 
@@ -234,7 +241,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     auth_fix: "log Codex in again: run `codex login`",
     untrusted: &["not inside a trusted directory"],
     untrusted_exit: None,
-    untrusted_fix: "run agent from inside a git repository (`codex exec` starts only in one; trust the folder in Codex by running `codex` in it once); agent does not add --skip-git-repo-check to your launches",
+    untrusted_fix: "run agent from inside a git repository (`codex exec` starts only in one; trust the folder in Codex by running `codex` in it once); agent does not add --skip-git-repo-check to your launches unless its backend's `headless_args` says it",
     failure: &["\"type\":\"turn.failed\"", "\nerror:", "unexpected status"],
     trust,
     // `codex exec --help` (0.171) names no flag that turns its tools or MCP servers off.

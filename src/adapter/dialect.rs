@@ -307,6 +307,9 @@ pub struct Request<'a> {
     pub model_flag: Option<&'a str>,
     /// The rung's vendor: a `--model` naming another vendor's model is dropped.
     pub vendor: &'a str,
+    /// The backend's own words for its CLI, `[interactive, headless]`: put after the
+    /// translated flags (before the prompt's end of options), for the form that runs only.
+    pub own: [&'a [String]; 2],
 }
 
 /// The words to run after the program, and what agent did to get them.
@@ -566,6 +569,25 @@ fn takes_no_value(name: &str, word: &OsStr) -> String {
     )
 }
 
+/// Whether `args` run Claude Code headless with no prompt in them, nor anything that
+/// stands for one (`--resume` a session, `--sdk-url`): Claude Code then reads its prompt
+/// from stdin, and refuses to run without one.
+pub fn headless_without_prompt(args: &[OsString]) -> bool {
+    let mut headless = false;
+    for read in Reader::new(args) {
+        match read {
+            Read::Prompt(_) => return false,
+            Read::Claude { flag, .. } if flag.form == Form::Print => headless = true,
+            Read::Claude { flag, .. } if flag.form == Form::Resume => return false,
+            Read::Claude { name, .. } | Read::Other { name, .. } if name == "--sdk-url" => {
+                return false;
+            }
+            Read::Claude { .. } | Read::Other { .. } => {}
+        }
+    }
+    headless
+}
+
 /// The longest word Linux's `execve` takes (`MAX_ARG_STRLEN`, 32 pages, with its NUL): a
 /// longer one fails the spawn with E2BIG.
 #[cfg(target_os = "linux")]
@@ -582,6 +604,8 @@ pub fn translate(dialect: Option<&Dialect>, request: &Request) -> Result<Transla
         if let (Some(flag), Some(model)) = (request.model_flag, request.model) {
             argv.extend(os(&[flag, model]));
         }
+        let own = request.own[usize::from(runs_headless(request.args))];
+        argv.extend(own.iter().map(OsString::from));
         argv.extend(request.args.iter().cloned());
         return Ok(Translation {
             argv,
@@ -847,8 +871,9 @@ impl<'a> Translator<'a> {
             argv.extend(words);
         }
         argv.append(&mut self.flags);
-        let prompt = std::mem::take(&mut self.prompt);
         let index = usize::from(self.mode == Headless);
+        argv.extend(self.request.own[index].iter().map(OsString::from));
+        let prompt = std::mem::take(&mut self.prompt);
         match dialect.prompt[index] {
             Prompt::Words | Prompt::Joined if prompt.is_empty() => {}
             how @ (Prompt::Words | Prompt::Joined) => {

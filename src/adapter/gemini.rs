@@ -34,6 +34,9 @@ pub const USAGE_WORDS: &[&str] = &[
     "Unknown argument",
     "Invalid values:",
     "Not enough arguments following",
+    // A headless run with no prompt: "No input provided via stdin. Input can be provided by
+    // piping data into gemini or using the --prompt option." (exit 1).
+    "No input provided via stdin",
 ];
 
 pub const MODEL_VAR: Option<&str> = Some("GEMINI_MODEL");

@@ -319,15 +319,21 @@ impl Family {
                 args: check.scratch_args,
                 env: check.scratch_env,
             },
-            Trust::Refused(why) => {
-                let fix = check.untrusted_fix_for(dir);
-                CheckDir::Refused(if fix.is_empty() {
-                    format!("a launch here would be refused: {why}")
-                } else {
-                    format!("a launch here would be refused: {why} — {fix}")
-                })
-            }
+            Trust::Refused(why) => CheckDir::Refused(format!(
+                "a launch here would be refused: {}",
+                check.refusal_with_fix(&why, dir)
+            )),
         })
+    }
+
+    /// Why a launch in `dir` with `args` is refused by the CLI's own trust rule, with the
+    /// fix — the words `--status` says of that folder — when its rule refuses it.
+    pub fn refusal_in(self, env: &Env, dir: &Path, args: &[OsString]) -> Option<String> {
+        let check = self.self_check()?;
+        match (check.trust)(env, dir, args) {
+            Trust::Refused(why) => Some(check.refusal_with_fix(&why, dir)),
+            Trust::Trusted | Trust::Untrusted => None,
+        }
     }
 }
 

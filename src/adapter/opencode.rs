@@ -42,6 +42,11 @@ use super::self_check::{Said, SelfCheck, never_trusted};
 /// Its command.
 pub const COMMAND: &str = "opencode";
 
+/// What it writes to stderr when it refuses its command line: an unknown flag prints its
+/// help and nothing else; `run` with no message says "Error: You must provide a message or
+/// a command" (exit 1, in its own colours).
+pub const USAGE_WORDS: &[&str] = &["You must provide a message or a command"];
+
 /// The variable that moves its home (its data directory: login store and records). Its
 /// settings move with `XDG_CONFIG_HOME`, `OPENCODE_CONFIG`, `OPENCODE_CONFIG_DIR` and
 /// `OPENCODE_CONFIG_CONTENT`, its database alone with `OPENCODE_DB`.
@@ -186,8 +191,7 @@ pub const CLI: Cli = Cli {
     login_known_by_home: false,
     login_command: None,
     records: |env| home(env).map(|dir| database(&dir)).into_iter().collect(),
-    // It prints its help and nothing else.
-    usage_words: &[],
+    usage_words: USAGE_WORDS,
     model_var: None,
     model_settings: super::cli::nothing,
     settings_model: super::cli::nothing,

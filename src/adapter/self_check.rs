@@ -128,6 +128,22 @@ impl SelfCheck {
             .replace("{dir}", &dir.display().to_string())
     }
 
+    /// `why` a launch in `dir` is refused, then what to do about it.
+    pub fn refusal_with_fix(&self, why: &str, dir: &Path) -> String {
+        let fix = self.untrusted_fix_for(dir);
+        if fix.is_empty() {
+            why.to_string()
+        } else {
+            format!("{why} — {fix}")
+        }
+    }
+
+    /// Whether the CLI's exit `code` and output `text` say it refused to run in the folder.
+    pub fn refused_the_folder(&self, code: i32, text: &str) -> bool {
+        self.untrusted_exit == Some(code)
+            || matches!(self.meaning(text), Some((Meaning::Untrusted, _)))
+    }
+
     /// What `text` (the CLI's output) says, and the words that said it: untrusted folder,
     /// then a refused login, then a rate limit, a usage limit, any other failure.
     pub fn meaning(&self, text: &str) -> Option<(Meaning, &'static str)> {

@@ -49,6 +49,9 @@ pub struct Backend {
     pub self_check: bool,
     /// `on_limit` for this backend's sessions; `None`: the top-level one.
     pub on_limit: Option<super::on_limit::OnLimit>,
+    /// Its own arguments (`args`, `headless_args`, `interactive_args`): for its CLI only,
+    /// after the translation of Claude Code's words.
+    pub own_args: super::backend_args::BackendArgs,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
 }
@@ -83,6 +86,7 @@ impl Backend {
             translate: true,
             self_check: true,
             on_limit: None,
+            own_args: super::backend_args::BackendArgs::default(),
             builtin,
         };
         backend.set_command(command.to_string());

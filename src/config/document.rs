@@ -145,6 +145,10 @@ fn form(key: &str, serde_expected: &str) -> String {
         "input" | "output" | "cache_read" | "cache_write" | "reasoning" => {
             ("a number of USD per million tokens", "3")
         }
+        "args" | "headless_args" | "interactive_args" => (
+            "a list of the CLI's own words",
+            "[\"--skip-git-repo-check\"]",
+        ),
         "hedge_ms" => ("a number of milliseconds", "400"),
         "fastfail_seconds" => ("a number of seconds", "25"),
         "probe_cache_seconds" => ("a number of seconds", "300"),

@@ -12,6 +12,7 @@ use toml::Spanned;
 pub mod accounts;
 pub mod alerts;
 mod backend;
+pub mod backend_args;
 pub mod builtin;
 mod document;
 pub mod limits;
@@ -140,6 +141,9 @@ struct BackendFile {
     translate: Option<bool>,
     self_check: Option<bool>,
     on_limit: Option<OnLimit>,
+    args: Option<Spanned<Vec<String>>>,
+    headless_args: Option<Spanned<Vec<String>>>,
+    interactive_args: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -595,6 +599,12 @@ fn overlay(
     if let Some(translate) = over.translate {
         backend.translate = translate;
     }
+    let own = backend_args::BackendArgsFile {
+        args: over.args,
+        headless_args: over.headless_args,
+        interactive_args: over.interactive_args,
+    };
+    backend.own_args.overlay(own, source, key)?;
     if let Some(probe) = over.probe {
         let def = &mut backend.probe;
         if let Some(kind) = probe.kind {

@@ -20,14 +20,29 @@ impl Backend {
         } else {
             None
         };
-        dialect::translate(
+        let own = [self.own_args.for_form(false), self.own_args.for_form(true)];
+        let mut translation = dialect::translate(
             dialect,
             &dialect::Request {
                 args,
                 model,
                 model_flag: self.model_flag.as_deref(),
                 vendor: &self.vendor,
+                own: [&own[0], &own[1]],
             },
-        )
+        )?;
+        let headless = dialect::runs_headless(args);
+        let words = &own[usize::from(headless)];
+        if !words.is_empty() {
+            // `--dry-run` shows where they came from: the backend's, not Claude Code's.
+            translation.rules.push(format!(
+                "[backends.{}] {} → {} (its own, for {} only)",
+                self.name,
+                self.own_args.keys_for_form(headless),
+                crate::text::shell_join(words),
+                self.label
+            ));
+        }
+        Ok(translation)
     }
 }

@@ -9,10 +9,12 @@ pub mod claude_result;
 pub mod codex_limits;
 pub mod dry_run;
 pub mod fastfail;
+pub mod folder;
 pub mod held;
 pub mod known;
 pub mod limit_ending;
 pub mod login_usage;
+pub mod no_prompt;
 pub mod outcome;
 pub mod own_login;
 pub mod parking;
@@ -20,6 +22,7 @@ pub mod reported_model;
 pub mod resolve;
 pub mod rung;
 pub mod rung_state;
+pub mod same_way;
 pub mod self_check;
 pub mod survey;
 pub mod waiting;
@@ -58,6 +61,9 @@ pub struct Options<'a> {
 /// The cascade: choose, run, and descend on a fast failure; after a limit ending, follow
 /// `on_limit`. The outcome record (`--outcome`) is written on the way out.
 pub fn run(config: &Config, options: &Options) -> anyhow::Result<ExitCode> {
+    if !options.dry_run {
+        no_prompt::refuse(options.args)?;
+    }
     let code = run_cascade(config, options)?;
     outcome::finish(i32::from(code));
     Ok(ExitCode::from(code))
@@ -95,6 +101,8 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
     let mut start = 0;
     // Why each rung was passed over, for the final message if none is left.
     let mut why_not: Vec<(String, String)> = Vec::new();
+    // How each rung that ran failed at once, for the same.
+    let mut ran_failed: Vec<same_way::How> = Vec::new();
     // A launch waits for a parked rung at most once.
     let mut wait = options.wait;
     let mut handoff: Option<Handoff> = None;
@@ -122,13 +130,14 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 ));
             }
             match waiting::every_rung_parked(config, &mut cascade, wait.take()) {
-                None => return Err(no_rung_left(&why_not)),
+                None => return Err(no_rung_left(&why_not, &ran_failed)),
                 Some(waiting::Parked::Exit(code)) => return Ok(code),
                 Some(waiting::Parked::Reopened) => {
                     // Health, probes and windows as they are now, from the top.
                     cascade = new_cascade(&args);
                     start = 0;
                     why_not.clear();
+                    ran_failed.clear();
                     continue;
                 }
             }
@@ -327,6 +336,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 cascade = new_cascade(&args);
                 start = winner;
                 why_not.clear();
+                ran_failed.clear();
             }
             (Ended::Code(code), Verdict::FastFail)
                 if let Some(why) = refused_arguments(&rung, code, &stderr_head) =>
@@ -339,6 +349,21 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
                 outcome::rung_ran(ran(outcome::Ended::UsageError, Some(code)));
                 return Ok(exit_byte(code));
+            }
+            (Ended::Code(code), Verdict::FastFail)
+                if let Some(fact) = std::env::current_dir().ok().and_then(|dir| {
+                    folder::refused(&rung, &translation.argv, &dir, code, &stderr_head)
+                }) =>
+            {
+                // A fact about this folder, not a dead rung: nothing is recorded against it.
+                term::notice(&format!(
+                    "{} refused this folder (exit {code}): {fact}",
+                    rung.label()
+                ));
+                outcome::rung_ran(ran(outcome::Ended::FastFail, Some(code)));
+                why_not.push((rung.label(), fact));
+                ran_failed.push(same_way::How::Folder);
+                start = winner + 1;
             }
             (Ended::Code(code), Verdict::FastFail)
                 if let Some(actions) = acted_before_failing(&rung, run_start) =>
@@ -376,6 +401,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 file_fast_failure(config, &cascade, &rung, run_start, &reason);
                 outcome::rung_ran(ran(outcome::Ended::FastFail, Some(code)));
                 why_not.push((rung.label(), reason));
+                ran_failed.push(same_way::How::of(&rung, code, &stderr_head, silent));
                 start = winner + 1;
             }
         }
@@ -596,60 +622,28 @@ fn announce_passed(
     }
 }
 
-fn no_rung_left(why_not: &[(String, String)]) -> anyhow::Error {
+fn no_rung_left(why_not: &[(String, String)], ran: &[same_way::How]) -> anyhow::Error {
     let mut message = String::from("no rung is available:");
     for (label, reason) in why_not {
         let _ = write!(message, "\n  {label}: {reason}");
     }
-    if let Some(cause) = same_failure(why_not) {
+    // The rungs passed over for the arguments point at them; rungs that never ran do not count.
+    let refused: Vec<&str> = why_not
+        .iter()
+        .filter_map(|(_, reason)| reason.split_once(": passed over").map(|(flag, _)| flag))
+        .collect();
+    if let Some(cause) = same_way::summary(ran, &refused) {
         let _ = write!(message, "\n  {cause}");
     }
     anyhow::Error::new(UnavailableError(message))
 }
 
-/// When every rung that ran failed fast the same way (and every other was passed over for
-/// the arguments), what that says and the likeliest cause.
-fn same_failure(why_not: &[(String, String)]) -> Option<String> {
-    let mut codes: Vec<&str> = Vec::new();
-    let mut refused: Vec<&str> = Vec::new();
-    for (_, reason) in why_not {
-        if let Some(rest) = reason.strip_prefix("exited ") {
-            codes.push(rest.split(' ').next().unwrap_or(rest));
-        } else if let Some((flag, _)) = reason.split_once(": passed over") {
-            refused.push(flag);
-        } else if !reason.starts_with("not installed") {
-            return None;
-        }
-    }
-    if codes.is_empty() || codes.len() + refused.len() < 2 {
-        return None;
-    }
-    let how = if codes.len() == 1 {
-        format!("the one rung that ran exited {} at once", codes[0])
-    } else if codes.iter().all(|code| *code == codes[0]) {
-        format!(
-            "every rung that ran exited {} at once, the same way",
-            codes[0]
-        )
-    } else {
-        "every rung that ran failed at once".to_string()
-    };
-    let cause = if refused.is_empty() {
-        "the likeliest cause is what they share — the arguments or the working directory — rather than every vendor at once".to_string()
-    } else {
-        format!(
-            "the likeliest cause is the arguments, not an outage ({})",
-            refused.join("; ")
-        )
-    };
-    Some(format!(
-        "{how}: {cause}; `agent --dry-run ARGS` shows each command line"
-    ))
-}
-
 /// `--use backend[:model]`: no probe, no fallback; exec the CLI in agent's place (one that
 /// needs a terminal, with agent's stdout not one, is run under agent's own instead).
 pub fn force(config: &Config, spec: &str, options: &Options) -> anyhow::Result<ExitCode> {
+    if !options.dry_run {
+        no_prompt::refuse(options.args)?;
+    }
     let (name, model) = spec.split_once(':').unwrap_or((spec, ""));
     let Some(backend) = config.backends.get(name) else {
         let known: Vec<&str> = config.backends.keys().map(String::as_str).collect();

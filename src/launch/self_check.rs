@@ -90,11 +90,17 @@ impl Finding {
 pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
     let family = rung.backend.family;
     let check = family.self_check();
+    // The backend's own headless words come after the translation; a word of the check's
+    // they already say is not said twice (clap refuses a switch given twice).
+    let configured = rung.backend.own_args.for_form(true);
     let args: Vec<OsString> = check
         .map_or(&["-p", "PROMPT"][..], |check| check.args)
         .iter()
         .chain(check.map_or(&[][..], |check| check.no_tools_args))
-        .chain(own)
+        .chain(
+            own.iter()
+                .filter(|word| !configured.iter().any(|c| c == *word)),
+        )
         .map(|word| OsString::from(if *word == "PROMPT" { PROMPT } else { word }))
         .collect();
     // The launch's own model, never the probe's: a rung that passes none runs the CLI's

@@ -21,6 +21,7 @@ fn run_with(dialect: &Dialect, args: &[&str], model: Option<&str>) -> Result<Tra
             model,
             model_flag: Some("--model"),
             vendor,
+            own: [&[], &[]],
         },
     )
 }
@@ -378,6 +379,7 @@ fn without_a_dialect_the_words_go_unchanged_after_the_model_flag() {
             model: Some("claude-sonnet-5"),
             model_flag: Some("--model"),
             vendor: "anthropic",
+            own: [&[], &[]],
         },
     )
     .unwrap();
@@ -403,6 +405,7 @@ fn words_that_are_not_utf8_keep_their_bytes() {
             model: None,
             model_flag: None,
             vendor: "openai",
+            own: [&[], &[]],
         },
     )
     .unwrap();
@@ -618,4 +621,30 @@ fn vendors_of_models() {
     assert_eq!(vendor_of_model("gemini-3-pro"), Some("google"));
     assert_eq!(vendor_of_model("anthropic/claude-sonnet-5"), None);
     assert_eq!(vendor_of_model("my-model"), None);
+}
+
+#[test]
+fn a_backends_own_words_go_before_the_prompts_end_of_options_for_their_form_only() {
+    let headless = ["--skip-git-repo-check".to_string()];
+    let screen = ["--search".to_string()];
+    let say = |args: &[&str]| {
+        let args = os(args);
+        translate(
+            Some(&codex::DIALECT),
+            &Request {
+                args: &args,
+                model: None,
+                model_flag: None,
+                vendor: "openai",
+                own: [&screen, &headless],
+            },
+        )
+        .unwrap()
+        .argv
+    };
+    assert_eq!(
+        say(&["-p", "--", "--not-a-flag"]),
+        os(&["exec", "--skip-git-repo-check", "--", "--not-a-flag"])
+    );
+    assert_eq!(say(&["hi"]), os(&["--search", "--", "hi"]));
 }
