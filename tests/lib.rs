@@ -28,6 +28,7 @@ mod logins;
 mod logins_pool;
 mod mock_selftest;
 mod newcomer;
+mod not_set_up;
 mod on_limit;
 mod on_limit_flags;
 mod others_paths;

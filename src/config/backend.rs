@@ -51,6 +51,9 @@ pub struct Backend {
     pub on_limit: Option<super::on_limit::OnLimit>,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
+    /// `enabled = false` turns the backend off: its rungs are never run, probed or checked,
+    /// and every face shows them as off.
+    pub enabled: bool,
 }
 
 impl Backend {
@@ -84,6 +87,7 @@ impl Backend {
             self_check: true,
             on_limit: None,
             builtin,
+            enabled: true,
         };
         backend.set_command(command.to_string());
         backend

@@ -140,6 +140,7 @@ struct BackendFile {
     translate: Option<bool>,
     self_check: Option<bool>,
     on_limit: Option<OnLimit>,
+    enabled: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -588,6 +589,9 @@ fn overlay(
     }
     if let Some(self_check) = over.self_check {
         backend.self_check = self_check;
+    }
+    if let Some(enabled) = over.enabled {
+        backend.enabled = enabled;
     }
     if let Some(choice) = over.on_limit {
         backend.on_limit = Some(choice);
