@@ -31,6 +31,7 @@ mod newcomer;
 mod not_set_up;
 mod on_limit;
 mod on_limit_flags;
+mod opencode_checks;
 mod others_paths;
 mod parking;
 mod prompt_words;

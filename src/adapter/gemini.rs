@@ -180,6 +180,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     no_tools_args: &[],
     scratch_args: &[],
     scratch_env: &[],
+    one_call_args: &[],
 };
 
 /// The variable that trusts (`true`) or distrusts (`false`) every folder.

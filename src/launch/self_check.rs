@@ -94,6 +94,7 @@ pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
         .map_or(&["-p", "PROMPT"][..], |check| check.args)
         .iter()
         .chain(check.map_or(&[][..], |check| check.no_tools_args))
+        .chain(check.map_or(&[][..], |check| check.one_call_args))
         .chain(own)
         .map(|word| OsString::from(if *word == "PROMPT" { PROMPT } else { word }))
         .collect();

@@ -203,8 +203,17 @@ fn command_call(
         None => {
             // A one-word headless prompt, `-p hi` in Claude Code's words, said in the CLI's
             // own by its dialect as a launch would say it: `codex exec` (its `-p` is a
-            // profile), `opencode run` (its `-p` is a password).
-            let words = [OsString::from("-p"), OsString::from("hi")];
+            // profile), `opencode run` (its `-p` is a password) — with the CLI's words that
+            // keep it to one model call (opencode's session title).
+            let one_call = backend
+                .family
+                .self_check()
+                .map_or(&[][..], |check| check.one_call_args);
+            let words: Vec<OsString> = ["-p", "hi"]
+                .iter()
+                .chain(one_call)
+                .map(OsString::from)
+                .collect();
             let said = backend
                 .in_own_words(run_model, &words)
                 .map_err(|refusal| PlanError {
