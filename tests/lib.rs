@@ -5,6 +5,7 @@ mod world;
 
 mod accounts;
 mod agy_terminal;
+mod alert_faults;
 mod alerts_replicas;
 mod bad_input;
 mod budget;
