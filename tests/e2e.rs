@@ -1747,7 +1747,8 @@ backend = "opencode"
         run.stderr
     );
     let calls = w.posts_to("/v1/chat/completions");
-    // The probe's run and the launch's, each an answer and a session title.
+    // The probe's one call (its session titled by agent) and the launch's, an answer and
+    // a session title.
     assert!(calls.len() >= 2, "{calls:?}");
     for call in &calls {
         assert_eq!(call.model.as_deref(), Some(OPENCODE_MODEL), "{}", call.body);
