@@ -25,6 +25,11 @@ pub enum ErrorClass {
     /// The launched CLI itself failed within `fastfail_seconds`.
     Fastfail,
     CredentialsMissing,
+    /// An installed CLI with no login and no key: never set up here, so neither alive nor
+    /// dead — no cover, no alert, passed over by a launch; its row says how to set it up.
+    NotSetUp,
+    /// Its backend is turned off (`[backends.NAME] enabled = false`): never an option.
+    Disabled,
     BinaryMissing,
     Misconfigured,
     /// The user's arguments: a flag the rung's CLI cannot take (passed over before it
@@ -51,6 +56,8 @@ impl ErrorClass {
             ErrorClass::Unreachable => "unreachable",
             ErrorClass::Fastfail => "fastfail",
             ErrorClass::CredentialsMissing => "credentials_missing",
+            ErrorClass::NotSetUp => "not_set_up",
+            ErrorClass::Disabled => "disabled",
             ErrorClass::BinaryMissing => "binary_missing",
             ErrorClass::Misconfigured => "misconfigured",
             ErrorClass::BadArguments => "bad_arguments",
@@ -64,6 +71,8 @@ impl ErrorClass {
         matches!(
             self,
             ErrorClass::CredentialsMissing
+                | ErrorClass::NotSetUp
+                | ErrorClass::Disabled
                 | ErrorClass::BinaryMissing
                 | ErrorClass::Misconfigured
                 | ErrorClass::BadArguments

@@ -5,6 +5,7 @@ mod world;
 
 mod accounts;
 mod agy_terminal;
+mod alert_faults;
 mod alerts_replicas;
 mod backend_args;
 mod bad_input;
@@ -29,8 +30,10 @@ mod logins;
 mod logins_pool;
 mod mock_selftest;
 mod newcomer;
+mod not_set_up;
 mod on_limit;
 mod on_limit_flags;
+mod opencode_checks;
 mod others_paths;
 mod parking;
 mod prompt_words;

@@ -343,9 +343,11 @@ fn install_watchdog_with_cron_adds_one_line_and_uninstall_removes_it() {
 #[test]
 fn doctor_names_each_problem_with_its_fix_and_exits_1() {
     let w = world();
+    // A key the configuration names and the environment lacks is a fault (a CLI with no
+    // login and no key at all is only not set up: tests/not_set_up.rs).
     w.sb.env_remove("GEMINI_API_KEY");
     w.sb.write_config(
-        "[backends.mytool]\ncommand = \"mytool\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"mytool\"\n\n[[rungs]]\nbackend = \"gemini\"\n",
+        "[backends.mytool]\ncommand = \"mytool\"\n\n[backends.gemini]\nenv = { GEMINI_API_KEY = \"${GEMINI_API_KEY}\" }\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"mytool\"\n\n[[rungs]]\nbackend = \"gemini\"\n",
     );
     std::fs::set_permissions(w.sb.state_dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
 

@@ -127,6 +127,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     no_tools_args: &[],
     scratch_args: &[],
     scratch_env: &[],
+    one_call_args: &[],
 };
 
 /// Its JSON result, plain or in a `{"event": "result", "result": {…}}` event: `status`,

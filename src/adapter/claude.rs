@@ -252,6 +252,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     // servers are off in every check).
     scratch_args: &["--setting-sources", "user"],
     scratch_env: &[],
+    one_call_args: &[],
 };
 
 /// Set, no record of trust counts (Claude Code's own rule).

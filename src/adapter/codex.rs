@@ -248,6 +248,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     no_tools_args: &[],
     scratch_args: &["--skip-git-repo-check"],
     scratch_env: &[],
+    one_call_args: &[],
 };
 
 /// `codex exec`'s words that start it outside a git repository.

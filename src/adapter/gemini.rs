@@ -184,6 +184,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     no_tools_args: &[],
     scratch_args: &[],
     scratch_env: &[],
+    one_call_args: &[],
 };
 
 /// The variable that trusts (`true`) or distrusts (`false`) every folder.
@@ -311,8 +312,8 @@ fn read_self_check(stdout: &str, stderr: &str) -> Said {
 /// default home).
 pub fn login_command(dir: Option<&str>) -> String {
     match dir {
-        Some(dir) => format!("{HOME_VAR}={dir} gemini, then choose Login with Google"),
-        None => "gemini, then choose Login with Google".to_string(),
+        Some(dir) => format!("{HOME_VAR}={dir} gemini, then type /auth"),
+        None => "gemini, then type /auth".to_string(),
     }
 }
 

@@ -220,6 +220,9 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
         "insufficient_quota",
         "usage limit",
         "quota exceeded",
+        // The provider's own words, which opencode prints as they are (`Error: You
+        // exceeded your current quota, please check your plan and billing details.`).
+        "exceeded your current quota",
         "credit balance is too low",
     ],
     rate_limited: &["rate_limit_exceeded", "rate limit reached"],
@@ -246,7 +249,13 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     // the folder's instructions); the user's own settings, which name the rung's provider,
     // stay.
     scratch_env: &[("OPENCODE_DISABLE_PROJECT_CONFIG", "true")],
+    // A session with no title makes `opencode run` ask its model for one first: two calls
+    // for every check (1.18.33 against the mock). Given a title, it makes the one.
+    one_call_args: &["--title", ONE_CALL_TITLE],
 };
+
+/// The title its checks give their session (so it asks its model for none).
+pub const ONE_CALL_TITLE: &str = "agent check";
 
 /// Its `--format json` events: the session, the answer's text, every step's tokens, or the
 /// error it stopped on.

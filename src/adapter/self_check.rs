@@ -47,6 +47,10 @@ pub struct SelfCheck {
     pub scratch_args: &'static [&'static str],
     /// The variables that do the same.
     pub scratch_env: &'static [(&'static str, &'static str)],
+    /// Its own words (passed as they are by its dialect) that keep a check — its own check,
+    /// or a `command` probe — to the one model call it asks for: opencode, given no session
+    /// title, first asks its model for one.
+    pub one_call_args: &'static [&'static str],
 }
 
 /// What a CLI's own trust record says of a folder (DESIGN §17, §23).

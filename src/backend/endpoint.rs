@@ -21,6 +21,19 @@ pub struct PlanError {
 }
 
 impl PlanError {
+    /// An installed CLI of `family` with no login and no key (`var` unset): not set up, and
+    /// how to set it up — its login command, or the key.
+    pub fn not_set_up(family: Family, var: &str) -> PlanError {
+        let how = match family.login_command(None) {
+            Some(login) => format!("log in ({login}) or set {var}"),
+            None => format!("set {var}"),
+        };
+        PlanError {
+            class: ErrorClass::NotSetUp,
+            reason: format!("not set up: no login and no {var} — {how}"),
+        }
+    }
+
     pub fn missing(var: &MissingVar, is_credential: bool) -> PlanError {
         let class = if is_credential || crate::redact::looks_secret(&var.0) {
             ErrorClass::CredentialsMissing

@@ -63,6 +63,23 @@ impl AlertsConfig {
         }
     }
 
+    /// What keeps a configured channel from sending anything, one line each: a Telegram
+    /// channel with neither `bot_token` nor `bot_token_cmd` (or an empty one).
+    pub fn faults(&self) -> Vec<String> {
+        let mut faults = Vec::new();
+        if let Some(telegram) = &self.telegram {
+            let given =
+                |value: &Option<String>| value.as_deref().is_some_and(|v| !v.trim().is_empty());
+            if !given(&telegram.bot_token) && !given(&telegram.bot_token_cmd) {
+                faults.push(
+                    "[alerts.telegram] is missing its bot_token (and has no bot_token_cmd): no alert can reach Telegram"
+                        .to_string(),
+                );
+            }
+        }
+        faults
+    }
+
     pub fn is_configured(&self) -> bool {
         self.telegram.is_some() || self.webhook.is_some() || self.command.is_some()
     }

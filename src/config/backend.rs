@@ -54,6 +54,9 @@ pub struct Backend {
     pub own_args: super::backend_args::BackendArgs,
     /// Defined by the built-in table (a missing binary is then `SKIP`, not `FAIL`).
     pub builtin: bool,
+    /// `enabled = false` turns the backend off: its rungs are never run, probed or checked,
+    /// and every face shows them as off.
+    pub enabled: bool,
 }
 
 impl Backend {
@@ -88,6 +91,7 @@ impl Backend {
             on_limit: None,
             own_args: super::backend_args::BackendArgs::default(),
             builtin,
+            enabled: true,
         };
         backend.set_command(command.to_string());
         backend

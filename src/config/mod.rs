@@ -144,6 +144,7 @@ struct BackendFile {
     args: Option<Spanned<Vec<String>>>,
     headless_args: Option<Spanned<Vec<String>>>,
     interactive_args: Option<Spanned<Vec<String>>>,
+    enabled: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -592,6 +593,9 @@ fn overlay(
     }
     if let Some(self_check) = over.self_check {
         backend.self_check = self_check;
+    }
+    if let Some(enabled) = over.enabled {
+        backend.enabled = enabled;
     }
     if let Some(choice) = over.on_limit {
         backend.on_limit = Some(choice);

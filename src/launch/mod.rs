@@ -18,6 +18,7 @@ pub mod no_prompt;
 pub mod outcome;
 pub mod own_login;
 pub mod parking;
+pub mod quota_ending;
 pub mod reported_model;
 pub mod resolve;
 pub mod rung;
@@ -273,6 +274,45 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                         limit_ending_of(config, &cascade, &rung, run_start, session_id.clone())
                     })
                     .flatten();
+                if ending.is_none()
+                    && code != 0
+                    && elapsed >= config.fastfail
+                    && let Some(said) = quota_ending::refused(&rung, &stderr_head)
+                {
+                    // Its quota, though it names no window: skipped until it clears, and
+                    // with no rung left but parked ones, the launch ends as a parked one.
+                    let reason = format!(
+                        "exited {code} after {}s on its quota: {said}",
+                        elapsed.as_secs()
+                    );
+                    let refused = crate::state::health::Outcome {
+                        class: ErrorClass::Quota,
+                        reason: reason.clone(),
+                        latency: elapsed,
+                        clears_at: None,
+                    };
+                    cascade
+                        .store()
+                        .record(&ready.plan.target, &refused, &config.policy());
+                    term::notice(&format!(
+                        "{} {reason} — skipped for {} min",
+                        rung.label(),
+                        config.quota_cooldown.as_secs() / 60
+                    ));
+                    if !quota_ending::below_could_run(config, winner) {
+                        outcome::rung_ran(ran(outcome::Ended::Limit, Some(code)));
+                        match waiting::every_rung_parked(config, &mut cascade, wait.take()) {
+                            Some(waiting::Parked::Exit(code)) => return Ok(code),
+                            Some(waiting::Parked::Reopened) => {
+                                cascade = new_cascade(&args);
+                                start = 0;
+                                why_not.clear();
+                                continue;
+                            }
+                            None => return Ok(exit_byte(code)),
+                        }
+                    }
+                }
                 let Some(ending) = ending else {
                     deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
                     let ended = if code == 0 {

@@ -223,8 +223,19 @@ fn placeholder() -> Unusable {
     }
 }
 
+/// What a rung of a backend turned off says on every face.
+pub const OFF: &str = "off (enabled = false)";
+
 fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     let backend = rung.backend;
+    // Turned off: nothing is looked for, called or run.
+    if !backend.enabled {
+        return Err(Unusable {
+            class: ErrorClass::Disabled,
+            reason: OFF.into(),
+            skip: true,
+        });
+    }
     let Some(binary) = discover::find(&backend.command) else {
         return Err(if context.from_builtin_table {
             Unusable {

@@ -68,16 +68,18 @@ pub struct Ready {
 pub struct Unusable {
     pub class: ErrorClass,
     pub reason: String,
-    /// A built-in rung whose CLI is not installed: neither alive nor dead.
+    /// No option here, neither alive nor dead: a built-in rung whose CLI is not installed,
+    /// a CLI not set up (no login, no key), a backend turned off, no proxy set.
     pub skip: bool,
 }
 
 impl From<PlanError> for Unusable {
     fn from(err: PlanError) -> Unusable {
         Unusable {
+            // Not set up here: no option, neither alive nor dead.
+            skip: err.class == ErrorClass::NotSetUp,
             class: err.class,
             reason: err.reason,
-            skip: false,
         }
     }
 }

@@ -90,7 +90,8 @@ pub enum RungState {
     /// Nothing has shown that it answers: why. `passed_over`: nothing can (its CLI no
     /// longer serves its login), so a launch passes over it and it is nobody's cover.
     NotProved { why: String, passed_over: bool },
-    /// It cannot run here: not installed (`not_installed`), no credential, bad arguments.
+    /// It cannot run here: no credential, bad arguments — or no option at all, neither alive
+    /// nor dead (`not_installed`: its CLI is not installed, not set up, or turned off).
     Skipped {
         class: ErrorClass,
         why: String,
@@ -461,6 +462,14 @@ impl RungState {
                 "failed at launch {} ago",
                 age(now_ms.saturating_sub(*at_ms))
             ),
+            RungState::Skipped {
+                class: ErrorClass::NotSetUp,
+                ..
+            } => "not set up".to_string(),
+            RungState::Skipped {
+                class: ErrorClass::Disabled,
+                ..
+            } => "off".to_string(),
             RungState::Cooling { class, .. }
             | RungState::Failed { class, .. }
             | RungState::Skipped { class, .. } => class.to_string(),

@@ -97,6 +97,7 @@ pub fn argv(rung: &Rung, own: &[&str]) -> Result<Vec<OsString>, Refusal> {
         .map_or(&["-p", "PROMPT"][..], |check| check.args)
         .iter()
         .chain(check.map_or(&[][..], |check| check.no_tools_args))
+        .chain(check.map_or(&[][..], |check| check.one_call_args))
         .chain(
             own.iter()
                 .filter(|word| !configured.iter().any(|c| c == *word)),

@@ -128,9 +128,10 @@ fn own_login_only(family: Family) -> Endpoint {
 
 /// A CLI that falls back to its own login store, when the store holds no subscription
 /// login: a key it keeps there is used like any key (`codex login --api-key`); else Claude
-/// Code is known by reachability only, and Codex and Gemini CLI need their key.
+/// Code is known by reachability only, and Codex and Gemini CLI, with no login and no key,
+/// are not set up here — neither alive nor dead, and the reason says how to set them up.
 fn without_login(endpoint: Endpoint, store: login::Store) -> Result<Endpoint, PlanError> {
-    let missing = |var: &str| PlanError::missing(&crate::expand::MissingVar(var.into()), true);
+    let missing = |family: Family, var: &str| PlanError::not_set_up(family, var);
     if let login::Store::Key(credential) = store {
         crate::redact::register(&credential.value);
         return Ok(Endpoint {
@@ -142,8 +143,11 @@ fn without_login(endpoint: Endpoint, store: login::Store) -> Result<Endpoint, Pl
     }
     // Without a key only the Anthropic API is worth asking (whether its host answers).
     let needs_key = !matches!(endpoint.api, Api::Anthropic);
-    match endpoint.own_login.map(Family::credential_vars) {
-        Some([var, ..]) if needs_key => Err(missing(var)),
+    match endpoint
+        .own_login
+        .map(|family| (family, family.credential_vars()))
+    {
+        Some((family, [var, ..])) if needs_key => Err(missing(family, var)),
         _ => Ok(Endpoint {
             own_login: None,
             ..endpoint
@@ -199,8 +203,17 @@ fn command_call(
         None => {
             // A one-word headless prompt, `-p hi` in Claude Code's words, said in the CLI's
             // own by its dialect as a launch would say it: `codex exec` (its `-p` is a
-            // profile), `opencode run` (its `-p` is a password).
-            let words = [OsString::from("-p"), OsString::from("hi")];
+            // profile), `opencode run` (its `-p` is a password) — with the CLI's words that
+            // keep it to one model call (opencode's session title).
+            let one_call = backend
+                .family
+                .self_check()
+                .map_or(&[][..], |check| check.one_call_args);
+            let words: Vec<OsString> = ["-p", "hi"]
+                .iter()
+                .chain(one_call)
+                .map(OsString::from)
+                .collect();
             let said = backend
                 .in_own_words(run_model, &words)
                 .map_err(|refusal| PlanError {

@@ -157,14 +157,18 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// A built-in rung whose CLI is not installed: never an option, so neither cover nor fault.
+/// A built-in rung whose CLI is not installed (or whose proxy is not set): never an option,
+/// so neither cover nor fault, and not shown. A CLI not set up, or turned off, is no option
+/// either, but its row is shown: it says how to set it up, or that it is off.
 fn is_absent(state: &RungState) -> bool {
+    use crate::error_class::ErrorClass;
     matches!(
         state,
         RungState::Skipped {
             not_installed: true,
+            class,
             ..
-        }
+        } if !matches!(class, ErrorClass::NotSetUp | ErrorClass::Disabled)
     )
 }
 
@@ -193,6 +197,16 @@ pub fn judge(rungs: &[(String, &RungState)], first_vendor: &str, now_ms: u64) ->
     let parked = of(|s| matches!(s, RungState::Parked { .. }));
     let unproved = of(|s| matches!(s, RungState::NotProved { .. } | RungState::Unchecked));
     let unchecked = of(|s| matches!(s, RungState::Budget { .. }));
+    // Installed but not set up, or turned off: no cover, and no fault either.
+    let no_option = of(|s| {
+        matches!(
+            s,
+            RungState::Skipped {
+                not_installed: true,
+                ..
+            }
+        ) && !is_absent(s)
+    });
     let join =
         |list: &[&(String, &RungState)]| list.iter().map(mention).collect::<Vec<_>>().join(", ");
     let names = |list: &[&(String, &RungState)]| {
@@ -238,7 +252,11 @@ pub fn judge(rungs: &[(String, &RungState)], first_vendor: &str, now_ms: u64) ->
     }
     if alive.is_empty() {
         let why = if dead.is_empty() && parked.is_empty() && unproved.is_empty() {
-            format!("none is configured or installed (every rung is {first_vendor})")
+            if no_option.is_empty() {
+                format!("none is configured or installed (every rung is {first_vendor})")
+            } else {
+                format!("none is set up: {}", join(&no_option))
+            }
         } else {
             let mut all = Vec::new();
             if !dead.is_empty() {

@@ -23,6 +23,8 @@ struct Check {
     ok: bool,
     /// Not a problem (the exit code stays 0), but something the user should act on.
     warning: bool,
+    /// Not a problem: no option here (a CLI not set up, a backend turned off, no proxy).
+    skipped: bool,
     /// What was found.
     detail: String,
     /// How to fix it, when it is a problem.
@@ -35,8 +37,16 @@ impl Check {
             area: area.into(),
             ok: true,
             warning: false,
+            skipped: false,
             detail: detail.into(),
             fix: None,
+        }
+    }
+
+    fn skipped(area: impl Into<String>, detail: impl Into<String>) -> Check {
+        Check {
+            skipped: true,
+            ..Check::ok(area, detail)
         }
     }
 
@@ -61,6 +71,7 @@ impl Check {
             area: area.into(),
             ok: false,
             warning: false,
+            skipped: false,
             detail: detail.into(),
             fix: Some(fix.into()),
         }
@@ -98,7 +109,7 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
             .iter()
             .map(|c| {
                 json!({
-                    "area": c.area, "ok": c.ok, "warning": c.warning,
+                    "area": c.area, "ok": c.ok, "warning": c.warning, "skipped": c.skipped,
                     "detail": c.detail, "fix": c.fix,
                 })
             })
@@ -117,6 +128,7 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
             let mark = match (check.ok, check.warning) {
                 (false, _) => "FAIL",
                 (true, true) => "warn",
+                (true, false) if check.skipped => "SKIP",
                 (true, false) => "ok  ",
             };
             // Areas, details and fixes quote the configuration (backend names, commands,
@@ -393,7 +405,8 @@ fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
     let mut seen: Vec<&str> = Vec::new();
     for rung in &config.rungs {
         let backend = &config.backends[&rung.backend];
-        if seen.contains(&backend.command.as_str()) {
+        // Turned off: its binary is never looked for (its rungs say they are off).
+        if !backend.enabled || seen.contains(&backend.command.as_str()) {
             continue;
         }
         seen.push(&backend.command);
@@ -461,9 +474,10 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
             }
             // Not installed: already said under its binary.
             Err(unusable) if unusable.class == ErrorClass::BinaryMissing => {}
-            // No option here (no proxy set): neither alive nor dead.
+            // No option here (not set up, turned off, no proxy set): neither alive nor
+            // dead, and the reason says how to set it up.
             Err(unusable) if unusable.skip => {
-                checks.push(Check::ok(area, format!("skipped: {}", unusable.reason)));
+                checks.push(Check::skipped(area, unusable.reason.clone()));
             }
             Err(unusable) => {
                 let fix = match unusable.class {
@@ -604,12 +618,20 @@ fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Ch
         (Some(state), Some(at)) => format!("; last check {at}: {state}"),
         _ => "; no check recorded yet".to_string(),
     };
+    let faults = config.map(|c| c.alerts.faults()).unwrap_or_default();
     let alerts = config.is_some_and(|c| c.alerts.is_configured());
-    let alerts = if alerts {
-        "; alerts configured"
-    } else {
-        "; no alerts configured"
+    let alerts = match (alerts, faults.is_empty()) {
+        (true, true) => "; alerts configured",
+        (true, false) => "; an alert channel cannot send (see alerts)",
+        (false, _) => "; no alerts configured",
     };
+    for fault in faults {
+        checks.push(Check::problem(
+            "alerts",
+            fault,
+            "add bot_token = \"${AGENT_TELEGRAM_TOKEN}\" to [alerts.telegram] and export AGENT_TELEGRAM_TOKEN (in ~/.config/agent/watchdog.env for the watchdog), or bot_token_cmd = \"…\" that prints it",
+        ));
+    }
     match crate::watch::schedule::installed() {
         Some(where_) if let Some(config) = config.filter(|c| !c.alerts.is_configured()) => {
             checks.push(Check::warning(

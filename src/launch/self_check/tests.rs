@@ -247,7 +247,18 @@ fn each_cli_is_given_its_own_headless_words_with_the_rungs_model() {
         (
             "opencode",
             "mock/gpt-x",
-            &["run", "-m", "mock/gpt-x", "--format", "json", "--", PROMPT],
+            // Titled, so it makes one call, not a title call first.
+            &[
+                "run",
+                "-m",
+                "mock/gpt-x",
+                "--format",
+                "json",
+                "--title",
+                "agent check",
+                "--",
+                PROMPT,
+            ],
         ),
         (
             "agy",

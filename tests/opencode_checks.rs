@@ -1,0 +1,110 @@
+//! opencode as a rung (issue 32, item 8): its check is one model call, not a session-title
+//! call first; and a spent quota — the provider's 429, which opencode retries for about 70 s
+//! before it prints the provider's words and exits 1 — is a quota, so with every other rung
+//! parked until a known reset the launch ends 75 naming the reopening, as for the other CLIs.
+
+use crate::parking::{claude_login, five_hour, in_hours, write_windows};
+use crate::support::{Reply, Rule, Sandbox};
+use crate::world::{World, world};
+
+/// The route opencode's OpenAI-compatible provider calls.
+const CHAT: &str = "/v1/chat/completions";
+
+/// What OpenAI answers a key at its quota with (429), and opencode prints after `Error: `.
+const QUOTA: &str = "You exceeded your current quota, please check your plan and billing details.";
+
+/// A fake `opencode` that calls the mock as the real `opencode run` 1.18.33 does (measured
+/// against a local mock): with no `--title`, a title-generation call first, then the
+/// prompt's call; with one, the prompt's call alone. A 429 it retries once after a pause
+/// (the real one retries five times, 2 s doubling), then prints `Error: <the provider's
+/// message>` on stderr and exits 1.
+fn opencode_calling(sb: &Sandbox, api_url: &str) {
+    let script = format!(
+        r#"url='{api_url}{CHAT}'
+post() {{ curl -s -o "$calls/$n/body" -w '%{{http_code}}' -X POST -H 'content-type: application/json' -H 'authorization: Bearer sk-opencode-test' -d "$1" "$url"; }}
+titled=no
+for word in "$@"; do [ "$word" = --title ] && titled=yes; done
+[ "$titled" = no ] && post '{{"model":"gpt-x","messages":[{{"role":"system","content":"You are a title generator. You output ONLY a thread title."}},{{"role":"user","content":"hi"}}]}}' >/dev/null
+prompt='{{"model":"gpt-x","messages":[{{"role":"user","content":"hi"}}]}}'
+status=$(post "$prompt")
+if [ "$status" = 429 ]; then sleep 1.3; status=$(post "$prompt"); fi
+if [ "$status" = 200 ]; then echo "opencode answered"; exit 0; fi
+printf '\033[91m\033[1mError: \033[0m%s\n' "$(sed -n 's/.*"message": *"\([^"]*\)".*/\1/p' "$calls/$n/body")" >&2
+exit 1"#
+    );
+    sb.fake_cli("opencode").script(&script).install();
+}
+
+/// The calls that reached opencode's provider.
+fn chat_calls(w: &World) -> usize {
+    w.api
+        .post_requests()
+        .iter()
+        .filter(|request| request.path == CHAT)
+        .count()
+}
+
+#[test]
+fn one_status_check_of_the_opencode_rung_is_one_call() {
+    let w = world();
+    w.sb.write_config("[[rungs]]\nbackend = \"opencode\"\n");
+    opencode_calling(&w.sb, &w.api.url());
+
+    let status = w.sb.run(&["--status"]);
+
+    assert!(status.stdout.starts_with("OK "), "{status:?}");
+    assert_eq!(w.sb.calls("opencode").len(), 1, "{status:?}");
+    assert_eq!(chat_calls(&w), 1, "{:?}", w.api.post_requests());
+}
+
+#[test]
+fn a_spent_opencode_quota_with_every_other_rung_parked_ends_75_naming_the_reopening() {
+    let w = world();
+    w.sb.write_config(
+        "fastfail_seconds = 1\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"opencode\"\n",
+    );
+    opencode_calling(&w.sb, &w.api.url());
+    // Claude Code's login is out until its 5-hour reset.
+    let reset = in_hours(2);
+    write_windows(&w.sb, &claude_login(&w.sb), &[(five_hour(), 100.0, reset)]);
+    // opencode answered its check a moment ago; then its provider's quota runs out.
+    let status = w.sb.run(&["--status"]);
+    assert!(
+        status
+            .stdout
+            .lines()
+            .any(|line| line.starts_with("OK ") && line.contains("opencode")),
+        "{status:?}"
+    );
+    w.api
+        .on(Rule::path_contains(CHAT).reply(Reply::openai_error(429, "insufficient_quota", QUOTA)));
+
+    let launch = w.sb.run(&["-p", "summarize the log"]);
+
+    assert_eq!(launch.code, Some(75), "{launch:?}");
+    assert!(
+        launch.stderr.contains(&format!(
+            "[agent] opencode (its default model) exited 1 after 1s on its quota: Error: {QUOTA} — skipped for 60 min"
+        )),
+        "{}",
+        launch.stderr
+    );
+    assert!(
+        launch
+            .stderr
+            .contains("[agent] every rung is parked: Claude Code (its default model) reopens at "),
+        "{}",
+        launch.stderr
+    );
+    assert!(
+        launch.stderr.contains(") — agent --wait runs it then"),
+        "{}",
+        launch.stderr
+    );
+    assert!(w.sb.calls("claude").is_empty(), "{}", launch.stderr);
+
+    // The next launch runs nothing: opencode waits out its quota, Claude Code its window.
+    let next = w.sb.run(&["-p", "summarize the log"]);
+    assert_eq!(next.code, Some(75), "{next:?}");
+    assert_eq!(w.sb.calls("opencode").len(), 2, "{}", next.stderr);
+}
