@@ -55,5 +55,6 @@ mod team_state;
 mod terminal_sequences;
 mod trusted_folders;
 mod usage;
+mod wait_reopen;
 mod waiting;
 mod watchdog;
