@@ -312,15 +312,29 @@ impl Family {
                 args: check.scratch_args,
                 env: check.scratch_env,
             },
-            Trust::Refused(why) => {
-                let fix = check.untrusted_fix_for(dir);
-                CheckDir::Refused(if fix.is_empty() {
-                    format!("a launch here would be refused: {why}")
-                } else {
-                    format!("a launch here would be refused: {why} — {fix}")
-                })
-            }
+            Trust::Refused(why) => CheckDir::Refused(refusal_words(check, dir, &why)),
         })
+    }
+
+    /// When the CLI, run with `args` in `env`, would refuse a launch in `dir` (its own
+    /// trust record, read without running anything): the fact and its fix, in the words
+    /// [`Family::check_dir`] gives `--status`.
+    pub fn refuses(self, env: &Env, dir: &Path, args: &[OsString]) -> Option<String> {
+        let check = self.self_check()?;
+        match (check.trust)(env, dir, args) {
+            Trust::Refused(why) => Some(refusal_words(check, dir, &why)),
+            Trust::Trusted | Trust::Untrusted => None,
+        }
+    }
+}
+
+/// "a launch here would be refused: WHY — FIX".
+fn refusal_words(check: &SelfCheck, dir: &Path, why: &str) -> String {
+    let fix = check.untrusted_fix_for(dir);
+    if fix.is_empty() {
+        format!("a launch here would be refused: {why}")
+    } else {
+        format!("a launch here would be refused: {why} — {fix}")
     }
 }
 
