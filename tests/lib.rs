@@ -58,3 +58,4 @@ mod usage;
 mod wait_reopen;
 mod waiting;
 mod watchdog;
+mod watchdog_install;
