@@ -61,5 +61,7 @@ mod terminal_sequences;
 mod trusted_folders;
 mod usage;
 mod usage_slip;
+mod wait_reopen;
 mod waiting;
 mod watchdog;
+mod watchdog_install;

@@ -333,7 +333,10 @@ fn install_watchdog_with_cron_adds_one_line_and_uninstall_removes_it() {
         1,
         "installing twice leaves one line: {installed}"
     );
-    assert!(installed.contains("0 */2 * * * cd '"), "{installed}");
+    assert!(
+        installed.contains("0 */2 * * * umask 077 && cd '"),
+        "{installed}"
+    );
     assert!(installed.contains("' && PATH="), "{installed}");
     assert!(installed.contains("--check-fallback"), "{installed}");
     assert_eq!(uninstall.code, Some(0), "{uninstall:?}");
@@ -473,7 +476,10 @@ fn assert_every_scheduler_runs_in(w: &World, extra: &[&str], dir: &std::path::Pa
     assert!(run.stdout.contains(&shown), "{}", run.stdout);
     let line = std::fs::read_to_string(&crontab).unwrap();
     assert!(
-        line.contains(&format!("0 */2 * * * cd '{}' && PATH=", dir.display())),
+        line.contains(&format!(
+            "0 */2 * * * umask 077 && cd '{}' && PATH=",
+            dir.display()
+        )),
         "{line}"
     );
 }

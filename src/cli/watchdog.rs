@@ -12,7 +12,7 @@ pub struct InstallCli {
     pub every: String,
     /// The directory the check is for: a CLI is run there only when it trusts it (else in
     /// agent's scratch directory), and one it would refuse (Gemini CLI untrusted, Codex
-    /// outside a git repository) is reported. Must exist and be yours alone (one another
+    /// outside a git repository) is reported, and warned of now. Must exist and be yours alone (one another
     /// user can write, /tmp included, is refused) [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,

@@ -153,6 +153,9 @@ pub struct Cascade<'a> {
     /// The user's words for a launch: a rung whose CLI cannot take them is passed over
     /// before it is probed or run.
     args: Option<Vec<OsString>>,
+    /// The rungs this launch already ran (or could not start), with why: never chosen
+    /// again by it, and no cover for a rung above.
+    tried: HashMap<usize, String>,
 }
 
 impl<'a> Cascade<'a> {
@@ -175,7 +178,26 @@ impl<'a> Cascade<'a> {
             tx,
             rx,
             args: None,
+            tried: HashMap::new(),
         }
+    }
+
+    /// Rung `index` ran in this launch and failed (`reason`), or could not start: it is
+    /// passed over from now on, so a later choice can look above it again.
+    pub fn tried(&mut self, index: usize, reason: &str) {
+        self.tried.insert(index, reason.to_string());
+    }
+
+    /// Whether this launch already ran rung `index` (see [`Cascade::tried`]).
+    pub fn was_tried(&self, index: usize) -> bool {
+        self.tried.contains_key(&index)
+    }
+
+    /// Health and the clock as they are now, for a choice made again later in the same
+    /// launch (a `--wait`): what this process found itself still holds.
+    pub fn refresh(&mut self) {
+        self.judge.health = self.store.load();
+        self.judge.now_ms = health::now_ms();
     }
 
     /// For a launch of `args`: each rung is judged by whether its CLI can take them.
@@ -312,6 +334,13 @@ impl<'a> Cascade<'a> {
     /// What can be said of a rung without a new call: its state by the one rule, and what
     /// a launch does with it.
     fn evaluate(&mut self, index: usize) -> Slot {
+        if let Some(reason) = self.tried.get(&index) {
+            return Slot::Known(Status::Failed {
+                class: ErrorClass::Fastfail,
+                reason: reason.clone(),
+                skip: false,
+            });
+        }
         let now_ms = health::now_ms();
         let rung = self.rung(index).clone();
         let target = rung
@@ -391,8 +420,11 @@ impl<'a> Cascade<'a> {
     }
 
     /// Whether rung `index` could run, as far as is known without a call: ready, not
-    /// parked, not cooling down.
+    /// parked, not cooling down, not already run by this launch.
     fn could_run(&mut self, index: usize, now: jiff::Timestamp) -> bool {
+        if self.was_tried(index) {
+            return false;
+        }
         let rung = self.rung(index).clone();
         let fresh = match rung
             .state

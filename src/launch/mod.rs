@@ -112,7 +112,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
     // A session is resumed after its reset at most once.
     let mut resumed = false;
     loop {
-        let choice = cascade.choose(start);
+        let mut choice = cascade.choose(start);
         if options.dry_run {
             return dry_run::print(&mut cascade, &choice, &args, options.json).map(|_| 0);
         }
@@ -123,6 +123,12 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
             None => Vec::new(),
         };
         announce_passed(&mut cascade, &choice, &said, &mut why_not);
+        if choice.winner.is_none()
+            && start > 0
+            && let Some(again) = reopened_above(&mut cascade)
+        {
+            choice = again;
+        }
         let Some(winner) = choice.winner else {
             if let Some(handoff) = &handoff {
                 term::notice(&format!(
@@ -151,6 +157,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
         if handed_from.contains(&(winner, login_key.clone())) {
             // Its window was filed when it handed off; a state dir agent cannot write
             // would offer it again. It is never handed the session back.
+            cascade.tried(winner, "the session was handed off from it");
             start = winner + 1;
             continue;
         }
@@ -225,6 +232,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 // is unhealthy, and another rung (another CLI's words) may fit.
                 let reason = format!("{err:#} — its command line is too long to start");
                 term::notice(&format!("{} cannot start: {reason}", rung.label()));
+                cascade.tried(winner, &reason);
                 why_not.push((rung.label(), reason));
                 start = winner + 1;
                 continue;
@@ -401,6 +409,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     rung.label()
                 ));
                 outcome::rung_ran(ran(outcome::Ended::FastFail, Some(code)));
+                cascade.tried(winner, &fact);
                 why_not.push((rung.label(), fact));
                 ran_failed.push(same_way::How::Folder);
                 start = winner + 1;
@@ -440,6 +449,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 cascade.store().distrust(&ready.plan.target, &reason);
                 file_fast_failure(config, &cascade, &rung, run_start, &reason);
                 outcome::rung_ran(ran(outcome::Ended::FastFail, Some(code)));
+                cascade.tried(winner, &reason);
                 why_not.push((rung.label(), reason));
                 ran_failed.push(same_way::How::of(&rung, code, &stderr_head, silent));
                 start = winner + 1;
@@ -645,6 +655,10 @@ fn announce_passed(
     why_not: &mut Vec<(String, String)>,
 ) {
     for (index, status) in &choice.passed {
+        if cascade.was_tried(*index) {
+            // Its failure was said, and counted, when it ran.
+            continue;
+        }
         let label = cascade.rung(*index).label();
         if let Status::Failed {
             reason,
@@ -660,6 +674,22 @@ fn announce_passed(
             why_not.push((label, reason.clone()));
         }
     }
+}
+
+/// With every rung from the last one tried down used up: a rung above that this launch
+/// passed over, open by now (a statusline feed reopened its login while the rungs below
+/// were tried), as the launch's own choice finds it. Its notice says so.
+fn reopened_above(cascade: &mut Cascade) -> Option<Choice> {
+    let again = cascade.choose(0);
+    let winner = again.winner?;
+    term::notice(&format!(
+        "{} reopened while the rungs below it were tried — running it",
+        cascade.rung(winner).label()
+    ));
+    Some(Choice {
+        passed: Vec::new(),
+        ..again
+    })
 }
 
 fn no_rung_left(why_not: &[(String, String)], ran: &[same_way::How]) -> anyhow::Error {

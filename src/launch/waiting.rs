@@ -3,9 +3,11 @@
 //! rung it reopens, or with `--wait[=MAX]` (or `AGENT_WAIT=MAX`) waits for it — a countdown
 //! on a terminal, one line otherwise — and then lets the launch choose again, once.
 //!
-//! The wait reads the windows store about every second: a newer report (Claude Code's
-//! statusline feed, a `windows.json` entry from another agent) that reopens a rung early
-//! ends it early. Ctrl-C during the wait exits 130 and runs nothing.
+//! About every second the wait judges every rung again by the one rule the launch chooses
+//! by ([`Cascade::choose`], health and the windows as they are then): a newer report
+//! (Claude Code's statusline feed, a `windows.json` entry from another agent) that reopens
+//! any rung early ends it early, whichever rung the countdown names. Ctrl-C during the
+//! wait exits 130 and runs nothing.
 
 use std::time::{Duration, Instant};
 
@@ -158,7 +160,16 @@ pub fn every_rung_parked(
         return Some(Parked::Exit(parked()));
     }
     let parking = Parking::read_only(cascade.store().state_dir());
-    Some(wait(config, &rungs, &parking, first, deadline, max))
+    // The launch's own choice, made again: any rung it would now run (or probe, and the
+    // probe answered) ends the wait — not only the one that reopens first.
+    let judged = |now: Timestamp| {
+        cascade.refresh();
+        if cascade.choose(0).winner.is_some() {
+            return None;
+        }
+        reopening(config, &rungs, &parking, now)
+    };
+    Some(wait(first, deadline, max, judged))
 }
 
 /// After a limit ending that is to be resumed (DESIGN §21): waits, as `--wait` does, until
@@ -190,7 +201,9 @@ pub fn until_reopens(
         return Parked::Exit(ExitStatus::Parked.code());
     }
     let parking = Parking::read_only(cascade.store().state_dir());
-    wait(config, &rungs, &parking, first, deadline, max)
+    wait(first, deadline, max, |now| {
+        reopening(config, &rungs, &parking, now)
+    })
 }
 
 /// "every rung is parked: X reopens at Thu 09:00 (in 20 h 5 min), beyond the 6 h --wait
@@ -215,15 +228,14 @@ fn max_words(max: Duration) -> String {
     }
 }
 
-/// Waits until `first.at` (or an earlier reopening the windows store reports), showing how
-/// long is left; Ctrl-C ends it with 130.
+/// Waits until `first.at`, or until `judged` (asked about every second) finds nothing
+/// parked any more, showing how long is left; Ctrl-C ends it with 130. `judged` answers
+/// what is still waited for: the earliest reopening, or `None` when the wait is over.
 fn wait(
-    config: &Config,
-    rungs: &[Rung],
-    parking: &Parking,
     mut first: Reopening,
     deadline: Timestamp,
     max: Duration,
+    mut judged: impl FnMut(Timestamp) -> Option<Reopening>,
 ) -> Parked {
     crate::signals::note_interrupts();
     let began = Instant::now();
@@ -260,7 +272,7 @@ fn wait(
         }
         if polled.elapsed() >= POLL {
             polled = Instant::now();
-            match reopening(config, rungs, parking, now) {
+            match judged(now) {
                 None => {
                     end(in_place);
                     term::notice("a newer report of the windows reopened a rung early");

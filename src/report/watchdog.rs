@@ -22,6 +22,14 @@ pub fn install(
     let scheduler = cli.scheduler.unwrap_or_else(Scheduler::detect);
     let plan = schedule::plan(config, scheduler, every, &dir, config_flag)?;
     crate::report::emit(&schedule::install(&plan, cli.dry_run)?)?;
+    for (label, fact) in refused_in(config, &dir) {
+        // The check reports it on every run; better said now, while the directory can
+        // still be chosen again.
+        crate::term::warn(&format!(
+            "in the watchdog's directory {}, {label}: {fact}; or choose another with --dir DIR",
+            dir.display()
+        ));
+    }
     if !config.alerts.is_configured() {
         // Installed all the same: the verdicts still reach --doctor, the statusline and the
         // dashboard; but nobody is told of a change until a channel is set.
@@ -32,6 +40,33 @@ pub fn install(
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rungs whose CLI would refuse a launch in `dir` by its own trust record (Codex
+/// outside a git repository), each with the fact and its fix as `--status` words them;
+/// one line per distinct fact.
+fn refused_in(config: &Config, dir: &Path) -> Vec<(String, String)> {
+    let mut refused: Vec<(String, String)> = Vec::new();
+    for (index, def) in config.rungs.iter().enumerate() {
+        let rung = crate::launch::resolve::resolve(config, index + 1, def);
+        let Ok(ready) = &rung.state else {
+            continue;
+        };
+        let Ok(args) = crate::launch::self_check::argv(&rung, &[]) else {
+            continue;
+        };
+        let env = crate::adapter::env::Env::child(&ready.env, &ready.env_remove);
+        if let Some(fact) = rung
+            .backend
+            .family
+            .refusal_in(&env, dir, &args)
+            .map(|why| format!("a launch here would be refused: {why}"))
+            && !refused.iter().any(|(_, seen)| *seen == fact)
+        {
+            refused.push((rung.label(), fact));
+        }
+    }
+    refused
 }
 
 pub fn uninstall(

@@ -6,6 +6,9 @@
 //! job reads, so no secret is ever written into a unit file. The job runs in a directory
 //! the user chose (`--dir`, else where `--install-watchdog` ran): the check is for a launch
 //! there, runs a CLI there only when that CLI trusts it, and reports a folder it would refuse.
+//! Every form runs the job with the umask 077, so the log it appends to (and anything else
+//! it creates) is the user's alone from its first line: `--doctor` refuses a log others can
+//! read.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -157,7 +160,7 @@ pub fn plan(
                 service,
                 "Description=agent watchdog: prove the provider-independent fallbacks still answer"
             );
-            let _ = writeln!(service, "\n[Service]\nType=oneshot");
+            let _ = writeln!(service, "\n[Service]\nType=oneshot\nUMask=0077");
             let _ = writeln!(
                 service,
                 "WorkingDirectory={}",
@@ -236,6 +239,8 @@ pub fn plan(
 	<integer>{seconds}</integer>
 	<key>RunAtLoad</key>
 	<true/>
+	<key>Umask</key>
+	<integer>63</integer>
 	<key>StandardOutPath</key>
 	<string>{log}</string>
 	<key>StandardErrorPath</key>
@@ -265,7 +270,8 @@ pub fn plan(
             let command = cron_command(
                 "--scheduler cron",
                 &format!(
-                    "cd {} && {vars} /bin/sh -c {} >> {} 2>&1",
+                    // cron's shell opens the log: with its own umask (022), 0644.
+                    "umask 077 && cd {} && {vars} /bin/sh -c {} >> {} 2>&1",
                     sh_word(&dir_text),
                     sh_word(&script),
                     sh_word(&log.to_string_lossy())
@@ -344,17 +350,13 @@ pub fn install(plan: &Plan, dry_run: bool) -> anyhow::Result<String> {
     if let Some(line) = &plan.cron_line {
         let _ = writeln!(out, "crontab line:\n    {line}");
         if !dry_run {
-            match add_cron_line(line) {
-                Ok(()) => {
-                    let _ = writeln!(out, "added to your crontab (`crontab -l` shows it)");
-                }
-                Err(err) => {
-                    let _ = writeln!(
-                        out,
-                        "could not edit the crontab ({err:#}); add the line above with `crontab -e`"
-                    );
-                }
+            // Nothing else installs a cron job: a crontab not written is no watchdog.
+            if let Err(err) = add_cron_line(line) {
+                bail!(
+                    "the watchdog is not installed: could not edit your crontab ({err:#}); add this line with `crontab -e`:\n    {line}"
+                );
             }
+            let _ = writeln!(out, "added to your crontab (`crontab -l` shows it)");
         }
     }
     for command in &plan.enable {
