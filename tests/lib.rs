@@ -10,6 +10,7 @@ mod alerts_replicas;
 mod backend_args;
 mod bad_input;
 mod budget;
+mod chatgpt_gateway;
 mod checks;
 mod child_env;
 mod children;

@@ -64,6 +64,7 @@ pub fn endpoint(env: &Env) -> EndpointDefaults {
                 "chat" => OpenAiForm::Chat,
                 _ => OpenAiForm::Responses,
             }),
+            runs_on_login: provider.runs_on_login(),
         })
     });
     EndpointDefaults {

@@ -67,6 +67,9 @@ pub struct Provider {
     pub env_key: Option<String>,
     /// The form of OpenAI's API the provider speaks, when its settings say.
     pub wire_api: Option<OpenAiForm>,
+    /// Whether the CLI sends this provider the login in its home (a gateway in front of
+    /// the vendor's own backend): its calls are that login's, judged by its windows.
+    pub runs_on_login: bool,
 }
 
 /// Where a CLI takes an OpenAI-style endpoint from.

@@ -353,14 +353,18 @@ pub fn resolve(
 
 /// The login store the CLI falls back to when it is given no credential: only a CLI with
 /// one of its own, talking to its own API (asked only with no account and no configured
-/// key or URL) — an OpenAI-style login (Codex's ChatGPT one) only at OpenAI's own API, not
-/// at a provider elsewhere.
+/// key or URL) — an OpenAI-style login (Codex's ChatGPT one) only at OpenAI's own API or
+/// at a provider its settings send that login to (`requires_openai_auth`, no `env_key`),
+/// not at a provider elsewhere. Such a rung is judged by its login, never sent a prompt by
+/// agent: the gateway would refuse a call without the login, and the login is not agent's.
 fn own_login(backend: &Backend, cli: &EndpointDefaults, api: Api, base: &str) -> Option<Family> {
     if backend.family.reports_own_quota() {
         return Some(backend.family);
     }
     let at_its_vendor = !matches!(api, Api::OpenAi(_)) || base == OPENAI_API;
-    (cli.own_login && at_its_vendor).then_some(backend.family)
+    let sent_the_login =
+        matches!(&cli.openai_base, OpenAiBase::Settings(Some(provider)) if provider.runs_on_login);
+    (cli.own_login && (at_its_vendor || sent_the_login)).then_some(backend.family)
 }
 
 /// How a key travels to `api` when nothing else says: Anthropic keys as `x-api-key`,

@@ -771,13 +771,19 @@ enum Route {
     Unknown,
 }
 
+/// Where Codex on a ChatGPT login sends its turns (under `chatgpt_base_url`).
+const CHATGPT_CODEX_RESPONSES: &str = "/backend-api/codex/responses";
+/// Where it asks for its model list.
+const CHATGPT_CODEX_MODELS: &str = "/backend-api/codex/models";
+
 fn route(method: &str, path: &str) -> Route {
     let post = method == "POST";
     match path {
         "/" if method == "HEAD" || method == "GET" => Route::Warmup,
         "/v1/messages" if post => Route::Anthropic,
         "/v1/chat/completions" | "/chat/completions" if post => Route::OpenAiChat,
-        "/v1/responses" | "/responses" if post => Route::OpenAiResponses,
+        // ChatGPT's backend for Codex speaks the Responses API too.
+        "/v1/responses" | "/responses" | CHATGPT_CODEX_RESPONSES if post => Route::OpenAiResponses,
         "/v1/models" | "/models" if method == "GET" => Route::Models,
         "/v1beta/models" if method == "GET" => Route::GeminiModels,
         "/api/oauth/usage" if method == "GET" => Route::OAuthUsage,
@@ -951,6 +957,17 @@ fn record_and_choose(
             Reply::anthropic_error(400, "invalid_request_error", OAUTH_REFUSAL),
         );
     }
+    // ChatGPT's backend answers only a login's bearer token.
+    if request.path == CHATGPT_CODEX_RESPONSES && request.credential.is_none() {
+        return (
+            seq,
+            Reply::openai_error(
+                401,
+                "invalid_api_key",
+                "Missing bearer or basic authentication in header",
+            ),
+        );
+    }
     if route == Route::OAuthUsage && !is_oauth_usage_caller(request) {
         return (
             seq,
@@ -958,6 +975,11 @@ fn record_and_choose(
         );
     }
     let reply = ruled.unwrap_or_else(|| match route {
+        // Codex on a ChatGPT login refreshes its model list from the backend at start-up;
+        // an empty list is a real answer (it keeps its built-in models).
+        Route::Unknown if request.path == CHATGPT_CODEX_MODELS && request.method == "GET" => {
+            Reply::status(200).json(json!({ "models": [] }))
+        }
         Route::Warmup => Reply::status(200),
         Route::OAuthUsage => Reply::status(200).json(oauth_usage_body(12.0, 30.0)),
         Route::Unknown => Reply::status(404).json(json!({
