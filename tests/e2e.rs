@@ -3216,3 +3216,7 @@ fn a_real_claude_code_session_that_runs_out_of_its_window_resumes_after_the_rese
         "{record}"
     );
 }
+
+/// The on-ramp walk-through (issue 32), in its own file.
+#[path = "e2e/onramp.rs"]
+mod onramp;
