@@ -319,15 +319,15 @@ impl Family {
                 args: check.scratch_args,
                 env: check.scratch_env,
             },
-            Trust::Refused(why) => CheckDir::Refused(format!(
-                "a launch here would be refused: {}",
-                check.refusal_with_fix(&why, dir)
-            )),
+            Trust::Refused(why) => {
+                CheckDir::Refused(would_be_refused(&check.refusal_with_fix(&why, dir)))
+            }
         })
     }
 
     /// Why a launch in `dir` with `args` is refused by the CLI's own trust rule, with the
-    /// fix — the words `--status` says of that folder — when its rule refuses it.
+    /// fix — the words `--status` says of that folder (after [`would_be_refused`]) — when
+    /// its rule refuses it.
     pub fn refusal_in(self, env: &Env, dir: &Path, args: &[OsString]) -> Option<String> {
         let check = self.self_check()?;
         match (check.trust)(env, dir, args) {
@@ -335,6 +335,12 @@ impl Family {
             Trust::Trusted | Trust::Untrusted => None,
         }
     }
+}
+
+/// A refusal of the folder (`why — fix`), said of a launch not yet made: `--status` and
+/// `--install-watchdog` name it so.
+pub fn would_be_refused(refusal: &str) -> String {
+    format!("a launch here would be refused: {refusal}")
 }
 
 #[cfg(test)]

@@ -289,24 +289,7 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                 {
                     // Its quota, though it names no window: skipped until it clears, and
                     // with no rung left but parked ones, the launch ends as a parked one.
-                    let reason = format!(
-                        "exited {code} after {}s on its quota: {said}",
-                        elapsed.as_secs()
-                    );
-                    let refused = crate::state::health::Outcome {
-                        class: ErrorClass::Quota,
-                        reason: reason.clone(),
-                        latency: elapsed,
-                        clears_at: None,
-                    };
-                    cascade
-                        .store()
-                        .record(&ready.plan.target, &refused, &config.policy());
-                    term::notice(&format!(
-                        "{} {reason} — skipped for {} min",
-                        rung.label(),
-                        config.quota_cooldown.as_secs() / 60
-                    ));
+                    quota_ending::skip(config, cascade.store(), &rung, code, elapsed, &said);
                     if !quota_ending::below_could_run(config, winner) {
                         outcome::rung_ran(ran(outcome::Ended::Limit, Some(code)));
                         match waiting::every_rung_parked(config, &mut cascade, wait.take()) {

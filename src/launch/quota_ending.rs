@@ -8,8 +8,12 @@
 //! with every rung parked (75, naming the reopening) — as it does for the other CLIs, whose
 //! records name the window.
 
+use std::time::Duration;
+
 use crate::adapter::Meaning;
 use crate::config::Config;
+use crate::error_class::ErrorClass;
+use crate::state::health::{Outcome, Store};
 
 use super::rung::Rung;
 
@@ -38,4 +42,26 @@ pub fn below_could_run(config: &Config, index: usize) -> bool {
         .iter()
         .skip(index + 1)
         .any(|known| known.state.could_run())
+}
+
+/// Files the refused quota against the rung's target (skipped for `quota_minutes`) and says
+/// so: the run exited `code` after `elapsed`, its CLI saying `said`.
+pub fn skip(config: &Config, store: &Store, rung: &Rung, code: i32, elapsed: Duration, said: &str) {
+    let Ok(ready) = &rung.state else { return };
+    let reason = format!(
+        "exited {code} after {}s on its quota: {said}",
+        elapsed.as_secs()
+    );
+    let refused = Outcome {
+        class: ErrorClass::Quota,
+        reason: reason.clone(),
+        latency: elapsed,
+        clears_at: None,
+    };
+    store.record(&ready.plan.target, &refused, &config.policy());
+    crate::term::notice(&format!(
+        "{} {reason} — skipped for {} min",
+        rung.label(),
+        config.quota_cooldown.as_secs() / 60
+    ));
 }

@@ -131,7 +131,6 @@ fn own_login_only(family: Family) -> Endpoint {
 /// Code is known by reachability only, and Codex and Gemini CLI, with no login and no key,
 /// are not set up here — neither alive nor dead, and the reason says how to set them up.
 fn without_login(endpoint: Endpoint, store: login::Store) -> Result<Endpoint, PlanError> {
-    let missing = |family: Family, var: &str| PlanError::not_set_up(family, var);
     if let login::Store::Key(credential) = store {
         crate::redact::register(&credential.value);
         return Ok(Endpoint {
@@ -147,7 +146,7 @@ fn without_login(endpoint: Endpoint, store: login::Store) -> Result<Endpoint, Pl
         .own_login
         .map(|family| (family, family.credential_vars()))
     {
-        Some((family, [var, ..])) if needs_key => Err(missing(family, var)),
+        Some((family, [var, ..])) if needs_key => Err(PlanError::not_set_up(family, var)),
         _ => Ok(Endpoint {
             own_login: None,
             ..endpoint

@@ -60,7 +60,7 @@ fn refused_in(config: &Config, dir: &Path) -> Vec<(String, String)> {
             .backend
             .family
             .refusal_in(&env, dir, &args)
-            .map(|why| format!("a launch here would be refused: {why}"))
+            .map(|refusal| crate::adapter::would_be_refused(&refusal))
             && !refused.iter().any(|(_, seen)| *seen == fact)
         {
             refused.push((rung.label(), fact));
