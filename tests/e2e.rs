@@ -951,6 +951,39 @@ backend = "spare"
     ));
 }
 
+/// A logged-in Claude Code's own files in `dir` (its home; an access token good for a year,
+/// so Claude Code asks for no refresh), the `.claude.json` beside it in
+/// `config` (`~/.claude.json` for the default home, inside the home for any other).
+fn log_claude_in(dir: &Path, config: &Path, access: &str, refresh: &str, project: &Path) {
+    let now = jiff::Timestamp::now().as_second();
+    fs::create_dir_all(dir).expect("the login's directory");
+    fs::write(
+        dir.join(".credentials.json"),
+        serde_json::json!({"claudeAiOauth": {
+            "accessToken": access, "refreshToken": refresh,
+            "expiresAt": (now + 365 * 86_400) * 1000,
+            "scopes": ["user:inference", "user:profile", "user:sessions:claude_code"],
+            "subscriptionType": "max", "rateLimitTier": "default_claude_max_20x"}})
+        .to_string(),
+    )
+    .expect("write .credentials.json");
+    // The user's own configuration: onboarding done, the project trusted, a setting of theirs.
+    fs::write(
+        config,
+        serde_json::json!({
+            "hasCompletedOnboarding": true,
+            "theme": "dark",
+            "autoUpdates": false,
+            "projects": { project.display().to_string(): {
+                "hasTrustDialogAccepted": true,
+                "hasCompletedProjectOnboarding": true,
+            }},
+        })
+        .to_string(),
+    )
+    .expect("write .claude.json");
+}
+
 /// A fixture ChatGPT (plus) login in `~/.codex/auth.json`, its tokens valid until
 /// `expires_at`, and Codex's settings pointing its ChatGPT backend at the mock. With
 /// `calls_to_mock`, its model calls go there too, with the login's own token: Codex 0.171
@@ -1457,32 +1490,7 @@ fn the_real_claude_code_agent_starts_on_the_second_login_feeds_its_windows_under
         (&work, WORK_ACCESS, WORK_REFRESH),
         (&personal, PERSONAL_ACCESS, PERSONAL_REFRESH),
     ] {
-        fs::create_dir_all(dir).expect("the login's directory");
-        // A logged-in Claude Code's own file; an access token good for a year, so
-        // Claude Code asks for no refresh.
-        fs::write(
-            dir.join(".credentials.json"),
-            serde_json::json!({"claudeAiOauth": {
-                "accessToken": access, "refreshToken": refresh,
-                "expiresAt": (now + 365 * 86_400) * 1000,
-                "scopes": ["user:inference", "user:profile", "user:sessions:claude_code"],
-                "subscriptionType": "max", "rateLimitTier": "default_claude_max_20x"}})
-            .to_string(),
-        )
-        .expect("write .credentials.json");
-        fs::write(
-            dir.join(".claude.json"),
-            serde_json::json!({
-                "hasCompletedOnboarding": true,
-                "theme": "dark",
-                "projects": { project.display().to_string(): {
-                    "hasTrustDialogAccepted": true,
-                    "hasCompletedProjectOnboarding": true,
-                }},
-            })
-            .to_string(),
-        )
-        .expect("write .claude.json");
+        log_claude_in(dir, &dir.join(".claude.json"), access, refresh, &project);
         // The statusline in this login's own settings, as a person installs it there.
         w.sb.env("CLAUDE_CONFIG_DIR", dir.display().to_string());
         let install = w.run(&["--install-statusline"]);

@@ -86,12 +86,7 @@ fn a_personal_google_login_is_not_proved_never_cover_and_never_called() {
         doctor.stdout
     );
     let rows: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    let gemini = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|row| row["backend"] == "gemini")
-        .unwrap_or_else(|| panic!("{rows:#}"));
+    let gemini = crate::support::status_row(&rows, "gemini");
     assert_eq!(gemini["state"], "not_proved", "{gemini:#}");
     assert_eq!(gemini["class"], "unproved", "{gemini:#}");
     // The doctor asks the binary its version, as of every CLI; nothing else ran.

@@ -108,12 +108,7 @@ fn a_launch_passes_over_a_cli_not_set_up_and_marks_nothing_failed() {
     assert_eq!(launch.stdout, "codex answered\n", "{launch:?}");
     assert_eq!(ran(&w.sb, "gemini"), 0, "{:?}", w.sb.calls("gemini"));
     let rows: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
-    let gemini = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|row| row["backend"] == "gemini")
-        .unwrap_or_else(|| panic!("{rows:#}"));
+    let gemini = crate::support::status_row(&rows, "gemini");
     assert_eq!(gemini["state"], "skipped", "{gemini:#}");
     assert_eq!(gemini["class"], "not_set_up", "{gemini:#}");
     assert_eq!(gemini["failed_at"], serde_json::Value::Null, "{gemini:#}");

@@ -18,33 +18,43 @@ pub(crate) fn claude_login(sb: &Sandbox) -> String {
     format!("claude:{}", sb.home().join(".claude").display())
 }
 
-fn codex_login(sb: &Sandbox) -> String {
+pub(crate) fn codex_login(sb: &Sandbox) -> String {
     format!("codex:{}", sb.home().join(".codex").display())
 }
 
-/// Writes `windows.json` as the store keeps it: one login, these windows
-/// (`(scope, percent, resets_at)`).
-pub(crate) fn write_windows(
-    sb: &Sandbox,
-    login: &str,
-    windows: &[(serde_json::Value, f64, Timestamp)],
-) {
+/// One window of a login: its scope, how full (percent), and its reset.
+pub(crate) type Window = (serde_json::Value, f64, Timestamp);
+
+/// Writes `windows.json` as the store keeps it: one login, these windows.
+pub(crate) fn write_windows(sb: &Sandbox, login: &str, windows: &[Window]) {
+    write_logins(sb, &[(login, windows)]);
+}
+
+/// Writes `windows.json` as the store keeps it: each login with its windows, all seen now
+/// by the statusline.
+pub(crate) fn write_logins(sb: &Sandbox, logins: &[(&str, &[Window])]) {
     let now = Timestamp::now();
-    let rows: Vec<serde_json::Value> = windows
+    let logins: serde_json::Map<String, serde_json::Value> = logins
         .iter()
-        .map(|(scope, percent, resets_at)| {
-            json!({
-                "scope": scope,
-                "used_percent": percent,
-                "resets_at": resets_at.to_string(),
-                "source": "statusline",
-                "observed_at": now.to_string(),
-            })
+        .map(|(login, windows)| {
+            let rows: Vec<serde_json::Value> = windows
+                .iter()
+                .map(|(scope, percent, resets_at)| {
+                    json!({
+                        "scope": scope,
+                        "used_percent": percent,
+                        "resets_at": resets_at.to_string(),
+                        "source": "statusline",
+                        "observed_at": now.to_string(),
+                    })
+                })
+                .collect();
+            ((*login).to_string(), json!(rows))
         })
         .collect();
     std::fs::write(
         sb.state_dir().join("windows.json"),
-        json!({ "logins": { login: rows } }).to_string(),
+        json!({ "logins": logins }).to_string(),
     )
     .unwrap();
 }

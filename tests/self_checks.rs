@@ -203,12 +203,7 @@ fn self_check_false_is_not_proved_and_is_no_cover() {
     assert!(gemini.trim_start().starts_with("UNPROVED"), "{gemini}");
     assert_eq!(checks_of(&sb, "gemini"), 0, "gemini was not run");
     let rows: Value = serde_json::from_str(&status.stdout).unwrap();
-    let gemini = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|row| row["backend"] == "gemini")
-        .unwrap();
+    let gemini = crate::support::status_row(&rows, "gemini");
     assert_eq!(gemini["state"], "not_proved", "{rows}");
 }
 
@@ -243,12 +238,7 @@ fn a_codex_launch_that_failed_fast_is_degraded_everywhere_until_something_answer
     let dashboard = crate::dashboard::Dashboard::start(&sb);
     let session = dashboard.log_in();
     let rows = crate::dashboard::get(&dashboard.addr, "/status.json", &session).json();
-    let codex = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|row| row["backend"] == "codex")
-        .unwrap();
+    let codex = crate::support::status_row(&rows, "codex");
     assert_eq!(codex["state"], "failed", "{rows}");
     assert_eq!(codex["failed_at"], "launch", "{rows}");
 }

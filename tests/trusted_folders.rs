@@ -306,12 +306,7 @@ fn the_dashboards_probe_now_goes_through_the_same_door() {
         "{ran_in:?}"
     );
     let rows = crate::dashboard::get(&dashboard.addr, "/status.json", &session).json();
-    let gemini = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|row| row["backend"] == "gemini")
-        .unwrap();
+    let gemini = crate::support::status_row(&rows, "gemini");
     assert!(
         gemini["reason"]
             .as_str()

@@ -8,7 +8,9 @@ use std::process::Stdio;
 use jiff::Timestamp;
 use serde_json::json;
 
-use crate::parking::{claude_login, codex_on_chatgpt, five_hour, in_hours, write_windows};
+use crate::parking::{
+    claude_login, codex_login, codex_on_chatgpt, five_hour, in_hours, write_logins, write_windows,
+};
 use crate::support::watched::{finish, start_until};
 use crate::support::{Sandbox, launched_words};
 use crate::world::world;
@@ -66,38 +68,17 @@ probe_model = "opus"
 backend = "codex"
 "#;
 
-/// `windows.json` as the store keeps it, with each login's 5-hour window full until its reset.
-fn full_until(sb: &Sandbox, logins: &[(String, Timestamp)]) {
-    let now = Timestamp::now().to_string();
-    let logins: serde_json::Map<String, serde_json::Value> = logins
-        .iter()
-        .map(|(login, resets_at)| {
-            let row = json!({
-                "scope": five_hour(), "used_percent": 100.0, "resets_at": resets_at.to_string(),
-                "source": "statusline", "observed_at": now,
-            });
-            (login.clone(), json!([row]))
-        })
-        .collect();
-    std::fs::write(
-        sb.state_dir().join("windows.json"),
-        json!({ "logins": logins }).to_string(),
-    )
-    .unwrap();
-}
-
 #[test]
 fn a_statusline_feed_that_reopens_claude_ends_the_wait_though_codex_reopens_later() {
     let w = world();
     codex_on_chatgpt(&w.sb);
     w.sb.write_config(CLAUDE_THEN_CODEX_ON_CHATGPT);
     // Claude's window resets in an hour, Codex's in two: the wait counts down to Claude's.
-    let codex_login = format!("codex:{}", w.sb.home().join(".codex").display());
-    full_until(
+    write_logins(
         &w.sb,
         &[
-            (claude_login(&w.sb), in_hours(1)),
-            (codex_login, in_hours(2)),
+            (&claude_login(&w.sb), &[(five_hour(), 100.0, in_hours(1))]),
+            (&codex_login(&w.sb), &[(five_hour(), 100.0, in_hours(2))]),
         ],
     );
     let (child, _, rx) = start_until(&w.sb, &["--wait", "-p", "hi"], |line| {

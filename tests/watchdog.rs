@@ -402,7 +402,7 @@ fn doctor_in_a_clean_setup_exits_0_and_never_shows_a_secret() {
 
 /// The watchdog's property list as written by `--install-watchdog --scheduler launchd`,
 /// parsed by Python's `plistlib`.
-fn launchd_plist(w: &World) -> serde_json::Value {
+pub(crate) fn launchd_plist(w: &World) -> serde_json::Value {
     let file =
         w.sb.home()
             .join("Library/LaunchAgents/dev.agent.watchdog.plist");
@@ -423,7 +423,7 @@ fn launchd_plist(w: &World) -> serde_json::Value {
 }
 
 /// A stand-in crontab(1) over a file in the sandbox; returns that file.
-fn fake_crontab(w: &World) -> std::path::PathBuf {
+pub(crate) fn fake_crontab(w: &World) -> std::path::PathBuf {
     let crontab = w.sb.root().join("crontab.txt");
     std::fs::write(&crontab, "").unwrap();
     w.sb.fake_cli("crontab")

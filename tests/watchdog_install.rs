@@ -5,25 +5,13 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 
+use crate::watchdog::{fake_crontab, launchd_plist};
 use crate::world::world;
-
-/// A stand-in crontab(1) over a file in the sandbox; returns that file.
-fn crontab_over_a_file(sb: &crate::support::Sandbox) -> std::path::PathBuf {
-    let crontab = sb.root().join("crontab.txt");
-    std::fs::write(&crontab, "").unwrap();
-    sb.fake_cli("crontab")
-        .script(&format!(
-            "if [ \"$1\" = -l ]; then cat '{0}'; else cat > '{0}'; fi",
-            crontab.display()
-        ))
-        .install();
-    crontab
-}
 
 #[test]
 fn the_crontab_line_creates_its_log_for_the_user_alone() {
     let w = world();
-    let crontab = crontab_over_a_file(&w.sb);
+    let crontab = fake_crontab(&w);
     let run = w.sb.run(&["--install-watchdog", "--scheduler", "cron"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     let line = std::fs::read_to_string(&crontab).unwrap();
@@ -87,19 +75,7 @@ fn the_systemd_unit_and_the_launchd_agent_run_the_job_with_umask_077() {
     w.sb.fake_cli("launchctl").install();
     let run = w.sb.run(&["--install-watchdog", "--scheduler", "launchd"]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    let file =
-        w.sb.home()
-            .join("Library/LaunchAgents/dev.agent.watchdog.plist");
-    let parsed = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], 'rb'))))",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(parsed.status.success(), "{parsed:?}");
-    let plist: serde_json::Value = serde_json::from_slice(&parsed.stdout).unwrap();
+    let plist = launchd_plist(&w);
     assert_eq!(plist["Umask"], 0o077, "{plist}");
 }
 
@@ -142,7 +118,7 @@ fn a_crontab_that_cannot_be_written_fails_the_install_naming_the_error() {
 #[test]
 fn a_watchdog_dir_codex_will_not_run_in_is_warned_of_with_the_fix() {
     let w = world();
-    crontab_over_a_file(&w.sb);
+    fake_crontab(&w);
     let loose = std::fs::canonicalize(w.sb.set_cwd("notes")).unwrap();
     let repo = std::fs::canonicalize(w.sb.set_cwd("code/app")).unwrap();
     std::fs::create_dir(repo.join(".git")).unwrap();

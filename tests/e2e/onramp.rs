@@ -172,38 +172,6 @@ fn shell_words(args: &[&str]) -> String {
         .join(" ")
 }
 
-/// A logged-in Claude Code's own files in `dir` (its home), the `.claude.json` beside it in
-/// `config` (`~/.claude.json` for the default home, inside the home for any other).
-fn log_claude_in(dir: &Path, config: &Path, access: &str, refresh: &str, project: &Path) {
-    let now = jiff::Timestamp::now().as_second();
-    fs::create_dir_all(dir).expect("the login's directory");
-    fs::write(
-        dir.join(".credentials.json"),
-        serde_json::json!({"claudeAiOauth": {
-            "accessToken": access, "refreshToken": refresh,
-            "expiresAt": (now + 365 * 86_400) * 1000,
-            "scopes": ["user:inference", "user:profile", "user:sessions:claude_code"],
-            "subscriptionType": "max", "rateLimitTier": "default_claude_max_20x"}})
-        .to_string(),
-    )
-    .expect("write .credentials.json");
-    // The user's own configuration: onboarding done, the project trusted, a setting of theirs.
-    fs::write(
-        config,
-        serde_json::json!({
-            "hasCompletedOnboarding": true,
-            "theme": "dark",
-            "autoUpdates": false,
-            "projects": { project.display().to_string(): {
-                "hasTrustDialogAccepted": true,
-                "hasCompletedProjectOnboarding": true,
-            }},
-        })
-        .to_string(),
-    )
-    .expect("write .claude.json");
-}
-
 #[test]
 fn onramp_a_newcomers_first_hour_by_the_readme_and_a_night_job_from_home() {
     let w = e2e();

@@ -428,9 +428,24 @@ impl Shared {
     /// Sleep until `timeout` passes (`None`: forever) or the mock shuts down.
     /// Returns true when it shut down.
     fn wait_for_shutdown(&self, timeout: Option<Duration>) -> bool {
+        self.wait_until(timeout, |state| state.shutdown)
+    }
+
+    /// Wait until `n` requests have arrived, `timeout` passes, or the mock shuts down;
+    /// true when they arrived.
+    fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
+        self.wait_until(Some(timeout), |state| {
+            state.requests.len() >= n || state.shutdown
+        });
+        self.lock().requests.len() >= n
+    }
+
+    /// Sleep until `done` holds of the state or `timeout` passes (`None`: never); whether
+    /// `done` held at the end.
+    fn wait_until(&self, timeout: Option<Duration>, done: impl Fn(&State) -> bool) -> bool {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut state = self.lock();
-        while !state.shutdown {
+        while !done(&state) {
             match deadline {
                 None => {
                     state = self
@@ -457,26 +472,6 @@ impl Shared {
 
 /// How long a [`Reply::together`] answer waits for the others.
 pub const TOGETHER_PATIENCE: Duration = Duration::from_secs(20);
-
-impl Shared {
-    /// Wait until `n` requests have arrived or `timeout` passes; true when they arrived.
-    fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        let mut state = self.lock();
-        while state.requests.len() < n && !state.shutdown {
-            let now = Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            state = self
-                .changed
-                .wait_timeout(state, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-        state.requests.len() >= n
-    }
-}
 
 impl MockApi {
     /// Bind `127.0.0.1:0` and start serving.
@@ -556,23 +551,9 @@ impl MockApi {
 
     /// Wait until at least `n` POSTs arrived; false if `timeout` passed first.
     pub fn wait_for_posts(&self, n: usize, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        let mut state = self.shared.lock();
-        loop {
-            if state.requests.iter().filter(|r| r.is_post()).count() >= n {
-                return true;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
+        self.shared.wait_until(Some(timeout), |state| {
+            state.requests.iter().filter(|r| r.is_post()).count() >= n
+        })
     }
 }
 

@@ -21,6 +21,13 @@ pub use mock_api::{MockApi, Reply, Request, Rule, Usage};
 pub use sandbox::{FakeCli, Invocation, Run, Sandbox};
 pub use session_id::launched_words;
 
+/// The row of `backend` in a `--status --json` (or the dashboard's `/status.json`) report.
+pub fn status_row<'a>(rows: &'a serde_json::Value, backend: &str) -> &'a serde_json::Value {
+    rows.as_array()
+        .and_then(|rows| rows.iter().find(|row| row["backend"] == backend))
+        .unwrap_or_else(|| panic!("no {backend} row in {rows:#}"))
+}
+
 /// The key the Claude login of a sandbox whose home is `home` is filed under — on a
 /// token in `CLAUDE_CODE_OAUTH_TOKEN` too: Claude Code hides the token from its
 /// statusline, so the login is named by its configuration directory.
