@@ -108,3 +108,31 @@ fn a_spent_opencode_quota_with_every_other_rung_parked_ends_75_naming_the_reopen
     assert_eq!(next.code, Some(75), "{next:?}");
     assert_eq!(w.sb.calls("opencode").len(), 2, "{}", next.stderr);
 }
+
+#[test]
+fn a_spent_opencode_quota_still_gives_a_json_launch_its_result_document() {
+    let w = world();
+    w.sb.write_config(
+        "fastfail_seconds = 1\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"opencode\"\n",
+    );
+    opencode_calling(&w.sb, &w.api.url());
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, in_hours(2))],
+    );
+    // opencode answered its check a moment ago; then its provider's quota runs out.
+    assert_eq!(w.sb.run(&["--status"]).code, Some(0));
+    w.api
+        .on(Rule::path_contains(CHAT).reply(Reply::openai_error(429, "insufficient_quota", QUOTA)));
+
+    let launch =
+        w.sb.run(&["-p", "summarize the log", "--output-format", "json"]);
+
+    assert_eq!(launch.code, Some(75), "{launch:?}");
+    let result: serde_json::Value = serde_json::from_str(launch.stdout.trim())
+        .unwrap_or_else(|e| panic!("one result document on stdout ({e}): {launch:?}"));
+    assert_eq!(result["type"], "result", "{result}");
+    assert_eq!(result["is_error"], true, "{result}");
+    assert_eq!(result["agent_cli"], "opencode", "{result}");
+}

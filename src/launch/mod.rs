@@ -293,14 +293,22 @@ fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
                     if !quota_ending::below_could_run(config, winner) {
                         outcome::rung_ran(ran(outcome::Ended::Limit, Some(code)));
                         match waiting::every_rung_parked(config, &mut cascade, wait.take()) {
-                            Some(waiting::Parked::Exit(code)) => return Ok(code),
+                            Some(waiting::Parked::Exit(parked)) => {
+                                deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
+                                return Ok(parked);
+                            }
                             Some(waiting::Parked::Reopened) => {
+                                // Another rung answers now: this run's words were its last.
+                                show_words(held, &rung, &stderr_head);
                                 cascade = new_cascade(&args);
                                 start = 0;
                                 why_not.clear();
                                 continue;
                             }
-                            None => return Ok(exit_byte(code)),
+                            None => {
+                                deliver(held, stdout_plan, &rung, &stderr_head, code, elapsed);
+                                return Ok(exit_byte(code));
+                            }
                         }
                     }
                 }
