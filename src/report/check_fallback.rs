@@ -10,6 +10,7 @@ use std::sync::mpsc;
 use serde_json::json;
 
 use crate::config::Config;
+use crate::error_class::ErrorClass;
 use crate::launch::rung::Rung;
 use crate::launch::rung_state::RungState;
 use crate::launch::survey;
@@ -158,17 +159,27 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// A built-in rung whose CLI is not installed (or whose proxy is not set): never an option,
-/// so neither cover nor fault, and not shown. A CLI not set up, or turned off, is no option
-/// either, but its row is shown: it says how to set it up, or that it is off.
+/// so neither cover nor fault, and not shown.
 fn is_absent(state: &RungState) -> bool {
-    use crate::error_class::ErrorClass;
     matches!(
         state,
         RungState::Skipped {
             not_installed: true,
-            class,
             ..
-        } if !matches!(class, ErrorClass::NotSetUp | ErrorClass::Disabled)
+        }
+    ) && !is_not_set_up_or_off(state)
+}
+
+/// A CLI not set up, or a backend turned off: no option either, but its row is shown, to
+/// say how to set it up or that it is off.
+fn is_not_set_up_or_off(state: &RungState) -> bool {
+    matches!(
+        state,
+        RungState::Skipped {
+            not_installed: true,
+            class: ErrorClass::NotSetUp | ErrorClass::Disabled,
+            ..
+        }
     )
 }
 
@@ -198,15 +209,7 @@ pub fn judge(rungs: &[(String, &RungState)], first_vendor: &str, now_ms: u64) ->
     let unproved = of(|s| matches!(s, RungState::NotProved { .. } | RungState::Unchecked));
     let unchecked = of(|s| matches!(s, RungState::Budget { .. }));
     // Installed but not set up, or turned off: no cover, and no fault either.
-    let no_option = of(|s| {
-        matches!(
-            s,
-            RungState::Skipped {
-                not_installed: true,
-                ..
-            }
-        ) && !is_absent(s)
-    });
+    let no_option = of(is_not_set_up_or_off);
     let join =
         |list: &[&(String, &RungState)]| list.iter().map(mention).collect::<Vec<_>>().join(", ");
     let names = |list: &[&(String, &RungState)]| {
