@@ -11,8 +11,17 @@
 //!
 //! Other vendors' key variables are the adapter's business (it knows which a CLI reads):
 //! a rung removes them through its own `env_remove`.
+//!
+//! It is also the one door for *where* a child starts. A child finds "its folder" by `PWD`
+//! as often as by its real working directory (opencode looks for `.opencode/` plugins from
+//! `$PWD`; shells and Node's tools prefer it too), so a child started in agent's scratch
+//! directory with the user's `PWD` still ran the repository's plugin. Every child's `PWD`
+//! names the directory it really starts in: [`command`] sets it to agent's own directory,
+//! and [`start_in`] — the only place a child's directory is chosen (a test reads `src/`
+//! for any other `current_dir`) — to the one it is given.
 
 use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -59,8 +68,9 @@ pub fn is_withheld(name: &OsStr) -> bool {
         || named_by_config().iter().any(|known| known == name)
 }
 
-/// A command for `program` that inherits agent's environment without agent's own secrets.
-/// What the caller sets on it afterwards is set as asked.
+/// A command for `program` that inherits agent's environment without agent's own secrets,
+/// started in agent's own directory with a `PWD` that names it. What the caller sets on it
+/// afterwards is set as asked.
 pub fn command(program: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new(program);
     for (name, _) in std::env::vars_os() {
@@ -68,7 +78,43 @@ pub fn command(program: impl AsRef<OsStr>) -> Command {
             command.env_remove(name);
         }
     }
+    match own_dir() {
+        Some(dir) => command.env("PWD", dir),
+        // No directory agent can name: no `PWD` at all beats one that names another folder.
+        None => command.env_remove("PWD"),
+    };
     command
+}
+
+/// Starts `command` in `dir`, with a `PWD` that names it: the one way a child is given a
+/// directory other than agent's own.
+pub fn start_in<'a>(command: &'a mut Command, dir: &Path) -> &'a mut Command {
+    let named = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir().map_or_else(|_| dir.to_path_buf(), |here| here.join(dir))
+    };
+    command.current_dir(dir).env("PWD", named)
+}
+
+/// agent's own directory as `PWD` should name it: the inherited `PWD` when it names this
+/// very directory (it keeps the path the user typed, through links), else the real one.
+fn own_dir() -> Option<PathBuf> {
+    let real = std::env::current_dir().ok()?;
+    let inherited = std::env::var_os("PWD").map(PathBuf::from);
+    Some(match inherited {
+        Some(logical) if logical.is_absolute() && same_file(&logical, &real) => logical,
+        _ => real,
+    })
+}
+
+/// Whether `a` and `b` are one directory (same device and inode), following links.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -89,6 +135,32 @@ mod tests {
         for name in ["AGENT_PROXY_URL", "AGENT_STATE_DIR", "HOME", "PATH"] {
             assert!(!is_withheld(OsStr::new(name)), "{name}");
         }
+    }
+
+    fn pwd_of(command: &Command) -> Option<PathBuf> {
+        command
+            .get_envs()
+            .find(|(name, _)| *name == "PWD")
+            .and_then(|(_, value)| value.map(PathBuf::from))
+    }
+
+    #[test]
+    fn a_child_started_elsewhere_has_a_pwd_that_names_where_it_starts() {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut child = command("true");
+        start_in(&mut child, scratch.path());
+        assert_eq!(child.get_current_dir(), Some(scratch.path()));
+        assert_eq!(pwd_of(&child).as_deref(), Some(scratch.path()));
+    }
+
+    #[test]
+    fn a_child_started_in_agents_directory_has_a_pwd_that_names_it() {
+        let child = command("true");
+        let pwd = pwd_of(&child).expect("PWD is set");
+        assert!(
+            same_file(&pwd, &std::env::current_dir().unwrap()),
+            "{pwd:?}"
+        );
     }
 
     #[test]

@@ -398,22 +398,20 @@ fn agy_asked_for_its_usage_holds_none_of_agents_secrets_nor_another_vendors_key(
     assert_none_holds(&sb, "agy", &forbidden, "agy /usage");
 }
 
-/// The one way a child is made: every `Command` in `src/` comes from `child_env::command`,
-/// so no new way of starting a child can forget the list.
-#[test]
-fn every_child_is_made_by_the_one_door() {
-    fn walk(dir: &Path, found: &mut Vec<String>) {
+/// Lines of `src/` outside `child_env.rs` and outside unit tests (which may start what they
+/// like) that hold `needle`.
+fn lines_outside_the_door(needle: &str) -> Vec<String> {
+    fn walk(dir: &Path, needle: &str, found: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
-                walk(&path, found);
+                walk(&path, needle, found);
             } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("child_env.rs")
             {
                 let text = std::fs::read_to_string(&path).unwrap();
-                // Unit tests may start what they like.
                 let code = text.split("#[cfg(test)]").next().unwrap_or("");
                 for (at, line) in code.lines().enumerate() {
-                    if line.contains("Command::new(") {
+                    if line.contains(needle) {
                         found.push(format!("{}:{}: {}", path.display(), at + 1, line.trim()));
                     }
                 }
@@ -423,11 +421,33 @@ fn every_child_is_made_by_the_one_door() {
     let mut found = Vec::new();
     walk(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        needle,
         &mut found,
     );
+    found
+}
+
+/// The one way a child is made: every `Command` in `src/` comes from `child_env::command`,
+/// so no new way of starting a child can forget the list.
+#[test]
+fn every_child_is_made_by_the_one_door() {
+    let found = lines_outside_the_door("Command::new(");
     assert!(
         found.is_empty(),
         "make children with crate::child_env::command:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The one way a child is given a directory: `child_env::start_in` sets its `PWD` with it,
+/// so no child starts in agent's scratch directory with a `PWD` naming the user's
+/// repository (opencode loaded that repository's plugins from it).
+#[test]
+fn every_childs_directory_is_set_by_the_one_door() {
+    let found = lines_outside_the_door(".current_dir(");
+    assert!(
+        found.is_empty(),
+        "start children elsewhere with crate::child_env::start_in:\n{}",
         found.join("\n")
     );
 }

@@ -1795,6 +1795,69 @@ backend = "opencode"
     assert_eq!(mine["tokens"]["output"], answers, "{report}");
 }
 
+/// A cloned repository's opencode plugin never runs in a report (issue 39): the real
+/// opencode loads `.opencode/plugin/*.js` of the project its `PWD` names, and agent checks
+/// it in a scratch directory of its own — with a `PWD` that names that directory — for
+/// `--status`, `--check-fallback` (so the watchdog) and `--dry-run`. The plugin is proved
+/// real first: the real opencode run in the repository springs it.
+#[test]
+fn a_cloned_repositorys_opencode_plugin_never_runs_in_a_report() {
+    let w = e2e();
+    w.api.on(Rule::path_contains("/chat/completions")
+        .reply(Reply::ok_text("Hello from the mock, via opencode")));
+    w.sb.set_cwd("cloned");
+    let marker = w.sb.root().join("plugin-ran");
+    w.sb.write_file(
+        "cloned/.opencode/plugin/p.js",
+        &format!(
+            "import fs from \"fs\";\nfs.writeFileSync({:?}, \"ran\");\nexport const P = async () => ({{}});\n",
+            marker.display().to_string()
+        ),
+    );
+    // Rung 1 another vendor's, so opencode is an independent rung `--check-fallback` checks.
+    w.sb.write_config(
+        r#"probe_timeout_seconds = 60
+probe_cache_seconds = 0
+
+[[rungs]]
+backend = "gemini"
+
+[[rungs]]
+backend = "opencode"
+"#,
+    );
+    w.api
+        .on(Rule::path_contains(":generateContent").reply(Reply::ok_text("hi")));
+
+    for args in [["--status"], ["--check-fallback"]] {
+        let run = w.run(&args);
+        assert!(!marker.exists(), "agent {args:?} ran the plugin: {run:?}");
+    }
+    // The dry run reaches opencode only with rung 1 out of the way.
+    w.sb.write_config(
+        r#"probe_timeout_seconds = 60
+probe_cache_seconds = 0
+
+[[rungs]]
+backend = "opencode"
+"#,
+    );
+    let dry = w.run(&["--dry-run", "-p", "hi"]);
+    assert!(!marker.exists(), "--dry-run ran the plugin: {dry:?}");
+    assert!(
+        w.posts_to("/v1/chat/completions").len() >= 3,
+        "opencode was checked by every report"
+    );
+
+    // The plugin is real: the real opencode started in the repository, as a shell starts
+    // it, runs it.
+    let proof =
+        w.sb.command_of(&w.sb.bin_dir().join("opencode"), &["run", "hi"])
+            .output()
+            .unwrap();
+    assert!(marker.exists(), "the plugin never ran: {proof:?}");
+}
+
 /// The fallback below Claude, for real: with both Claude rungs parked (a full 5-hour window
 /// on the login they share), `agent -p PROMPT` — Claude Code's words — runs the real
 /// `codex exec PROMPT`; `-c -p` resumes codex's last session (`codex exec resume --last`);

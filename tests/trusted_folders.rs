@@ -314,3 +314,111 @@ fn the_dashboards_probe_now_goes_through_the_same_door() {
         "{rows}"
     );
 }
+
+/// A fake opencode that does with a folder's plugins what the real one does: it looks for
+/// `.opencode/plugin/` from `PWD` upwards (opencode 1.18 finds its project from the `PWD`
+/// it was given, not from its working directory) and runs every plugin it finds, then
+/// answers. The `PWD` it was given is read from its own start environment: a shell
+/// replaces a `PWD` that does not name its directory before the script sees it, Node does
+/// not.
+fn opencode_that_loads_plugins(sb: &Sandbox) {
+    sb.fake_cli("opencode")
+        .script(
+            r#"pwd > "$calls/$n/cwd"
+d=$(tr '\0' '\n' < /proc/$$/environ | sed -n 's/^PWD=//p')
+while [ -n "$d" ] && [ "$d" != / ]; do
+  for plugin in "$d"/.opencode/plugin/*.sh; do [ -f "$plugin" ] && sh "$plugin"; done
+  d=$(dirname "$d")
+done
+echo answered"#,
+        )
+        .install();
+}
+
+/// A cloned repository with an opencode plugin that leaves a marker when it runs; returns
+/// the repository and the marker's path.
+fn repo_with_a_plugin(sb: &Sandbox) -> (PathBuf, PathBuf) {
+    let repo = sb.set_cwd("cloned");
+    let marker = sb.root().join("plugin-ran");
+    sb.write_file(
+        "cloned/.opencode/plugin/p.sh",
+        &format!("touch '{}'\n", marker.display()),
+    );
+    (repo, marker)
+}
+
+#[test]
+fn a_repositorys_opencode_plugin_never_runs_in_status_check_fallback_or_dry_run() {
+    let (sb, _api) = untrusted();
+    install(&sb, "claude", "claude-answered");
+    opencode_that_loads_plugins(&sb);
+    let (repo, marker) = repo_with_a_plugin(&sb);
+    // The plugin is real: opencode started in the repository as a shell starts it springs
+    // it (the fake's first recorded run).
+    let proof = std::process::Command::new(sb.bin_dir().join("opencode"))
+        .current_dir(&repo)
+        .env("PWD", &repo)
+        .output()
+        .unwrap();
+    assert!(marker.exists(), "the plugin never ran: {proof:?}");
+    std::fs::remove_file(&marker).unwrap();
+
+    sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"opencode\"\n",
+    );
+    let status = sb.run(&["--status"]);
+    assert!(!marker.exists(), "--status ran the plugin: {status:?}");
+    assert!(
+        line_of(&status.stdout, "opencode").starts_with("OK "),
+        "{status:?}"
+    );
+    let check = sb.run(&["--check-fallback"]);
+    assert!(
+        !marker.exists(),
+        "--check-fallback ran the plugin: {check:?}"
+    );
+
+    // Nothing trusted from the reports before: the dry run probes opencode itself.
+    sb.write_config("probe_cache_seconds = 0\n\n[[rungs]]\nbackend = \"opencode\"\n");
+    let dry = sb.run(&["--dry-run", "-p", "hi"]);
+    assert!(!marker.exists(), "--dry-run ran the plugin: {dry:?}");
+    let probes = &cwds(&sb, "opencode")[1..];
+    assert!(
+        probes.len() >= 3,
+        "every report checked opencode: {probes:?}"
+    );
+    assert!(
+        probes.iter().all(|cwd| cwd.starts_with(sb.state_dir())),
+        "{probes:?}"
+    );
+}
+
+#[test]
+fn a_wrapped_clis_check_keeps_that_clis_trust_rule() {
+    let (sb, _api) = untrusted();
+    // `command` is a wrapper script of the user's: the backend is still Codex.
+    sb.fake_cli("wrap-codex")
+        .script("pwd > \"$calls/$n/cwd\"\necho answered")
+        .install();
+    sb.write_config(&format!(
+        "[backends.codex]\ncommand = \"{}\"\nprobe = {{ kind = \"command\" }}\n\n[[rungs]]\nbackend = \"codex\"\n",
+        sb.bin_dir().join("wrap-codex").display()
+    ));
+    let repo = sb.set_cwd("repo");
+    std::fs::create_dir(repo.join(".git")).unwrap();
+
+    let status = sb.run(&["--status"]);
+
+    let ran_in = cwds(&sb, "wrap-codex");
+    assert_eq!(ran_in.len(), 1, "{status:?}");
+    assert_ne!(ran_in[0], repo, "never in the untrusted repository");
+    assert!(ran_in[0].starts_with(sb.state_dir()), "{ran_in:?}");
+    assert!(
+        sb.calls("wrap-codex")[0]
+            .argv
+            .iter()
+            .any(|a| a == "--skip-git-repo-check"),
+        "checked as Codex is: {:?}",
+        sb.calls("wrap-codex")[0].argv
+    );
+}

@@ -73,8 +73,7 @@ struct Out {
 /// anything, and `config` (`KEY=VALUE` each) besides, in `cwd`.
 fn run(cwd: &Path, config: &[String], args: &[&str]) -> Option<Out> {
     let mut command = crate::child_env::command("git");
-    command
-        .current_dir(cwd)
+    crate::child_env::start_in(&mut command, cwd)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")

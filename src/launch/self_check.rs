@@ -317,7 +317,8 @@ pub fn run(
 /// closed (the door closes it), in a process group of its own.
 fn command(ready: &Ready, args: &[OsString], dir: &Path, extra: &[(&str, &str)]) -> Command {
     let mut command = crate::child_env::command(&ready.binary);
-    command.args(args).current_dir(dir);
+    command.args(args);
+    crate::child_env::start_in(&mut command, dir);
     for name in &ready.env_remove {
         command.env_remove(name);
     }

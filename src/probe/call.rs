@@ -61,6 +61,10 @@ pub enum Call {
         key: String,
     },
     Command {
+        /// The backend's CLI, judged when the configuration was read: a backend whose
+        /// `command` is a wrapper (`/opt/wrap`) is still the CLI it names, and its check
+        /// keeps that CLI's trust rule.
+        family: crate::adapter::Family,
         argv: Vec<String>,
         env: Vec<(String, String)>,
         env_remove: Vec<String>,

@@ -16,6 +16,7 @@ use crate::state::ledger::Tokens;
 use crate::state::meter::{CallInfo, Meter, Spent, estimate_tokens};
 
 pub fn run(
+    family: Family,
     argv: &[String],
     env: &[(String, String)],
     env_remove: &[String],
@@ -23,7 +24,7 @@ pub fn run(
     meter: &Meter,
     info: &CallInfo,
 ) -> Outcome {
-    let place = match where_to_run(argv, env, env_remove) {
+    let place = match where_to_run(family, argv, env, env_remove) {
         Ok(place) => place,
         Err(reason) => {
             return Outcome {
@@ -60,11 +61,11 @@ pub fn run(
 /// doc); `Err`: the fact that a launch here would be refused, or why no scratch directory
 /// could be made.
 fn where_to_run(
+    family: Family,
     argv: &[String],
     env: &[(String, String)],
     env_remove: &[String],
 ) -> Result<CheckDir, String> {
-    let family = Family::of(&argv[0]);
     let Ok(dir) = std::env::current_dir() else {
         return Ok(CheckDir::Here);
     };
@@ -103,10 +104,8 @@ fn run_unmetered(
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));
     if let CheckDir::Scratch { dir, args, env } = place {
-        command
-            .args(*args)
-            .envs(env.iter().copied())
-            .current_dir(dir.path());
+        command.args(*args).envs(env.iter().copied());
+        crate::child_env::start_in(&mut command, dir.path());
     }
     let job = crate::child::Job::new(timeout, crate::child::Group::Own);
     let output = match crate::child::run(&mut command, &job).map(crate::child::Ran::output) {

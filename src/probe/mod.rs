@@ -28,10 +28,19 @@ pub fn run(plan: &ProbePlan, meter: &Meter) -> Outcome {
     let started = std::time::Instant::now();
     let mut outcome = match &plan.call {
         Call::Command {
+            family,
             argv,
             env,
             env_remove,
-        } => command::run(argv, env, env_remove, plan.timeout, meter, &plan.info),
+        } => command::run(
+            *family,
+            argv,
+            env,
+            env_remove,
+            plan.timeout,
+            meter,
+            &plan.info,
+        ),
         Call::None => Outcome {
             class: ErrorClass::Ok,
             reason: plan.unprobed_reason(),

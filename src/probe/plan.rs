@@ -236,6 +236,7 @@ fn command_call(
     }
     let source = format!("backend:{}", backend.name);
     let call = Call::Command {
+        family: backend.family,
         argv,
         env: env.set.to_vec(),
         env_remove: env.removed.to_vec(),

@@ -273,8 +273,8 @@ fn run(binary: &Path, model: &str, prompt: &str, timeout: Duration) -> Result<Me
             "--disable-slash-commands",
             "--system-prompt",
             NEUTRAL_SYSTEM_PROMPT,
-        ])
-        .current_dir(scratch.path());
+        ]);
+    crate::child_env::start_in(&mut command, scratch.path());
     // The relay's own secrets never reach it (`child_env`), nor another vendor's key.
     for name in
         crate::adapter::Family::Claude.foreign_credential_vars(&crate::adapter::Env::process())

@@ -188,12 +188,24 @@ impl Sandbox {
 
     /// The `agent` binary with a clean environment: `HOME`, `PATH` (`bin/` first),
     /// `TMPDIR`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `AGENT_STATE_DIR`, the test's clock
-    /// ([`super::clock::env`]), then every
-    /// [`Sandbox::env`] pair; stdin is null and the working directory is `home/`.
+    /// ([`super::clock::env`]), `PWD` naming the working directory as a shell would, then
+    /// every [`Sandbox::env`] pair; stdin is null and the working directory is `home/`.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(agent_binary());
+        self.command_of(Path::new(&agent_binary()), args)
+    }
+
+    /// `program` with the environment, standard input and directory [`Sandbox::command`]
+    /// gives agent: as a user at that shell would start it.
+    pub fn command_of(&self, program: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
+        let cwd = self
+            .cwd
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| self.home.clone());
         cmd.args(args)
             .env_clear()
+            .env("PWD", &cwd)
             .env("HOME", &self.home)
             .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
             .env("TMPDIR", &self.tmp)
@@ -203,7 +215,7 @@ impl Sandbox {
             .envs(super::clock::env())
             .envs(self.env.borrow().iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
-            .current_dir(self.cwd.borrow().as_deref().unwrap_or(&self.home));
+            .current_dir(&cwd);
         cmd
     }
 
