@@ -67,7 +67,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     // Armed before the command line is read: a usage error in it (`--on-limit=bogus`) is a
     // way out the record must tell a script about too.
-    launch::outcome::record_to(launch::outcome::path_from(None));
+    // A path refused here is refused again, as a usage error, once the command line says
+    // this is a launch.
+    let _ = launch::outcome::record_to(launch::outcome::path_from(None));
     let cli = match cli::parse(args) {
         Ok(cli) => cli,
         Err(err) => {
@@ -86,7 +88,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         cli.is_launch()
             .then(|| launch::outcome::path_from(cli.outcome.as_deref()))
             .flatten(),
-    );
+    )?;
     if cli.statusline {
         return Ok(report::statusline::run());
     }

@@ -36,6 +36,7 @@ mod on_limit;
 mod on_limit_flags;
 mod opencode_checks;
 mod others_paths;
+mod outcome_paths;
 mod parking;
 mod prompt_words;
 mod readme_examples;

@@ -619,3 +619,30 @@ fn on_a_terminal_ctrl_c_at_the_question_runs_nothing() {
     assert!(code == 1 || code == 130, "{code}: {}", asked.screen());
     assert_only_claude_ran(&asked.w.sb, &asked.screen());
 }
+
+/// A `handoffs` link planted in the state directory is refused, never followed (issue 39):
+/// the brief of the session — its task, its replies — never lands where the link points,
+/// and the hand-off still goes on, without a brief, saying why.
+#[test]
+fn a_handoffs_link_in_the_state_directory_is_refused_and_nothing_lands_where_it_points() {
+    let w = out_of_its_window(2 * 3600);
+    codex_working_then_exiting_3(&w.sb);
+    let elsewhere = w.sb.root().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::create_dir_all(w.sb.state_dir()).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, w.sb.state_dir().join("handoffs")).unwrap();
+
+    let (run, _outcome) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "a brief landed through the link: {run:?}"
+    );
+    assert!(
+        run.stderr.contains("the hand-off brief was not written")
+            && run.stderr.contains("is a symbolic link"),
+        "{run:?}"
+    );
+    assert_eq!(run.code, Some(3), "the hand-off still went on: {run:?}");
+}

@@ -55,7 +55,7 @@ pub fn write(
     let status = git_status::porcelain(cwd);
     let text = render(source, session, cwd, status.as_deref(), now);
     let dir = state_dir.join("handoffs");
-    state_file::ensure_dir(&dir)?;
+    state_file::ensure_subdir(&dir)?;
     let path = dir.join(file_name(now, session.id.as_deref()));
     state_file::write_atomic(&path, text.as_bytes(), Durability::Synced)?;
     Ok(path)

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::state::file::{Durability, write_atomic};
+use crate::state::file::{check_given, write_given};
 
 /// How one started rung's run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -124,9 +124,10 @@ impl Recorder {
         self.finished = true;
         let mut bytes = serde_json::to_vec(&self.document(exit))?;
         bytes.push(b'\n');
-        // Synced: a script reads it right after agent exits, and nothing can rebuild it.
-        // No lock: the file is this run's own, not state other runs read and update.
-        write_atomic(&path, &bytes, Durability::Synced)?;
+        // No lock: the file is this run's own, not state other runs read and update. The
+        // path is the user's: only a regular file there is replaced (a device or a FIFO is
+        // written through, a link refused).
+        write_given(&path, &bytes)?;
         Ok(Some(path))
     }
 }
@@ -154,16 +155,23 @@ fn record() -> MutexGuard<'static, Recorder> {
 
 /// From now on, [`finish`] writes the record to `path` (`None`: to nowhere). Called as soon
 /// as the command line says where (before it is even parsed, from `AGENT_OUTCOME`, so a
-/// usage error in it is recorded too); calling it again changes only where.
-pub fn record_to(path: Option<PathBuf>) {
-    // Absolute now: `write_atomic` puts its temporary file beside the path, and a bare
-    // `out.json` has no directory to put it in.
+/// usage error in it is recorded too); calling it again changes only where. A path the
+/// record could never be written to (a symbolic link, a directory) is refused here, before
+/// anything runs — a usage error (exit 2) — and nothing is armed.
+pub fn record_to(path: Option<PathBuf>) -> anyhow::Result<()> {
+    // Absolute now: the file is written beside the path first, and a bare `out.json` has no
+    // directory to put it in.
     let path = path.map(|path| std::path::absolute(&path).unwrap_or(path));
+    let refused = path.as_deref().map(check_given).transpose();
+    let path = path.filter(|_| refused.is_ok());
     let armed = path.is_some();
     record().path = path;
     if armed {
         crate::signals::before_dying(finish);
     }
+    refused
+        .map(|_| ())
+        .map_err(|err| crate::exit_codes::usage(format!("the outcome record: {err:#}")))
 }
 
 /// A rung was started and its run has ended.

@@ -25,6 +25,33 @@ pub fn ensure_dir(dir: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("setting permissions on {}", dir.display()))
 }
 
+/// A directory of agent's own inside the state directory (`handoffs/`), made 0700 when
+/// missing. Anything else at that name — a symbolic link above all, which would send what
+/// agent writes there (a brief of a session) wherever it points — is refused, never
+/// followed: the state directory is checked, its contents are agent's alone.
+pub fn ensure_subdir(dir: &Path) -> anyhow::Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_dir() => check_dir(dir),
+        Ok(meta) if meta.file_type().is_symlink() => Err(anyhow::anyhow!(
+            "{} is a symbolic link: agent never writes through a link in its state directory; \
+             remove it",
+            dir.display()
+        )),
+        Ok(_) => Err(anyhow::anyhow!(
+            "{} is not a directory: remove it so agent can make its own",
+            dir.display()
+        )),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            fs::DirBuilder::new()
+                .mode(0o700)
+                .create(dir)
+                .with_context(|| format!("creating {}", dir.display()))?;
+            check_dir(dir)
+        }
+        Err(err) => Err(err).with_context(|| format!("looking at {}", dir.display())),
+    }
+}
+
 /// [`ensure_dir`] for the state directory, which must also pass [`check_dir`]. (The
 /// configuration directory is the user's to arrange: a group-writable one is common where
 /// every user has a group of their own.)

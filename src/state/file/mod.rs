@@ -5,6 +5,7 @@
 
 mod append;
 mod dir;
+mod given;
 mod lock;
 mod open;
 
@@ -18,7 +19,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use anyhow::Context as _;
 
 pub use append::{append_line, append_line_synced, read_jsonl};
-pub use dir::{Distrust, check_dir, distrust, ensure_dir, ensure_state_dir};
+pub use dir::{Distrust, check_dir, distrust, ensure_dir, ensure_state_dir, ensure_subdir};
+pub use given::{check_given, write_given};
 pub use lock::{LOCK_WAIT, Locked, Mode, lock, lock_as};
 pub use open::open_read;
 
