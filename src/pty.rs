@@ -92,29 +92,40 @@ enum At {
     /// After a `\r`: a `\n` next makes one newline; anything else, the `\r` only moved the
     /// cursor back (a spinner redrawing its line) and is dropped.
     Return,
+    /// After `0xC2`, the lead byte of U+0080–U+00BF: with `0x80`–`0x9F` next it is a C1
+    /// control written in UTF-8, which terminals that read UTF-8 obey as the raw byte.
+    LeadC2,
     /// After ESC.
     Escape,
     /// After ESC and an intermediate byte (`ESC ( B`).
     EscapeIntermediate,
-    /// In a CSI sequence (`ESC [ … final`).
+    /// In a CSI sequence (`ESC [ … final`, or C1 `CSI … final`).
     Csi,
-    /// In a string (OSC `ESC ]`, DCS `ESC P`, SOS, PM, APC) until BEL or `ESC \`.
+    /// In a string (OSC `ESC ]`, DCS `ESC P`, SOS, PM, APC, or their C1 forms) until BEL,
+    /// `ESC \\` or C1 `ST`.
     Str,
-    /// An ESC inside a string: `\` ends it.
+    /// An ESC inside a string: `\\` ends it.
     TextEscape,
 }
 
 /// Terminal output made plain text, chunk by chunk (a sequence may be split between two
-/// reads): CSI, OSC and other ESC sequences and the other C0 controls but newline and tab
-/// removed, `\r\n` made `\n`.
+/// reads): CSI, OSC and other ESC sequences, their 8-bit C1 forms (`0x9B` CSI, `0x9D` OSC:
+/// a clipboard write or a screen clear on terminals that read them, raw or written in
+/// UTF-8), and the other controls but newline and tab removed, `\r\n` made `\n`. UTF-8 text
+/// passes whole: a continuation byte of a character is never taken for a C1 control.
 #[derive(Debug)]
 pub struct Plain {
     at: At,
+    /// How many continuation bytes the UTF-8 character being passed still has.
+    continuing: u8,
 }
 
 impl Default for Plain {
     fn default() -> Self {
-        Plain { at: At::Text }
+        Plain {
+            at: At::Text,
+            continuing: 0,
+        }
     }
 }
 
@@ -131,6 +142,7 @@ impl Plain {
     fn step(&mut self, byte: u8, out: &mut Vec<u8>) {
         const ESC: u8 = 0x1b;
         const BEL: u8 = 0x07;
+        const ST: u8 = 0x9c;
         self.at = match self.at {
             At::Return if byte == b'\n' => {
                 out.push(b'\n');
@@ -140,33 +152,81 @@ impl Plain {
                 self.at = At::Text;
                 return self.step(byte, out);
             }
-            At::Text => match byte {
-                b'\r' => At::Return,
-                ESC => At::Escape,
-                b'\n' | b'\t' | 0x20..=0x7e | 0x80..=0xff => {
-                    out.push(byte);
+            At::Text => self.text(byte, out),
+            At::LeadC2 => match byte {
+                0x80..=0x9f => c1(byte),
+                0xa0..=0xbf => {
+                    out.extend([0xc2, byte]);
                     At::Text
                 }
-                // The other controls: a bell, a backspace, a shift.
-                _ => At::Text,
+                // A lead byte with no character after it: dropped.
+                _ => {
+                    self.at = At::Text;
+                    return self.step(byte, out);
+                }
             },
             At::Escape | At::EscapeIntermediate => match byte {
                 b'[' if self.at == At::Escape => At::Csi,
                 b']' | b'P' | b'X' | b'^' | b'_' if self.at == At::Escape => At::Str,
                 0x20..0x30 => At::EscapeIntermediate,
+                // `ESC ESC ]0;t`: the second ESC starts the sequence anew.
+                ESC => At::Escape,
                 _ => At::Text,
             },
             At::Csi => match byte {
                 0x40..0x7f => At::Text,
+                ESC => At::Escape,
                 _ => At::Csi,
             },
             At::Str | At::TextEscape => match byte {
-                BEL => At::Text,
+                BEL | ST => At::Text,
                 b'\\' if self.at == At::TextEscape => At::Text,
                 ESC => At::TextEscape,
                 _ => At::Str,
             },
         };
+    }
+
+    /// One byte of text: kept when it is printable or part of a UTF-8 character.
+    fn text(&mut self, byte: u8, out: &mut Vec<u8>) -> At {
+        const ESC: u8 = 0x1b;
+        if self.continuing > 0 && matches!(byte, 0x80..=0xbf) {
+            self.continuing -= 1;
+            out.push(byte);
+            return At::Text;
+        }
+        self.continuing = 0;
+        match byte {
+            b'\r' => At::Return,
+            ESC => At::Escape,
+            0xc2 => At::LeadC2,
+            // A C1 control as a raw byte (no character's continuation).
+            0x80..=0x9f => c1(byte),
+            0xc3..=0xf4 => {
+                self.continuing = match byte {
+                    0xc3..=0xdf => 1,
+                    0xe0..=0xef => 2,
+                    _ => 3,
+                };
+                out.push(byte);
+                At::Text
+            }
+            b'\n' | b'\t' | 0x20..=0x7e | 0xa0..=0xbf => {
+                out.push(byte);
+                At::Text
+            }
+            // The other controls (a bell, a backspace, a shift) and bytes no UTF-8 has.
+            _ => At::Text,
+        }
+    }
+}
+
+/// Where a C1 control leads: into a CSI sequence or a string, else nowhere (dropped).
+fn c1(byte: u8) -> At {
+    match byte {
+        0x9b => At::Csi,
+        0x90 | 0x98 | 0x9d | 0x9e | 0x9f => At::Str,
+        _ => At::Text,
     }
 }
 
@@ -185,6 +245,39 @@ mod tests {
         assert_eq!(
             String::from_utf8(plain(drawn)).unwrap(),
             "hello there\nspindonelink\n"
+        );
+    }
+
+    #[test]
+    fn c1_controls_raw_or_in_utf8_are_removed_and_utf8_text_is_kept_whole() {
+        // A clipboard write (OSC 52) and a screen clear, in their 8-bit forms.
+        let raw = b"a\x9d52;c;ZXZpbA==\x9cb\x9b2Jc\n";
+        assert_eq!(String::from_utf8(plain(raw)).unwrap(), "abc\n");
+        let encoded = "a\u{9d}52;c;ZXZpbA==\u{9c}b\u{9b}2Jc\u{85}d\n";
+        assert_eq!(
+            String::from_utf8(plain(encoded.as_bytes())).unwrap(),
+            "abcd\n"
+        );
+        // Continuation bytes in 0x80..0x9F belong to their characters: `€` is E2 82 AC,
+        // `Ŝ` is C5 9C, `§` is C2 A7.
+        let text = "€ Ŝ § café 日本 🦀\n";
+        assert_eq!(String::from_utf8(plain(text.as_bytes())).unwrap(), text);
+        // Split between reads, a C1 control written in UTF-8 is still removed.
+        let mut filter = Plain::default();
+        let mut out = filter.feed(b"x\xc2");
+        out.extend(filter.feed(b"\x9b2Jy"));
+        assert_eq!(String::from_utf8(out).unwrap(), "xy");
+    }
+
+    #[test]
+    fn a_doubled_escape_starts_its_sequence_anew_and_leaves_no_text_of_it() {
+        assert_eq!(
+            String::from_utf8(plain(b"a\x1b\x1b]0;t2\x07b\n")).unwrap(),
+            "ab\n"
+        );
+        assert_eq!(
+            String::from_utf8(plain(b"a\x1b[1\x1b[31mb\n")).unwrap(),
+            "ab\n"
         );
     }
 

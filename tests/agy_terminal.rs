@@ -161,3 +161,19 @@ fn agy_forced_with_use_off_a_terminal_is_still_heard_and_its_exit_code_passes_th
     assert_eq!(forced.stdout, "agy says: hello there\n", "{forced:?}");
     assert!(stdout_of_launch(&sb).starts_with("/dev/pts/"));
 }
+
+/// What agy draws reaches a pipe as plain text (issue 39): its C1 controls too — a
+/// clipboard write (OSC 52) and a screen clear in their 8-bit forms, raw and written in
+/// UTF-8, that a terminal reading the pipe's file later would obey — and a doubled ESC
+/// leaves none of its title behind.
+#[test]
+fn agy_s_eight_bit_controls_and_doubled_escapes_never_reach_a_pipe() {
+    let sb = setup(
+        r#"printf 'agy \235''52;c;ZXZpbA==\234''says:\2332J \302\235''0;t\302\234''%s \033\033]0;t2\007€\n' "$2""#,
+    );
+
+    let launch = sb.run(&["-p", "hello there"]);
+
+    assert_eq!(launch.code, Some(0), "{launch:?}");
+    assert_eq!(launch.stdout, "agy says: hello there €\n", "{launch:?}");
+}
