@@ -646,3 +646,20 @@ fn a_handoffs_link_in_the_state_directory_is_refused_and_nothing_lands_where_it_
     );
     assert_eq!(run.code, Some(3), "the hand-off still went on: {run:?}");
 }
+
+/// A prompt after `--` that is the name of a Claude Code sub-command is a prompt (issue 39):
+/// `agent -p -- update` names its session like any other, so the session that runs out is
+/// found and handed on.
+#[test]
+fn a_prompt_after_the_marker_that_names_a_sub_command_still_gets_a_session_of_agents() {
+    let w = out_of_its_window(2 * 3600);
+    codex_working_then_exiting_3(&w.sb);
+
+    let run = w.sb.run(&["--on-limit", "continue", "-p", "--", "update"]);
+
+    let claude = w.sb.calls("claude");
+    assert_eq!(claude.len(), 1, "{run:?}");
+    session_id_given(&claude[0]);
+    assert_eq!(run.code, Some(3), "handed on to Codex: {run:?}");
+    assert_eq!(codex_runs(&w.sb).len(), 1, "{run:?}");
+}

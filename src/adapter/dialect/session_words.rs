@@ -59,19 +59,26 @@ pub fn prompt_of(args: &[OsString]) -> Option<String> {
 /// Whether `args` leave the session to agent: they neither name one (`--session-id`,
 /// `--resume`, `--continue`, …) nor start one of Claude Code's sub-commands.
 pub fn leaves_the_session_to_agent(args: &[OsString]) -> bool {
-    let mut first_word = true;
-    Reader::new(args).all(|read| match read {
+    let names_none = Reader::new(args).all(|read| match read {
         Read::Claude { flag, name, .. } => {
             !matches!(flag.form, Form::Continue | Form::Resume)
                 && !SESSION_FLAGS.contains(&name.as_str())
         }
-        Read::Other { .. } => true,
-        Read::Prompt(word) => {
-            let command = first_word && SUBCOMMANDS.iter().any(|c| word == *c);
-            first_word = false;
-            !command
-        }
-    })
+        Read::Other { .. } | Read::Prompt(_) => true,
+    });
+    // A sub-command is the first word of the prompt before any `--`: after it, `update` is
+    // a prompt like any other (`agent -p -- update`), and its session is agent's to name.
+    let before_the_marker = args
+        .iter()
+        .position(|word| word == "--")
+        .map_or(args, |at| &args[..at]);
+    let starts_a_command = Reader::new(before_the_marker)
+        .find_map(|read| match read {
+            Read::Prompt(word) => Some(word),
+            _ => None,
+        })
+        .is_some_and(|word| SUBCOMMANDS.iter().any(|c| word == *c));
+    names_none && !starts_a_command
 }
 
 /// The session `args` name by id: `--session-id ID`, or `--resume ID`.
@@ -143,6 +150,11 @@ mod tests {
         assert!(leaves_the_session_to_agent(&os(&[])));
         // A word that is a sub-command's name later in the prompt is only a word.
         assert!(leaves_the_session_to_agent(&os(&["-p", "fix", "doctor"])));
+        // After `--` every word is the prompt's, a sub-command's name too.
+        assert!(leaves_the_session_to_agent(&os(&["-p", "--", "update"])));
+        assert!(leaves_the_session_to_agent(&os(&[
+            "--model", "opus", "--", "mcp"
+        ])));
         for named in [
             &["-c"][..],
             &["--resume", "abc"],
