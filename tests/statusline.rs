@@ -713,3 +713,20 @@ fn a_rung_that_passes_no_model_does_not_contradict_the_model_the_feed_names() {
         "the feed says Opus 4.8 runs: {stdout}"
     );
 }
+
+/// A window at 99.5 % is not full (issue 39): the line and `--status` say 99 %, never the
+/// 100 % of a full window.
+#[test]
+fn a_window_just_under_full_never_reads_100_percent() {
+    let (sb, _api) = crate::logins::logged_in();
+    sb.write_config("[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n");
+    let (five, week) = resets();
+
+    let (_, line, _) = statusline(&sb, &five_hour_feed(99.5, five, week));
+    let status = sb.run(&["--status"]);
+
+    assert!(line.contains("5h 99% ↺"), "{line}");
+    assert!(!line.contains("100%"), "{line}");
+    assert!(status.stdout.contains("5-hour 99% "), "{status:?}");
+    assert!(!status.stdout.contains("100%"), "{status:?}");
+}

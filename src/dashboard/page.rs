@@ -171,7 +171,7 @@ fn windows_panel(
             escape(&name.label)
         );
         for window in windows {
-            let percent = window.used_percent.clamp(0.0, 100.0);
+            let percent = window.shown_percent().clamp(0.0, 100.0);
             // An estimate from its readings, shown only when it falls before the reset.
             let pace = full_at(login, window).map_or_else(String::new, |at| {
                 format!(

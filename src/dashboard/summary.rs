@@ -138,7 +138,7 @@ fn tightest(html: &mut String, facts: &Facts) {
         } else {
             "ok"
         },
-        window.used_percent.clamp(0.0, 100.0),
+        window.shown_percent().clamp(0.0, 100.0),
         words::time(window.resets_at, facts.now)
     );
 }

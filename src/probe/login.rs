@@ -209,7 +209,7 @@ fn describe_window_with(
     format!(
         "{} {:.0}%{pace} ({resets}{source}, {} ago)",
         window.scope.describe(),
-        window.used_percent,
+        window.shown_percent(),
         age(now.duration_since(window.observed_at).as_secs().max(0)),
     )
 }

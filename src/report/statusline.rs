@@ -216,7 +216,7 @@ fn window_text(
     });
     format!(
         "{name} {:.0}%{pace} ↺{}",
-        window.used_percent,
+        window.shown_percent(),
         at(window.resets_at)
     )
 }

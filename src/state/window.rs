@@ -314,6 +314,17 @@ impl Window {
     pub fn is_full(&self) -> bool {
         self.used_percent >= 100.0
     }
+
+    /// The used percent as the whole number every face shows: rounded, except that a window
+    /// that is not full never reads 100 (99.5 % read `100%` beside a login rightly not
+    /// parked), and one past its cap keeps what it says.
+    pub fn shown_percent(&self) -> f64 {
+        if self.is_full() {
+            self.used_percent.floor()
+        } else {
+            self.used_percent.round().min(99.0)
+        }
+    }
 }
 
 /// A window as it is written, before the checks [`Window::new`] makes.
