@@ -85,39 +85,64 @@ pub fn run() -> anyhow::Result<ExitCode> {
     // Only a launch is recorded: a report run with AGENT_OUTCOME set in the environment
     // must not replace the record of the launch before it.
     launch::outcome::record_to(
-        cli.is_launch()
+        cli.mode
+            .is_launch()
             .then(|| launch::outcome::path_from(cli.outcome.as_deref()))
             .flatten(),
     )?;
-    if cli.statusline {
+    if cli.mode == cli::Mode::Statusline {
         return Ok(report::statusline::run());
     }
     term::init(cli.quiet, cli.color);
-    if cli.generate_man.is_some() || cli.generate_completions.is_some() {
-        if let Some(dir) = &cli.generate_man {
-            docs::write_man(dir)?;
-        }
-        if let Some(dir) = &cli.generate_completions {
-            docs::write_completions(dir)?;
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if cli.is_report() && !cli.doctor {
+    if cli.mode.is_report() && cli.mode != cli::Mode::Doctor {
         // Before anything reads it: a report from state another user can write is refused
         // (exit 2, with the fix). A launch goes on without the state instead, unprobed —
         // the launcher says so — and the doctor reports it as a problem.
         refuse_untrusted_state_dir()?;
     }
-    if cli.install_statusline {
-        return report::statusline_install::install(cli.dry_run);
-    }
-    if cli.uninstall_statusline {
-        return report::statusline_install::uninstall(cli.dry_run);
-    }
-    if cli.doctor {
+    let config = || configured(&cli);
+    match &cli.mode {
+        cli::Mode::Statusline => Ok(report::statusline::run()),
+        cli::Mode::Docs { man, completions } => {
+            if let Some(dir) = man {
+                docs::write_man(dir)?;
+            }
+            if let Some(dir) = completions {
+                docs::write_completions(dir)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        cli::Mode::InstallStatusline => report::statusline_install::install(cli.dry_run),
+        cli::Mode::UninstallStatusline => report::statusline_install::uninstall(cli.dry_run),
         // The doctor reports a broken configuration instead of stopping at it.
-        return report::doctor::run(paths::config_file(cli.config.clone()).as_ref(), cli.json);
+        cli::Mode::Doctor => {
+            report::doctor::run(paths::config_file(cli.config.clone()).as_ref(), cli.json)
+        }
+        cli::Mode::Accounts(args) => report::accounts::run(&config()?, args, cli.json),
+        cli::Mode::List => report::list::run(&config()?, cli.json),
+        cli::Mode::InstallWatchdog(args) => {
+            report::watchdog::install(&config()?, args, cli.config.as_deref())
+        }
+        cli::Mode::UninstallWatchdog(args) => {
+            report::watchdog::uninstall(&config()?, args, cli.config.as_deref())
+        }
+        cli::Mode::Relay(args) => relay::run(&config()?, args, cli.config.as_deref()),
+        cli::Mode::Budget(args) => report::budget::run(&config()?, args, cli.json),
+        cli::Mode::Dashboard(args) => dashboard::run(&config()?, args),
+        cli::Mode::Usage(args) => usage::run(&config()?, args, cli.json),
+        cli::Mode::Status => report::status::run(&config()?, cli.json),
+        cli::Mode::CheckFallback => report::check_fallback::run(&config()?, cli.json),
+        cli::Mode::DryRun | cli::Mode::Force(_) | cli::Mode::Launch => {
+            launch_as_asked(&config()?, &cli)
+        }
     }
+}
+
+/// The configuration for `cli`'s mode: read and checked, its warnings said, the stored
+/// accounts added, the shared store in place (the relay chooses its own role), and the
+/// accounts' rows expanded — a launch takes the next round-robin turn, everything else
+/// looks without moving it (`--accounts` sees them unexpanded).
+fn configured(cli: &cli::Cli) -> anyhow::Result<config::Config> {
     let mut config = config::load(paths::config_file(cli.config.clone()))?;
     // A key agent does not know is a warning, and the command goes on: a fallback launcher
     // does not stop on a cosmetic typo (a wrong value for a known key did stop it above).
@@ -126,46 +151,22 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     accounts::load_stored(&mut config)?;
     if let Some(store) = &config.store
-        && cli.relay.is_none()
+        && !matches!(cli.mode, cli::Mode::Relay(_))
     {
-        // The relay chooses its own role (only a serving relay may refuse calls while the
-        // store is away); everything else falls back to this machine's files.
+        // Only a serving relay may refuse calls while the store is away; everything else
+        // falls back to this machine's files.
         state::store::install(store, state::store::Role::Local)?;
     }
-    if let Some(args) = &cli.accounts {
-        return report::accounts::run(&config, args, cli.json);
+    if !matches!(cli.mode, cli::Mode::Accounts(_)) {
+        let launching = cli.mode == cli::Mode::Launch;
+        accounts::expand(&mut config, &paths::state_dir(), launching);
     }
-    // A launch takes the next round-robin turn; reports look without moving it.
-    let launching = !cli.is_report() && cli.use_backend.is_none();
-    accounts::expand(&mut config, &paths::state_dir(), launching);
-    if cli.list {
-        return report::list::run(&config, cli.json);
-    }
-    if let Some(args) = &cli.install_watchdog {
-        return report::watchdog::install(&config, args, cli.config.as_deref());
-    }
-    if let Some(args) = &cli.uninstall_watchdog {
-        return report::watchdog::uninstall(&config, args, cli.config.as_deref());
-    }
-    if let Some(args) = &cli.relay {
-        return relay::run(&config, args, cli.config.as_deref());
-    }
-    if let Some(args) = &cli.budget {
-        return report::budget::run(&config, args, cli.json);
-    }
-    if let Some(args) = &cli.dashboard {
-        return dashboard::run(&config, args);
-    }
-    if let Some(args) = &cli.usage {
-        return usage::run(&config, args, cli.json);
-    }
-    if cli.status {
-        return report::status::run(&config, cli.json);
-    }
-    if cli.check_fallback {
-        return report::check_fallback::run(&config, cli.json);
-    }
-    refuse_a_slip(&config, &cli)?;
+    Ok(config)
+}
+
+/// A launch, a forced one or a dry run of either.
+fn launch_as_asked(config: &config::Config, cli: &cli::Cli) -> anyhow::Result<ExitCode> {
+    refuse_a_slip(config, cli)?;
     // The user writes Claude Code's command line: what it refuses runs nowhere (§23).
     if let Some(refused) = adapter::dialect::refused_by_claude(&cli.cli_args) {
         return Err(exit_codes::usage(refused));
@@ -179,8 +180,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         outcome: launch::outcome::path_from(cli.outcome.as_deref()),
     };
     match &cli.use_backend {
-        Some(spec) => launch::force(&config, spec, &options),
-        None => launch::run(&config, &options),
+        Some(spec) => launch::force(config, spec, &options),
+        None => launch::run(config, &options),
     }
 }
 

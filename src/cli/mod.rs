@@ -8,6 +8,7 @@ use std::path::PathBuf;
 pub mod accounts;
 pub mod budget;
 pub mod dashboard;
+pub mod mode;
 pub mod relay;
 pub mod synopsis;
 pub mod usage;
@@ -15,6 +16,7 @@ pub mod watchdog;
 
 pub use crate::term::ColorWhen;
 use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser};
+pub use mode::Mode;
 
 const AFTER_HELP: &str = "\
 Every argument that is not one of agent's options is Claude Code's command line and passes to
@@ -241,6 +243,10 @@ pub struct Cli {
     #[arg(skip)]
     pub near_miss: Option<(String, String)>,
 
+    /// What this run does, decided once from the flags above (`take_mode`).
+    #[arg(skip)]
+    pub mode: Mode,
+
     /// Claude Code's command line, for the launched CLI: unchanged, or in its own words
     #[arg(
         value_name = "ARGS FOR THE CLI",
@@ -282,30 +288,50 @@ pub fn command() -> clap::Command {
 }
 
 impl Cli {
-    /// True when agent reports instead of launching: then `--json` is agent's.
-    pub fn is_report(&self) -> bool {
-        self.list
-            || self.dry_run
-            || self.status
-            || self.check_fallback
-            || self.budget.is_some()
-            || self.usage.is_some()
-            || self.dashboard.is_some()
-            || self.accounts.is_some()
-            || self.doctor
-            || self.install_statusline
-            || self.uninstall_statusline
-    }
-
-    /// True when agent launches a CLI (or tries to): only a launch writes `--outcome`.
-    pub fn is_launch(&self) -> bool {
-        !self.is_report()
-            && !self.statusline
-            && self.relay.is_none()
-            && self.install_watchdog.is_none()
-            && self.uninstall_watchdog.is_none()
-            && self.generate_man.is_none()
-            && self.generate_completions.is_none()
+    /// The mode the flags ask for ([`Mode`]'s order). The management flags' own words move
+    /// into the mode.
+    fn take_mode(&mut self) -> Mode {
+        let words = |flag: &mut Option<Vec<String>>| flag.take();
+        if self.statusline {
+            Mode::Statusline
+        } else if self.generate_man.is_some() || self.generate_completions.is_some() {
+            Mode::Docs {
+                man: self.generate_man.clone(),
+                completions: self.generate_completions.clone(),
+            }
+        } else if self.install_statusline {
+            Mode::InstallStatusline
+        } else if self.uninstall_statusline {
+            Mode::UninstallStatusline
+        } else if self.doctor {
+            Mode::Doctor
+        } else if let Some(args) = words(&mut self.accounts) {
+            Mode::Accounts(args)
+        } else if self.list {
+            Mode::List
+        } else if let Some(args) = words(&mut self.install_watchdog) {
+            Mode::InstallWatchdog(args)
+        } else if let Some(args) = words(&mut self.uninstall_watchdog) {
+            Mode::UninstallWatchdog(args)
+        } else if let Some(args) = words(&mut self.relay) {
+            Mode::Relay(args)
+        } else if let Some(args) = words(&mut self.budget) {
+            Mode::Budget(args)
+        } else if let Some(args) = words(&mut self.dashboard) {
+            Mode::Dashboard(args)
+        } else if let Some(args) = words(&mut self.usage) {
+            Mode::Usage(args)
+        } else if self.status {
+            Mode::Status
+        } else if self.check_fallback {
+            Mode::CheckFallback
+        } else if self.dry_run {
+            Mode::DryRun
+        } else if let Some(spec) = &self.use_backend {
+            Mode::Force(spec.clone())
+        } else {
+            Mode::Launch
+        }
     }
 }
 
@@ -383,7 +409,8 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     }
     let matches = command.try_get_matches_from_mut(ours)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
-    if !json_at.is_empty() && cli.is_report() {
+    cli.mode = cli.take_mode();
+    if !json_at.is_empty() && cli.mode.is_report() {
         cli.json = true;
         for index in json_at.into_iter().rev() {
             theirs.remove(index);
@@ -566,5 +593,37 @@ mod tests {
         let report = split(&["--list", "--json"]);
         assert!(report.json);
         assert!(report.cli_args.is_empty());
+    }
+
+    fn mode(args: &[&str]) -> Mode {
+        split(args).mode
+    }
+
+    #[test]
+    fn each_flag_is_its_mode_and_plain_words_are_a_launch() {
+        assert_eq!(mode(&["-p", "hi"]), Mode::Launch);
+        assert_eq!(mode(&[]), Mode::Launch);
+        assert_eq!(
+            mode(&["--use", "codex", "-p", "hi"]),
+            Mode::Force("codex".into())
+        );
+        assert_eq!(mode(&["--dry-run", "--use", "codex"]), Mode::DryRun);
+        assert_eq!(mode(&["--status"]), Mode::Status);
+        assert_eq!(
+            mode(&["--budget", "set", "--calls", "5"]),
+            Mode::Budget(vec!["set".into(), "--calls".into(), "5".into()])
+        );
+        assert_eq!(mode(&["--usage"]), Mode::Usage(Vec::new()));
+        assert_eq!(
+            mode(&["--relay", "serve"]),
+            Mode::Relay(vec!["serve".into()])
+        );
+    }
+
+    #[test]
+    fn the_first_mode_in_the_order_wins_when_several_are_asked_for() {
+        assert_eq!(mode(&["--status", "--list"]), Mode::List);
+        assert_eq!(mode(&["--check-fallback", "--doctor"]), Mode::Doctor);
+        assert_eq!(mode(&["--dry-run", "--status"]), Mode::Status);
     }
 }
