@@ -207,6 +207,32 @@ impl<'a> Cascade<'a> {
         self
     }
 
+    /// The same launch with other words (a hand-off's first prompt, a resume's): which
+    /// rungs can take them is judged again as each is next looked at; what is known of
+    /// health, probes and windows stays.
+    pub fn retarget(&mut self, args: &[OsString]) {
+        self.args = Some(args.to_vec());
+        self.rungs.fill(None);
+    }
+
+    /// Everything as it is now, for a choice made again from the top: health, the clock
+    /// and the windows (a rung's login is chosen again), with no probe and no run of this
+    /// launch held against a rung — after a wait, or once a session moved on.
+    pub fn start_over(&mut self) {
+        self.refresh();
+        self.rungs.fill(None);
+        self.probes.clear();
+        self.tried.clear();
+    }
+
+    /// Whether any rung below `index` (0-based) could still run, as far as is known without
+    /// a call: the one answer to "is this the last rung that could run", which a parking
+    /// before the wall and a spent quota both ask.
+    pub fn below_could_run(&mut self, index: usize) -> bool {
+        let now = jiff::Timestamp::now();
+        (index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now))
+    }
+
     pub fn store(&self) -> &Store {
         &self.store
     }
@@ -405,9 +431,7 @@ impl<'a> Cascade<'a> {
             }
         }
         let park = known::park(self.config, &self.parking, &rung, now)?;
-        if !park.full
-            && !(index + 1..self.config.rungs.len()).any(|below| self.could_run(below, now))
-        {
+        if !park.applies(|| self.below_could_run(index)) {
             crate::term::debug(&format!(
                 "rung {}: {}: {}, but no rung below could run: not parked",
                 index + 1,

@@ -115,7 +115,9 @@ pub fn rungs(config: &Config) -> Vec<Known<'_>> {
     // wall; a full window parks it all the same.
     let mut below_could_run = false;
     for (rung, park) in resolved.into_iter().zip(parks).rev() {
-        let parked = park.as_ref().filter(|park| below_could_run || park.full);
+        let parked = park
+            .as_ref()
+            .filter(|park| park.applies(|| below_could_run));
         let state = judge.state(&rung, None, parked);
         below_could_run |= state.could_run();
         known.push(Known {

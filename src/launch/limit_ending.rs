@@ -199,8 +199,9 @@ pub enum Next {
 }
 
 /// Follows `on_limit` after `ending` of the run on `rung` with Claude Code's words `args`
-/// that exited `code`: stops, hands off, waits for the reset to resume, or asks which.
-/// `new_cascade` makes a cascade for other words (the question names the next open rung).
+/// that exited `code`: stops, hands off, waits for the reset to resume, or asks which. The
+/// launch's own cascade answers the question's "which rung would continue it", targeted
+/// for a moment at the words a hand-off would give.
 #[allow(clippy::too_many_arguments)]
 pub fn follow<'c>(
     config: &'c Config,
@@ -211,7 +212,6 @@ pub fn follow<'c>(
     ending: &LimitEnding,
     code: i32,
     cascade: &mut Cascade<'c>,
-    new_cascade: impl Fn(&[OsString]) -> Cascade<'c>,
 ) -> Next {
     let label = rung.label();
     let passed_through = u8::try_from(code & 0xff).unwrap_or(1);
@@ -224,8 +224,9 @@ pub fn follow<'c>(
     let mut choice = choice(config, asked.on_limit, rung);
     if choice == OnLimit::Ask {
         // The next open rung, by the one rule, so the question can name it.
-        let mut peek = new_cascade(&continue_words(args, &label, Path::new("BRIEF")));
-        let next = next_open_rung(&mut peek, chain);
+        cascade.retarget(&continue_words(args, &label, Path::new("BRIEF")));
+        let next = next_open_rung(cascade, chain);
+        cascade.retarget(args);
         choice = ask(&label, &ending.spent, next.as_deref(), resume.is_some());
     }
     match choice {

@@ -361,20 +361,33 @@ impl Parking {
         start: Timestamp,
         now: Timestamp,
     ) -> Vec<Window> {
-        let Some(login) = login_of(rung) else {
-            return Vec::new();
-        };
-        let Some(home) = &login.records else {
-            return Vec::new();
-        };
-        let found = login::readers::run_windows(login.family, home, cwd, start);
+        let found = run_windows(rung, cwd, start);
+        self.file(rung, &found, now);
+        found
+    }
+
+    /// Records `found`, windows a run of `rung` named, under its login.
+    pub fn file(&self, rung: &Rung, found: &[Window], now: Timestamp) {
+        let Some(login) = login_of(rung) else { return };
         if !found.is_empty()
-            && let Err(err) = self.windows.record(&login.key, &found, now)
+            && let Err(err) = self.windows.record(&login.key, found, now)
         {
             crate::term::debug(&format!("windows.json not updated: {err:#}"));
         }
-        found
     }
+}
+
+/// The windows the record of the run of `rung` that started at `start` in `cwd` names
+/// (never an older run's), read and not recorded: empty when it named none, or only a short
+/// rate limit of the service, which is not a window.
+pub fn run_windows(rung: &Rung, cwd: &Path, start: Timestamp) -> Vec<Window> {
+    let Some(login) = login_of(rung) else {
+        return Vec::new();
+    };
+    let Some(home) = &login.records else {
+        return Vec::new();
+    };
+    login::readers::run_windows(login.family, home, cwd, start)
 }
 
 #[cfg(test)]

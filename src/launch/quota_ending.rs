@@ -36,14 +36,6 @@ pub fn refused(rung: &Rung, stderr_head: &str) -> Option<String> {
     }
 }
 
-/// Whether a rung below `index` (0-based) could still run, by what is known now: no call.
-pub fn below_could_run(config: &Config, index: usize) -> bool {
-    crate::launch::known::rungs(config)
-        .iter()
-        .skip(index + 1)
-        .any(|known| known.state.could_run())
-}
-
 /// Files the refused quota against the rung's target (skipped for `quota_minutes`) and says
 /// so: the run exited `code` after `elapsed`, its CLI saying `said`.
 pub fn skip(config: &Config, store: &Store, rung: &Rung, code: i32, elapsed: Duration, said: &str) {

@@ -112,6 +112,15 @@ pub struct Park {
     pub full: bool,
 }
 
+impl Park {
+    /// Whether this parks its rung: a full window always does; one only past the mark
+    /// (`park_at_percent`) never parks the last rung that could run — asked only then.
+    /// The one statement of that guard, for the launch and the reports alike.
+    pub fn applies(&self, below_could_run: impl FnOnce() -> bool) -> bool {
+        self.full || below_could_run()
+    }
+}
+
 /// What is known of one rung, gathered by the caller.
 #[derive(Debug, Clone, Copy)]
 pub struct Facts<'a> {

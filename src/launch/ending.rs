@@ -1,0 +1,276 @@
+//! How one run of a CLI ended, judged once (DESIGN §24): a pure function of what agent saw
+//! of the run — how it exited, how long it ran, whether it printed anything for a headless
+//! prompt, whether the user asked agent to stop — and of what the run's own record says,
+//! asked through [`Record`] only when the judgement needs it. What happens next is the
+//! launch's, one small function per ending (`launch::machine`); the outcome record, the
+//! notices and the exit code are all read from this one value.
+
+use std::time::Duration;
+
+use super::acted::Actions;
+use super::child::Ended;
+use super::fastfail::{self, Verdict};
+
+/// A window the run's record says it spent: the one that resets last, and its words
+/// ("5-hour limit, resets 15:00").
+#[derive(Debug, Clone)]
+pub struct Spent {
+    pub window: crate::login::Window,
+    pub words: String,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub enum Ending {
+    /// Killed by this signal.
+    Signal(i32),
+    /// Over, with the CLI's own code: it answered (0 or 130), ran past `fastfail_seconds`,
+    /// or agent was told to stop.
+    Done(i32),
+    /// It ran past `fastfail_seconds` and its own record says its usage window ran out.
+    Limit(i32, Spent),
+    /// It ran past `fastfail_seconds` and ended on a refused quota its record names no
+    /// window for (opencode's provider error), in its own words.
+    Quota(i32, String),
+    /// It failed fast refusing the arguments: bad words are no outage.
+    UsageError(i32, String),
+    /// It failed fast because its CLI will not run in this folder: a fact of the folder.
+    FolderRefused(i32, String),
+    /// It failed fast after it had acted (changed files, ran commands).
+    Acted(i32, Actions),
+    /// It failed fast: it never really started; the reason says how.
+    FastFail(i32, String),
+}
+
+impl Ending {
+    /// The word the outcome record says of it.
+    pub fn recorded_as(&self) -> super::outcome::Ended {
+        use super::outcome::Ended as Word;
+        match self {
+            Ending::Signal(_) => Word::Signal,
+            Ending::Done(0) => Word::Done,
+            Ending::Done(_) | Ending::Acted(..) => Word::Error,
+            Ending::Limit(..) | Ending::Quota(..) => Word::Limit,
+            Ending::UsageError(..) => Word::UsageError,
+            Ending::FolderRefused(..) | Ending::FastFail(..) => Word::FastFail,
+        }
+    }
+}
+
+/// What agent saw of a run with no record read.
+#[derive(Debug, Clone, Copy)]
+pub struct Seen {
+    pub ended: Ended,
+    pub elapsed: Duration,
+    /// A headless prompt that a CLI printing nothing off a terminal answered with nothing.
+    pub silent: bool,
+    /// The user's Ctrl-C, TERM or HUP came during the run: nothing more is tried.
+    pub told_to_stop: bool,
+}
+
+/// What the run's own record and words say, asked only as the judgement needs it (each
+/// answer may read a file the CLI wrote).
+pub trait Record {
+    /// The spent window its record names, if any.
+    fn spent(&self) -> Option<Spent>;
+    /// Its CLI's words for a refused quota on its last line, for a CLI whose record names
+    /// no window.
+    fn quota_words(&self) -> Option<String>;
+    /// How it refused the arguments, exiting `code`.
+    fn refused_arguments(&self, code: i32) -> Option<String>;
+    /// How its CLI refused this folder, exiting `code`.
+    fn refused_folder(&self, code: i32) -> Option<String>;
+    /// What it did before it failed, when it did anything.
+    fn acted(&self) -> Option<Actions>;
+}
+
+/// The one judgement of how a run ended.
+pub fn judge(seen: &Seen, fastfail: Duration, record: &impl Record) -> Ending {
+    let code = match seen.ended {
+        Ended::Signal(signal) => return Ending::Signal(signal),
+        Ended::Code(code) => code,
+    };
+    let verdict = if seen.told_to_stop {
+        Verdict::Final
+    } else {
+        fastfail::judge(seen.ended, seen.elapsed, fastfail, seen.silent)
+    };
+    match verdict {
+        Verdict::Final if code != 0 && seen.elapsed >= fastfail => {
+            if let Some(spent) = record.spent() {
+                Ending::Limit(code, spent)
+            } else if let Some(said) = record.quota_words() {
+                Ending::Quota(code, said)
+            } else {
+                Ending::Done(code)
+            }
+        }
+        Verdict::Final => Ending::Done(code),
+        Verdict::FastFail => {
+            if let Some(why) = record.refused_arguments(code) {
+                Ending::UsageError(code, why)
+            } else if let Some(fact) = record.refused_folder(code) {
+                Ending::FolderRefused(code, fact)
+            } else if let Some(actions) = record.acted() {
+                Ending::Acted(code, actions)
+            } else if seen.silent {
+                Ending::FastFail(code, "printed nothing for a headless prompt".into())
+            } else {
+                Ending::FastFail(
+                    code,
+                    format!("exited {code} after {}s", seen.elapsed.as_secs()),
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// A record that answers as told and counts what it was asked.
+    #[derive(Default)]
+    struct Told {
+        spent: Option<Spent>,
+        quota: Option<String>,
+        arguments: Option<String>,
+        folder: Option<String>,
+        acted: Option<Actions>,
+        asked: Cell<usize>,
+    }
+
+    impl Record for Told {
+        fn spent(&self) -> Option<Spent> {
+            self.asked.set(self.asked.get() + 1);
+            self.spent.clone()
+        }
+        fn quota_words(&self) -> Option<String> {
+            self.asked.set(self.asked.get() + 1);
+            self.quota.clone()
+        }
+        fn refused_arguments(&self, _: i32) -> Option<String> {
+            self.asked.set(self.asked.get() + 1);
+            self.arguments.clone()
+        }
+        fn refused_folder(&self, _: i32) -> Option<String> {
+            self.asked.set(self.asked.get() + 1);
+            self.folder.clone()
+        }
+        fn acted(&self) -> Option<Actions> {
+            self.asked.set(self.asked.get() + 1);
+            self.acted.clone()
+        }
+    }
+
+    const NET: Duration = Duration::from_secs(25);
+
+    fn seen(ended: Ended, secs: u64) -> Seen {
+        Seen {
+            ended,
+            elapsed: Duration::from_secs(secs),
+            silent: false,
+            told_to_stop: false,
+        }
+    }
+
+    fn spent() -> Spent {
+        let now = jiff::Timestamp::now();
+        Spent {
+            window: crate::login::Window::new(
+                crate::login::window::Scope::FiveHour,
+                100.0,
+                now + jiff::SignedDuration::from_hours(2),
+                crate::login::window::Source::Transcript,
+                now,
+            )
+            .unwrap(),
+            words: "5-hour limit, resets 15:00".into(),
+        }
+    }
+
+    #[test]
+    fn an_answer_and_a_signal_read_no_record() {
+        let record = Told::default();
+        assert!(matches!(
+            judge(&seen(Ended::Code(0), 1), NET, &record),
+            Ending::Done(0)
+        ));
+        assert!(matches!(
+            judge(&seen(Ended::Signal(15), 1), NET, &record),
+            Ending::Signal(15)
+        ));
+        assert_eq!(record.asked.get(), 0);
+    }
+
+    #[test]
+    fn a_late_failure_is_a_limit_by_its_record_else_a_quota_by_its_words_else_final() {
+        let limit = Told {
+            spent: Some(spent()),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(1), 60), NET, &limit),
+            Ending::Limit(1, _)
+        ));
+        let quota = Told {
+            quota: Some("Error: quota".into()),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(1), 60), NET, &quota),
+            Ending::Quota(1, _)
+        ));
+        assert!(matches!(
+            judge(&seen(Ended::Code(2), 60), NET, &Told::default()),
+            Ending::Done(2)
+        ));
+    }
+
+    #[test]
+    fn a_fast_failure_is_bad_words_then_the_folder_then_what_it_did_then_unavailable() {
+        let all = Told {
+            arguments: Some("its usage error".into()),
+            folder: Some("untrusted".into()),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(2), 1), NET, &all),
+            Ending::UsageError(2, _)
+        ));
+        let folder = Told {
+            folder: Some("untrusted".into()),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(1), 1), NET, &folder),
+            Ending::FolderRefused(1, _)
+        ));
+        match judge(&seen(Ended::Code(1), 3), NET, &Told::default()) {
+            Ending::FastFail(1, reason) => assert_eq!(reason, "exited 1 after 3s"),
+            other => panic!("{other:?}"),
+        }
+        let silent = Seen {
+            silent: true,
+            ..seen(Ended::Code(0), 1)
+        };
+        match judge(&silent, NET, &Told::default()) {
+            Ending::FastFail(0, reason) => {
+                assert_eq!(reason, "printed nothing for a headless prompt");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn told_to_stop_a_fast_failure_is_final_and_tries_nothing_more() {
+        let stopped = Seen {
+            told_to_stop: true,
+            ..seen(Ended::Code(1), 1)
+        };
+        let record = Told::default();
+        assert!(matches!(judge(&stopped, NET, &record), Ending::Done(1)));
+    }
+}

@@ -1,0 +1,120 @@
+//! What one run's own record and words say, for the judgement of how it ended
+//! ([`super::ending::Record`]) and for what follows it: each source read at most once
+//! per run — the windows its record names are read once, whether the judgement or a fast
+//! failure asks first, and filed once.
+
+use std::cell::OnceCell;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+
+use super::acted::{self, Actions};
+use super::ending::{Record, Spent};
+use super::parking::{self, Parking};
+use super::rung::Rung;
+use crate::config::Config;
+use crate::login::Window;
+
+pub struct RunRecord<'r, 'c> {
+    config: &'c Config,
+    rung: &'r Rung<'c>,
+    /// The words the CLI was given, in its own dialect.
+    argv: &'r [OsString],
+    stderr_head: &'r str,
+    started: Timestamp,
+    /// Where it ran (agent's own directory); `None` when that cannot be named.
+    cwd: Option<PathBuf>,
+    windows: OnceCell<Vec<Window>>,
+    filed: OnceCell<()>,
+}
+
+impl<'r, 'c> RunRecord<'r, 'c> {
+    pub fn new(
+        config: &'c Config,
+        rung: &'r Rung<'c>,
+        argv: &'r [OsString],
+        stderr_head: &'r str,
+        started: Timestamp,
+    ) -> RunRecord<'r, 'c> {
+        RunRecord {
+            config,
+            rung,
+            argv,
+            stderr_head,
+            started,
+            cwd: std::env::current_dir().ok(),
+            windows: OnceCell::new(),
+            filed: OnceCell::new(),
+        }
+    }
+
+    /// Where the run ran.
+    pub fn cwd(&self) -> Option<&std::path::Path> {
+        self.cwd.as_deref()
+    }
+
+    /// The windows its record names, read on first use.
+    fn windows(&self) -> &[Window] {
+        self.windows.get_or_init(|| match &self.cwd {
+            Some(cwd) => parking::run_windows(self.rung, cwd, self.started),
+            None => Vec::new(),
+        })
+    }
+
+    /// Files the windows its record names under its login (once), and returns the spent
+    /// one that resets last — so the next launch parks the login until the reset instead
+    /// of running it into the same wall.
+    pub fn file_windows(&self, parking: &Parking) -> Option<Spent> {
+        self.filed.get_or_init(|| {
+            parking.file(self.rung, self.windows(), Timestamp::now());
+        });
+        self.spent()
+    }
+
+    /// Whether the windows were read (and so are to be filed whatever the ending).
+    pub fn read_windows(&self) -> bool {
+        self.windows.get().is_some()
+    }
+}
+
+impl Record for RunRecord<'_, '_> {
+    fn spent(&self) -> Option<Spent> {
+        let full = self
+            .windows()
+            .iter()
+            .filter(|w| w.is_full())
+            .max_by_key(|w| w.resets_at)?;
+        let words = parking::describe(full, self.config.park_at_percent(self.rung.backend));
+        Some(Spent {
+            window: full.clone(),
+            words,
+        })
+    }
+
+    fn quota_words(&self) -> Option<String> {
+        super::quota_ending::refused(self.rung, self.stderr_head)
+    }
+
+    fn refused_arguments(&self, code: i32) -> Option<String> {
+        let family = self.rung.backend.family;
+        if family.dialect().is_some_and(|d| d.usage_exit == Some(code)) {
+            return Some("its usage error".to_string());
+        }
+        family
+            .usage_words()
+            .iter()
+            .find(|words| self.stderr_head.contains(*words))
+            .map(|words| format!("it said \"{words}\""))
+    }
+
+    fn refused_folder(&self, code: i32) -> Option<String> {
+        let cwd = self.cwd.as_deref()?;
+        super::folder::refused(self.rung, self.argv, cwd, code, self.stderr_head)
+    }
+
+    fn acted(&self) -> Option<Actions> {
+        let cwd = self.cwd.as_deref()?;
+        Some(acted::by_run(self.rung, cwd, self.started)).filter(Actions::acted)
+    }
+}
