@@ -105,12 +105,30 @@ fn create(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let _ = fs::remove_file(&temp);
     match result {
         Ok(()) => Ok(()),
-        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => bail!(
-            "{} appeared while agent was writing the record there; it was left as it is",
-            path.display()
-        ),
-        Err(err) => Err(err).with_context(|| format!("writing {}", path.display())),
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => appeared(path),
+        // A file system without hard links: created in place, never replacing anything
+        // (`O_EXCL`, no link followed) — whole before agent exits, if not atomically.
+        Err(_) => {
+            let written = OpenOptions::new()
+                .create_new(true)
+                .write(true)
+                .mode(0o600)
+                .custom_flags(no_follow())
+                .open(path)
+                .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()));
+            match written {
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => appeared(path),
+                other => other.with_context(|| format!("writing {}", path.display())),
+            }
+        }
     }
+}
+
+fn appeared(path: &Path) -> anyhow::Result<()> {
+    bail!(
+        "{} appeared while agent was writing the record there; it was left as it is",
+        path.display()
+    )
 }
 
 /// Opens what is at `path` for writing without creating, truncating or following anything,
