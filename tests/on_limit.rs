@@ -663,3 +663,79 @@ fn a_prompt_after_the_marker_that_names_a_sub_command_still_gets_a_session_of_ag
     assert_eq!(run.code, Some(3), "handed on to Codex: {run:?}");
     assert_eq!(codex_runs(&w.sb).len(), 1, "{run:?}");
 }
+
+/// A trap script outside the sandbox's repository: leaves `marker` when anything runs it;
+/// as a filter it passes its input through, as ssh it fails at once.
+fn trap_script(sb: &Sandbox, marker: &Path) -> PathBuf {
+    let script = sb.write_file(
+        "trap.sh",
+        &format!(
+            "#!/bin/sh\ntouch '{}'\n[ \"$#\" -eq 0 ] || exit 1\ncat\n",
+            marker.display()
+        ),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn git_in(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// The brief of a session in a hostile repository runs nothing the repository configures
+/// (issue 39, item 2): a clean filter whose name holds `=` — which no `-c filter.NAME.clean=`
+/// can switch off — is never run, and the file the session left changed is still listed.
+#[test]
+fn the_brief_of_a_session_in_a_hostile_repository_runs_nothing_of_it() {
+    let w = world();
+    w.sb.write_config(&config());
+    // The session works in the sandbox's home, made a repository of its own.
+    let repo = w.sb.home().to_path_buf();
+    let _ = std::fs::remove_dir(repo.join(".git"));
+    let marker = w.sb.root().join("filter-ran");
+    let script = trap_script(&w.sb, &marker);
+    git_in(&repo, &["init", "-q"]);
+    std::fs::write(repo.join(".gitattributes"), "*.txt filter=a=b\n").unwrap();
+    std::fs::write(repo.join("notes.txt"), "one\n").unwrap();
+    git_in(&repo, &["add", ".gitattributes", "notes.txt"]);
+    git_in(&repo, &["commit", "-qm", "one"]);
+    git_in(
+        &repo,
+        &["config", "filter.a=b.clean", &script.display().to_string()],
+    );
+    // Same size, a later time: only a read of its content can tell it changed.
+    std::fs::write(repo.join("notes.txt"), "two\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(repo.join("notes.txt"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
+        .unwrap();
+    session_out_of_its_window(&w.sb, 2 * 3600);
+    codex_working_then_exiting_3(&w.sb);
+
+    let (run, _outcome) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(3), "{run:?}");
+    assert!(!marker.exists(), "the repository's filter ran: {run:?}");
+    let brief = std::fs::read_to_string(brief_named_in(&run.stderr)).unwrap();
+    assert!(brief.contains(" M notes.txt"), "{brief}");
+    // The trap is real: a plain `git status` there springs it.
+    let _ = std::process::Command::new("git")
+        .current_dir(&repo)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["status", "--porcelain"])
+        .output();
+    assert!(
+        marker.exists(),
+        "the trap never ran: the test proves nothing"
+    );
+}

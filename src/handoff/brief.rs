@@ -4,8 +4,8 @@
 //!
 //! Its sections: `# Hand-off from <CLI>`; `## The task` (the session's first prompt,
 //! verbatim); `## Where it stopped` (the last prompt and the assistant's last messages);
-//! `## Files the session changed` (its edit calls, and `git status --porcelain` in a
-//! repository); `## Source` (the CLI, rung, model, session id and the limit). What the
+//! `## Files the session changed` (its edit calls, and in a repository the files that
+//! differ from its index, read by agent without running anything of the repository); `## Source` (the CLI, rung, model, session id and the limit). What the
 //! session said is quoted in fences longer than any run of backticks it holds, so no prompt
 //! can close its fence and write the brief's own headings or instructions. Over the cap,
 //! the replies are trimmed first (their ends kept: that is where the session stopped), then
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use super::git_status;
+use super::worktree_changes;
 use crate::login::session::Session;
 use crate::state::file::{self as state_file, Durability};
 
@@ -52,7 +52,7 @@ pub fn write(
     session: &Session,
     now: Timestamp,
 ) -> anyhow::Result<PathBuf> {
-    let status = git_status::porcelain(cwd);
+    let status = worktree_changes::changes(cwd);
     let text = render(source, session, cwd, status.as_deref(), now);
     let dir = state_dir.join("handoffs");
     state_file::ensure_subdir(&dir)?;
@@ -213,7 +213,8 @@ impl Fixed {
         if let Some(status) = status {
             let _ = write!(
                 files,
-                "\n`git status --porcelain` in {} when it stopped:\n\n",
+                "\nFiles that differ from the repository's index in {} when it stopped \
+                 (read by agent; nothing of the repository ran):\n\n",
                 one_line(&cwd.to_string_lossy())
             );
             files.push_str(&fenced(&quoted_text(status)));
@@ -427,7 +428,7 @@ mod tests {
             assert!(text.contains(part), "{part:?} missing from:\n{text}");
         }
         // Not a repository: no status, and no error.
-        assert!(!text.contains("git status"), "{text}");
+        assert!(!text.contains("differ from the repository"), "{text}");
         // A session with no id is named by agent's pid.
         let anonymous = Session {
             id: None,
@@ -557,20 +558,27 @@ mod tests {
     }
 
     #[test]
-    fn a_repositorys_status_is_listed() {
+    fn a_repositorys_changed_files_are_listed() {
         let state = tempfile::tempdir().unwrap();
         let repo = tempfile::tempdir().unwrap();
-        let ok = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(repo.path())
-            .status()
-            .unwrap();
-        assert!(ok.success());
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(args)
+                .current_dir(repo.path())
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        };
+        git(&["init", "-q"]);
         std::fs::write(repo.path().join("notes.md"), "x\n").unwrap();
+        git(&["add", "notes.md"]);
+        git(&["commit", "-qm", "one"]);
+        std::fs::write(repo.path().join("notes.md"), "x and y\n").unwrap();
         let path = write(state.path(), repo.path(), &source(), &session(), now()).unwrap();
         let text = std::fs::read_to_string(path).unwrap();
         assert!(
-            text.contains("when it stopped:\n\n```text\n?? notes.md\n```\n"),
+            text.contains("nothing of the repository ran):\n\n```text\n M notes.md\n```\n"),
             "{text}"
         );
     }

@@ -4,6 +4,6 @@
 //! told to read; nothing here runs a CLI or chooses one (that is the launch's).
 
 pub mod brief;
-pub mod git_status;
+pub mod worktree_changes;
 
 pub use brief::{Source, write};
