@@ -26,6 +26,7 @@ mod gemini_personal;
 mod last_handoff;
 mod launching;
 mod layers;
+mod leftovers;
 mod login_usage;
 mod logins;
 mod logins_pool;

@@ -118,6 +118,11 @@ const STDERR_HEAD: usize = 16 * 1024;
 /// How long the stderr copy may go on after the child ended (a helper it left behind may
 /// hold the pipe; the copy then goes on alone).
 const STDERR_GRACE: Duration = Duration::from_millis(250);
+/// How long the copy of a child's stdout may go on after the child ended, however much keeps
+/// coming: something it left behind (`( while :; do echo tick; done ) &`) may print forever,
+/// and agent's run ends with its CLI's. What the CLI itself wrote before it exited is in the
+/// pipe by then (its writes had to complete) and is read well within this.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// Spawns and waits, forwarding TERM/HUP and noting INT/QUIT meanwhile (see `signals`).
 /// On a terminal the child has agent's stderr itself (an interactive CLI needs the tty);
@@ -215,8 +220,8 @@ struct Copied {
 /// Copies the child's stdout (`source`: a pipe, or the near end of its pseudo-terminal,
 /// read as plain text) through `hold` to agent's stdout until it reads as ended, or the
 /// child has ended (`ended_at`) and nothing came for [`STDERR_GRACE`] (a helper it left
-/// behind may hold it); a timed hold is released once its time has come while the child
-/// still runs. Meanwhile a terminal's size follows agent's own terminal's.
+/// behind may hold it), or [`EXIT_GRACE`] has passed since it ended whatever still comes;
+/// a timed hold is released once its time has come while the child still runs. Meanwhile a terminal's size follows agent's own terminal's.
 fn copy_stdout(
     source: std::fs::File,
     terminal: bool,
@@ -236,6 +241,12 @@ fn copy_stdout(
         let mut buffer = [0u8; 8192];
         let mut stdout = std::io::stdout();
         loop {
+            let ended = *ended_at.lock().unwrap_or_else(PoisonError::into_inner);
+            if ended.is_some_and(|at| {
+                at.max(last_heard).elapsed() >= STDERR_GRACE || at.elapsed() >= EXIT_GRACE
+            }) {
+                break;
+            }
             if terminal {
                 let now = crate::pty::own_size();
                 if let Some(new) =
@@ -269,11 +280,6 @@ fn copy_stdout(
                 } else {
                     hold.take(&buffer[..n], &mut stdout);
                 }
-                continue;
-            }
-            let ended = *ended_at.lock().unwrap_or_else(PoisonError::into_inner);
-            if ended.is_some_and(|at| at.max(last_heard).elapsed() >= STDERR_GRACE) {
-                break;
             }
         }
         Copied {
