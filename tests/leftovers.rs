@@ -53,3 +53,43 @@ fn agent_exits_with_its_cli_while_a_leftover_keeps_printing() {
     );
     assert_eq!(w.sb.calls("codex").len(), 0, "{run:?}");
 }
+
+/// A held headless stdout has a cap (issue 39, item 7): a CLI that prints 100 MB in its first
+/// seconds, with agent's stdout a pipe, gets every byte through in order, and agent's spool
+/// never holds more than its 64 MiB on disk — measured by the CLI itself, through agent's
+/// open files, once it has written everything (agent has read all but a pipe's worth).
+#[test]
+fn a_flood_of_held_output_flows_through_in_order_and_never_fills_the_disk() {
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    let spooled = w.sb.root().join("spooled");
+    w.sb.fake_cli("claude")
+        .script(&format!(
+            r#"head -c 104857600 /dev/zero | tr '\0' x
+most=0
+for fd in /proc/$PPID/fd/*; do
+  case "$(readlink "$fd")" in *agent-stdout*) size=$(stat -L -c %s "$fd"); [ "$size" -gt "$most" ] && most=$size;; esac
+done
+echo "$most" > '{}'
+exit 0"#,
+            spooled.display()
+        ))
+        .install();
+
+    let run = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout.len(), 104_857_600, "{}", run.stderr);
+    assert!(run.stdout.bytes().all(|b| b == b'x'));
+    let most: u64 = std::fs::read_to_string(&spooled)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(most <= 64 << 20, "agent spooled {most} bytes to disk");
+    assert!(
+        run.stderr.contains("written through as it comes"),
+        "{}",
+        run.stderr
+    );
+}

@@ -8,7 +8,11 @@
 //!
 //! What is held stays in memory up to [`IN_MEMORY`], then goes on in an unnamed file of
 //! agent's own (created 0600 in the temporary directory and unlinked at once: nothing is
-//! left behind, nobody else reads it).
+//! left behind, nobody else reads it), at most [`ON_DISK`] of it. Past that a timed hold
+//! lets go — what was held is written out and the rest flows as it comes, said on stderr —
+//! and a hold kept whole for the result document keeps only the last [`TAIL`] bytes of the
+//! rest (where a CLI's final answer is), said too: a CLI printing gigabytes in its first
+//! seconds never fills the disk unseen, nor memory when it is read back.
 
 use std::fs::File;
 use std::io::{self, Read as _, Seek as _, Write};
@@ -18,8 +22,10 @@ use crate::adapter::dialect::Mode;
 
 /// How much of a held stdout is kept in memory before the rest goes to a file.
 pub const IN_MEMORY: usize = 4 << 20;
-/// The most of a held stdout read back to write Claude Code's result document from.
-pub const READ_BACK: u64 = 256 << 20;
+/// The most of a held stdout kept in its file.
+pub const ON_DISK: u64 = 64 << 20;
+/// The most of what comes past [`ON_DISK`] a hold kept whole still keeps: its end.
+pub const TAIL: usize = 4 << 20;
 
 /// What becomes of a launched CLI's stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +90,16 @@ impl Hold {
 
     /// Takes what the CLI printed: held, or written to `out` when the hold is over.
     pub fn take(&mut self, bytes: &[u8], out: &mut dyn Write) {
+        if self.until.is_some()
+            && let Some(spool) = &self.held
+            && spool.would_overflow(bytes.len())
+        {
+            crate::term::notice(&format!(
+                "the CLI printed more than {} MiB before its run had counted: written through as it comes",
+                (IN_MEMORY as u64 + ON_DISK) >> 20
+            ));
+            self.release(out);
+        }
         match &mut self.held {
             Some(spool) => spool.push(bytes),
             // Agent's stdout gone (a closed pipe): the CLI's output is still read on, so
@@ -112,19 +128,35 @@ impl Hold {
     }
 }
 
-/// Held bytes: in memory, then in an unnamed file of agent's own.
+/// Held bytes: in memory, then in an unnamed file of agent's own, then only the end.
 #[derive(Debug, Default)]
 pub struct Spool {
     memory: Vec<u8>,
     file: Option<File>,
+    /// How much the file holds.
+    on_disk: u64,
     /// A write to the file failed: what came after was not kept.
     lost: bool,
+    /// The last bytes of what came past the file's cap.
+    tail: Vec<u8>,
+    /// How many bytes past the caps were not kept.
+    left_out: u64,
 }
 
 impl Spool {
+    /// Whether `more` bytes would take it past what memory and its file keep.
+    fn would_overflow(&self, more: usize) -> bool {
+        let kept = self.memory.len() as u64 + self.on_disk;
+        kept + more as u64 > IN_MEMORY as u64 + ON_DISK
+    }
+
     fn push(&mut self, bytes: &[u8]) {
         if self.file.is_none() && self.memory.len() + bytes.len() <= IN_MEMORY {
             self.memory.extend_from_slice(bytes);
+            return;
+        }
+        if self.left_out > 0 || self.on_disk + bytes.len() as u64 > ON_DISK {
+            self.keep_the_end(bytes);
             return;
         }
         if self.file.is_none() && !self.lost {
@@ -133,32 +165,58 @@ impl Spool {
                 Err(_) => self.lost = true,
             }
         }
-        if let Some(file) = &mut self.file
-            && file.write_all(bytes).is_err()
-        {
-            self.file = None;
-            self.lost = true;
+        if let Some(file) = &mut self.file {
+            if file.write_all(bytes).is_err() {
+                self.file = None;
+                self.lost = true;
+            } else {
+                self.on_disk += bytes.len() as u64;
+            }
         }
     }
 
-    /// Writes all of it to `out`, in order.
+    /// Past the caps: only the last [`TAIL`] bytes are kept (said once).
+    fn keep_the_end(&mut self, bytes: &[u8]) {
+        if self.left_out == 0 && self.tail.is_empty() {
+            crate::term::notice(&format!(
+                "the CLI printed more than {} MiB: only its first {} MiB and its last {} MiB are kept for its result",
+                (IN_MEMORY as u64 + ON_DISK) >> 20,
+                (IN_MEMORY as u64 + ON_DISK) >> 20,
+                TAIL >> 20
+            ));
+        }
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > TAIL {
+            let over = self.tail.len() - TAIL;
+            self.tail.drain(..over);
+            self.left_out += over as u64;
+        }
+    }
+
+    /// Writes all it kept to `out`, in order.
     pub fn write_to(self, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(&self.memory)?;
         if let Some(mut file) = self.file {
             file.rewind()?;
-            io::copy(&mut file, out)?;
+            io::copy(&mut file.take(ON_DISK), out)?;
         }
+        out.write_all(&self.tail)?;
         out.flush()
     }
 
-    /// All of it as text (at most [`READ_BACK`] bytes), for reading.
+    /// All it kept as text, for reading: at most its caps, whatever the CLI printed. Where
+    /// bytes were left out, a line ends before the end that was kept.
     pub fn text(self) -> String {
         let mut bytes = self.memory;
         if let Some(mut file) = self.file
             && file.rewind().is_ok()
         {
-            let _ = file.take(READ_BACK).read_to_end(&mut bytes);
+            let _ = file.take(ON_DISK).read_to_end(&mut bytes);
         }
+        if self.left_out > 0 {
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(&self.tail);
         String::from_utf8_lossy(&bytes).into_owned()
     }
 }
@@ -234,6 +292,46 @@ mod tests {
         spool.write_to(&mut out).unwrap();
         assert_eq!(out.len(), chunk.len() * 2 + 3);
         assert!(out.ends_with(b"xend"));
+    }
+
+    #[test]
+    fn a_hold_kept_whole_keeps_its_caps_and_the_end_of_a_flood() {
+        let mut hold = Hold::new(Plan::Whole, Instant::now());
+        let mut out = Vec::new();
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..100 {
+            hold.take(&chunk, &mut out);
+        }
+        hold.take(b"\n{\"the\":\"end\"}\n", &mut out);
+        assert!(out.is_empty(), "held to the end");
+        let spool = hold.into_held().expect("held");
+        assert!(spool.memory.len() <= IN_MEMORY);
+        let on_disk = spool.file.as_ref().unwrap().metadata().unwrap().len();
+        assert!(on_disk <= ON_DISK, "{on_disk}");
+        assert!(spool.tail.len() <= TAIL);
+        assert!(spool.left_out > 0);
+        let text = spool.text();
+        assert!(text.len() as u64 <= (IN_MEMORY + TAIL + 1) as u64 + ON_DISK);
+        assert!(text.ends_with("{\"the\":\"end\"}\n"));
+    }
+
+    #[test]
+    fn a_timed_hold_past_its_caps_lets_go_and_every_byte_flows_in_order() {
+        let mut hold = Hold::new(Plan::HoldFor(Duration::from_secs(60)), Instant::now());
+        let mut out = Vec::new();
+        let mut sent = 0u64;
+        for n in 0..80u8 {
+            let chunk = vec![n; 1 << 20];
+            sent += chunk.len() as u64;
+            hold.take(&chunk, &mut out);
+        }
+        assert!(hold.into_held().is_none(), "let go");
+        assert_eq!(out.len() as u64, sent);
+        assert!(
+            out.chunks(1 << 20)
+                .enumerate()
+                .all(|(n, c)| c.iter().all(|&b| usize::from(b) == n))
+        );
     }
 
     #[test]
