@@ -23,6 +23,7 @@ pub mod redact;
 pub mod retry;
 pub mod scratch;
 pub mod secret;
+pub mod secret_shapes;
 pub mod service_text;
 pub mod signals;
 pub mod term;

@@ -31,6 +31,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "retry",
             "scratch",
             "secret",
+            "secret_shapes",
             "service_text",
             "pty",
             "signals",

@@ -739,3 +739,81 @@ fn the_brief_of_a_session_in_a_hostile_repository_runs_nothing_of_it() {
         "the trap never ran: the test proves nothing"
     );
 }
+
+/// A Telegram bot token written literally in the configuration.
+const LITERAL_BOT_TOKEN: &str = "7012345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+
+/// Secrets agent never saw, in their well-known shapes, and what the brief says instead.
+const SHAPED: [(&str, &str); 5] = [
+    (
+        "sk-ant-api03-Zx81kQ_w2Lr0pTn5Yv7cBd9eFg3HiJkLmNoPqRsTuVwX",
+        "[redacted: Anthropic key]",
+    ),
+    (
+        "sk-proj-Q1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHhJjKkLl",
+        "[redacted: OpenAI key]",
+    ),
+    (
+        "ghp_R8mT2vX9qL4nB7cK1zW5yH3jF6dS0aP2eG4u",
+        "[redacted: GitHub token]",
+    ),
+    ("AKIAJ7QW3ERT5YUI9OPA", "[redacted: AWS access key id]"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x\nq9Lk2==\n-----END RSA PRIVATE KEY-----",
+        "[redacted: PEM private key]",
+    ),
+];
+
+/// Secrets a session quoted never reach the next vendor's brief (issue 39, items 4 and 8):
+/// a bot token written literally in agent's configuration, and keys agent never saw, by
+/// their shape — each replaced by a placeholder that says what it was. The doctor warns of
+/// the literal token without showing it.
+#[test]
+fn a_literal_config_secret_and_key_shaped_text_never_reach_the_brief() {
+    let w = world();
+    w.sb.write_config(&format!(
+        "{}\n[alerts.telegram]\nbot_token = \"{LITERAL_BOT_TOKEN}\"\nchat_id = \"42\"\n",
+        config()
+    ));
+    let quoted: Vec<&str> = std::iter::once(LITERAL_BOT_TOKEN)
+        .chain(SHAPED.iter().map(|(secret, _)| *secret))
+        .collect();
+    let rows = [
+        prompt_row(TASK),
+        assistant_row(&json!([
+            {"type": "text", "text": format!("The config and the keys I found:\n{}", quoted.join("\n"))},
+        ])),
+        five_hour_limit_row_332(),
+    ];
+    FakeClaude::new(&w.sb)
+        .works(WORK)
+        .reset_in(2 * 3600)
+        .rows(&rows)
+        .install();
+    codex_working_then_exiting_3(&w.sb);
+
+    let (run, _outcome) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(3), "{run:?}");
+    let brief = std::fs::read_to_string(brief_named_in(&run.stderr)).unwrap();
+    for secret in &quoted {
+        let head: String = secret.chars().take(24).collect();
+        assert!(!brief.contains(&head), "{head} reached the brief:\n{brief}");
+    }
+    for (_, placeholder) in SHAPED {
+        assert!(
+            brief.contains(placeholder),
+            "{placeholder} missing:\n{brief}"
+        );
+    }
+    assert!(brief.contains(TASK), "{brief}");
+
+    let doctor = w.sb.run(&["--doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .contains("alerts.telegram.bot_token holds a secret written in the configuration file"),
+        "{doctor:?}"
+    );
+    assert!(!doctor.stdout.contains("AAHdqTcv"), "{doctor:?}");
+}

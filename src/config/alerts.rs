@@ -63,6 +63,46 @@ impl AlertsConfig {
         }
     }
 
+    /// Registers for redaction every secret an alert channel holds, however it is written
+    /// (literal, or `${VAR}` expanded now): the bot token, and the webhook URL's path and
+    /// query — a chat hook's URL is its credential. A session that quoted the configuration
+    /// must not carry them into another vendor's prompt.
+    pub fn register_secrets(&self) {
+        let expanded = |text: &str| crate::expand::expand(text).unwrap_or_else(|_| text.into());
+        if let Some(token) = self.telegram.as_ref().and_then(|t| t.bot_token.as_deref()) {
+            crate::redact::register(&expanded(token));
+        }
+        if let Some(webhook) = &self.webhook {
+            let url = expanded(&webhook.url);
+            if let Some(secret) = url_secret(&url) {
+                crate::redact::register(secret);
+            }
+        }
+    }
+
+    /// The keys of this section that hold a secret written in the file itself, for the
+    /// doctor to warn about (a `${VAR}` or a `*_cmd` keeps it out of the file).
+    pub fn literal_secrets(&self) -> Vec<&'static str> {
+        let literal = |text: &str| !text.trim().is_empty() && !crate::expand::has_reference(text);
+        let mut keys = Vec::new();
+        if self
+            .telegram
+            .as_ref()
+            .and_then(|t| t.bot_token.as_deref())
+            .is_some_and(literal)
+        {
+            keys.push("alerts.telegram.bot_token");
+        }
+        if self
+            .webhook
+            .as_ref()
+            .is_some_and(|w| literal(&w.url) && url_secret(&w.url).is_some())
+        {
+            keys.push("alerts.webhook.url");
+        }
+        keys
+    }
+
     /// What keeps a configured channel from sending anything, one line each: a Telegram
     /// channel with neither `bot_token` nor `bot_token_cmd` (or an empty one).
     pub fn faults(&self) -> Vec<String> {
@@ -99,3 +139,11 @@ impl AlertsConfig {
 /// How long the alerts of one run may take: a watchdog run must end.
 pub const DEADLINE: crate::bounds::Bounds = crate::bounds::Bounds::positive(crate::bounds::HOUR);
 const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// What of a URL is its credential: everything after the host (path and query), when there
+/// is enough of it to be one.
+fn url_secret(url: &str) -> Option<&str> {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = &after_scheme[after_scheme.find('/')?..];
+    (path.len() >= 8).then_some(path)
+}

@@ -363,6 +363,7 @@ fn merge(
             )?;
         }
         alerts.withhold_variables();
+        alerts.register_secrets();
         config.alerts = alerts;
     }
     if let Some(relay) = file.relay {

@@ -52,6 +52,7 @@ pub fn write(
     session: &Session,
     now: Timestamp,
 ) -> anyhow::Result<PathBuf> {
+    register_every_login();
     let status = worktree_changes::changes(cwd);
     let text = render(source, session, cwd, status.as_deref(), now);
     let dir = state_dir.join("handoffs");
@@ -59,6 +60,16 @@ pub fn write(
     let path = dir.join(file_name(now, session.id.as_deref()));
     state_file::write_atomic(&path, text.as_bytes(), Durability::Synced)?;
     Ok(path)
+}
+
+/// Reads every CLI's login store agent can see, so that each token in it (Codex's refresh
+/// token, Claude Code's access token…) is known to the redaction before the session's words
+/// are quoted for another vendor — whether or not this launch had read that login yet.
+fn register_every_login() {
+    let env = crate::adapter::Env::process();
+    for family in crate::adapter::ALL {
+        let _ = crate::login::readers::own_store(family, &env);
+    }
 }
 
 /// `<UTC yyyymmddThhmmssZ>-<session id, or agent's pid>.md`.
@@ -281,7 +292,7 @@ impl Fixed {
 /// of the characters [`crate::text::is_unprintable`] names (none may reorder or hide what
 /// the next reader sees).
 fn quoted_text(text: &str) -> String {
-    crate::redact::redact(text)
+    crate::secret_shapes::scrub(&crate::redact::redact(text))
         .replace("\r\n", "\n")
         .chars()
         .filter(|&c| c == '\n' || c == '\t' || !crate::text::is_unprintable(c))
@@ -290,7 +301,8 @@ fn quoted_text(text: &str) -> String {
 
 /// Others' short text on one line of the brief, redacted.
 fn one_line(text: &str) -> String {
-    crate::text::printable(&state_file::capped(&crate::redact::redact(text)))
+    let redacted = crate::secret_shapes::scrub(&crate::redact::redact(text));
+    crate::text::printable(&state_file::capped(&redacted))
 }
 
 /// `text` in a fence of backticks longer than any run of them inside it, so nothing in it

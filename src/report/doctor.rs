@@ -625,6 +625,17 @@ fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Ch
         (true, false) => "; an alert channel cannot send (see alerts)",
         (false, _) => "; no alerts configured",
     };
+    for key in config
+        .map(|c| c.alerts.literal_secrets())
+        .unwrap_or_default()
+    {
+        // The value itself is never shown: only where it is.
+        checks.push(Check::warning(
+            "alerts",
+            format!("{key} holds a secret written in the configuration file itself"),
+            "move it into an environment variable (`${AGENT_TELEGRAM_TOKEN}`, `${AGENT_WEBHOOK_URL}`) or a `bot_token_cmd`; anything that can read the file can read the secret",
+        ));
+    }
     for fault in faults {
         checks.push(Check::problem(
             "alerts",
