@@ -221,8 +221,12 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &codex_lines(now),
             |root, now| {
                 let start = now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap();
-                let run =
-                    codex_rollout::find_run(&root.join(".codex/sessions"), Path::new("/w"), start);
+                let run = codex_rollout::find_run(
+                    &root.join(".codex/sessions"),
+                    Path::new("/w"),
+                    start,
+                    None,
+                );
                 format!("{:?}", run.and_then(|r| r.model))
             },
             "Some(\"codex-after\")",

@@ -15,6 +15,7 @@ mod checks;
 mod child_env;
 mod children;
 mod choosing;
+mod codex_sessions;
 mod command_line;
 mod config_errors;
 mod dashboard;

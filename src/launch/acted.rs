@@ -14,9 +14,9 @@ use crate::login::readers;
 
 pub use crate::login::run_actions::Actions;
 
-/// What the run of `rung` that started at `start` in `cwd` did, as its record says
+/// What the run of `rung` that started at `start` in `cwd` (its session `id` when known) did, as its record says
 /// (nothing when its CLI keeps no record agent reads: Gemini CLI, Antigravity, opencode).
-pub fn by_run(rung: &Rung, cwd: &Path, start: Timestamp) -> Actions {
+pub fn by_run(rung: &Rung, cwd: &Path, start: Timestamp, id: Option<&str>) -> Actions {
     let Ok(ready) = &rung.state else {
         return Actions::default();
     };
@@ -24,5 +24,5 @@ pub fn by_run(rung: &Rung, cwd: &Path, start: Timestamp) -> Actions {
     let Some(home) = family.home(&Env::child(&ready.env, &ready.env_remove)) else {
         return Actions::default();
     };
-    readers::run_actions(family, &home, cwd, start)
+    readers::run_actions(family, &home, cwd, start, id)
 }

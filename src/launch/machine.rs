@@ -305,6 +305,9 @@ impl<'c, 'o> Launch<'c, 'o> {
             }
             Err(err) => return Err(err),
         };
+        // A CLI agent cannot name a session for may name its own in what it printed.
+        let session_id = session_id
+            .or_else(|| crate::login::readers::session_in_output(family, &outcome.stderr_head));
         let run = Run {
             index: winner,
             rung,
@@ -371,6 +374,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             &run.argv,
             &run.stderr_head,
             run.started,
+            run.session_id.as_deref(),
         );
         let ending = ending::judge(&seen, self.config.fastfail, &record);
         if record.read_windows() {

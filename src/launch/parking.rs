@@ -361,7 +361,7 @@ impl Parking {
         start: Timestamp,
         now: Timestamp,
     ) -> Vec<Window> {
-        let found = run_windows(rung, cwd, start);
+        let found = run_windows(rung, cwd, start, None);
         self.file(rung, &found, now);
         found
     }
@@ -380,14 +380,14 @@ impl Parking {
 /// The windows the record of the run of `rung` that started at `start` in `cwd` names
 /// (never an older run's), read and not recorded: empty when it named none, or only a short
 /// rate limit of the service, which is not a window.
-pub fn run_windows(rung: &Rung, cwd: &Path, start: Timestamp) -> Vec<Window> {
+pub fn run_windows(rung: &Rung, cwd: &Path, start: Timestamp, id: Option<&str>) -> Vec<Window> {
     let Some(login) = login_of(rung) else {
         return Vec::new();
     };
     let Some(home) = &login.records else {
         return Vec::new();
     };
-    login::readers::run_windows(login.family, home, cwd, start)
+    login::readers::run_windows(login.family, home, cwd, start, id)
 }
 
 #[cfg(test)]

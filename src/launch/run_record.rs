@@ -23,6 +23,9 @@ pub struct RunRecord<'r, 'c> {
     argv: &'r [OsString],
     stderr_head: &'r str,
     started: Timestamp,
+    /// Its session's id when agent knows it (gave it, or the CLI printed it): its record
+    /// is that session's, never another's in the same folder.
+    session_id: Option<&'r str>,
     /// Where it ran (agent's own directory); `None` when that cannot be named.
     cwd: Option<PathBuf>,
     windows: OnceCell<Vec<Window>>,
@@ -36,6 +39,7 @@ impl<'r, 'c> RunRecord<'r, 'c> {
         argv: &'r [OsString],
         stderr_head: &'r str,
         started: Timestamp,
+        session_id: Option<&'r str>,
     ) -> RunRecord<'r, 'c> {
         RunRecord {
             config,
@@ -43,6 +47,7 @@ impl<'r, 'c> RunRecord<'r, 'c> {
             argv,
             stderr_head,
             started,
+            session_id,
             cwd: std::env::current_dir().ok(),
             windows: OnceCell::new(),
             filed: OnceCell::new(),
@@ -57,7 +62,7 @@ impl<'r, 'c> RunRecord<'r, 'c> {
     /// The windows its record names, read on first use.
     fn windows(&self) -> &[Window] {
         self.windows.get_or_init(|| match &self.cwd {
-            Some(cwd) => parking::run_windows(self.rung, cwd, self.started),
+            Some(cwd) => parking::run_windows(self.rung, cwd, self.started, self.session_id),
             None => Vec::new(),
         })
     }
@@ -115,6 +120,6 @@ impl Record for RunRecord<'_, '_> {
 
     fn acted(&self) -> Option<Actions> {
         let cwd = self.cwd.as_deref()?;
-        Some(acted::by_run(self.rung, cwd, self.started)).filter(Actions::acted)
+        Some(acted::by_run(self.rung, cwd, self.started, self.session_id)).filter(Actions::acted)
     }
 }

@@ -144,6 +144,7 @@ pub const READERS: Readers = Readers {
     run_actions: super::no_run_actions,
     run_windows: None,
     run_session: None,
+    session_in_output: None,
 };
 
 #[cfg(test)]

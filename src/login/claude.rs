@@ -221,10 +221,10 @@ pub const READERS: Readers = Readers {
     own_store,
     refused_login: super::serves_every_login,
     last_model: |env| super::claude_transcript::last_model(adapter::claude::records(env).first()?),
-    run_actions: |home, cwd, start| {
+    run_actions: |home, cwd, start, _id| {
         super::run_actions::claude(&super::claude_transcript::project_dir_for(home, cwd), start)
     },
-    run_windows: Some(|home, cwd, start| {
+    run_windows: Some(|home, cwd, start, _id| {
         let dir = super::claude_transcript::project_dir_for(home, cwd);
         match super::claude_transcript::find_run_limit(&dir, start).map(|row| row.limit) {
             Some(super::claude_transcript::Limit::Window(window)) => vec![window],
@@ -235,6 +235,8 @@ pub const READERS: Readers = Readers {
         let dir = super::claude_transcript::project_dir_for(home, cwd);
         super::claude_session::read(&dir, start, id)
     }),
+    // Claude Code runs under the id agent gives it (`--session-id`).
+    session_in_output: None,
 };
 
 /// The login in the store Claude Code finds in `env`, read as Claude Code reads it there:

@@ -143,20 +143,35 @@ pub const READERS: Readers = Readers {
     own_store,
     refused_login: super::serves_every_login,
     last_model: |env| super::codex_rollout::last_model(adapter::codex::records(env).first()?),
-    run_actions: |home, cwd, start| {
-        super::codex_rollout::find_run(&home.join("sessions"), cwd, start)
+    run_actions: |home, cwd, start, id| {
+        super::codex_rollout::find_run(&home.join("sessions"), cwd, start, id)
             .map(|run| super::run_actions::codex(&run.path, start))
             .unwrap_or_default()
     },
-    run_windows: Some(|home, cwd, start| {
-        super::codex_rollout::find_run(&home.join("sessions"), cwd, start)
+    run_windows: Some(|home, cwd, start, id| {
+        super::codex_rollout::find_run(&home.join("sessions"), cwd, start, id)
             .map(|run| run.windows)
             .unwrap_or_default()
     }),
     run_session: Some(|home, cwd, start, id| {
         super::codex_session::read(&home.join("sessions"), cwd, start, id)
     }),
+    session_in_output: Some(session_in_header),
 };
+
+/// The session id `codex exec` prints in the header it writes to stderr as it starts
+/// (0.171.0: a line `session id: 01a23eda-cd0f-…` between its `--------` rules). Only a
+/// line of the header counts — an id-shaped word later in a run's output is not Codex's.
+fn session_in_header(stderr: &str) -> Option<String> {
+    let header = stderr.split("\n--------").nth(1)?;
+    let id = header
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("session id: "))?
+        .trim();
+    let plain =
+        !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    plain.then(|| id.to_string())
+}
 
 /// What Codex's store in the home it finds in `env` holds: its ChatGPT login, or the key
 /// `codex login --api-key` keeps there.

@@ -108,13 +108,38 @@ pub struct RunRecord {
 }
 
 /// The rollout of the run that started at `start` in `cwd`, under `sessions`
-/// (`$CODEX_HOME/sessions`): the newest rollout for that directory written since `start`,
-/// and of it only lines written at or after `start` — never an older run's.
-pub fn find_run(sessions: &Path, cwd: &Path, start: Timestamp) -> Option<RunRecord> {
+/// (`$CODEX_HOME/sessions`), and of it only lines written at or after `start` — never an
+/// older run's, and never another session's: with the session's `id` (the one Codex
+/// printed), that session's rollout; without it, the one session for that directory that
+/// *began* since `start` (the run agent started), else the one session written to since
+/// `start` (a session the run resumed). Two candidates and no id: agent cannot tell which is
+/// its own (the user's own Codex in the same folder), and says nothing rather than read
+/// another session.
+pub fn find_run(
+    sessions: &Path,
+    cwd: &Path,
+    start: Timestamp,
+    id: Option<&str>,
+) -> Option<RunRecord> {
     let cwd = cwd.to_string_lossy();
-    rollouts_newest_first(sessions, Some(start))
+    if let Some(id) = id {
+        let path = find_session(sessions, id, start)?;
+        return read_run(&path, &cwd, start).map(|(run, _)| run);
+    }
+    let candidates: Vec<(RunRecord, bool)> = rollouts_newest_first(sessions, Some(start))
         .into_iter()
-        .find_map(|path| read_run(&path, &cwd, start))
+        .filter_map(|path| read_run(&path, &cwd, start))
+        .collect();
+    let began: Vec<&RunRecord> = candidates
+        .iter()
+        .filter(|(_, began)| *began)
+        .map(|(run, _)| run)
+        .collect();
+    match (began.as_slice(), candidates.as_slice()) {
+        ([one], _) => Some((*one).clone()),
+        ([], [(one, _)]) => Some(one.clone()),
+        _ => None,
+    }
 }
 
 /// The rollout of the session `id` (the id its `session_meta` line names), written since
@@ -141,9 +166,12 @@ pub fn session_id(path: &Path) -> Option<String> {
         })
 }
 
-fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
+/// The run in the rollout at `path` for `cwd` since `start`, and whether its session
+/// began since `start` (its `session_meta` line was written then).
+fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<(RunRecord, bool)> {
     let mut same_dir = false;
     let mut ran_since_start = false;
+    let mut began_since_start = false;
     let mut windows = Vec::new();
     let mut refusal = None;
     let mut model = None;
@@ -164,6 +192,7 @@ fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
             continue;
         }
         ran_since_start = true;
+        began_since_start |= kind == Some("session_meta");
         if kind == Some("turn_context")
             && let Some(m) = row.pointer("/payload/model").and_then(Value::as_str)
         {
@@ -181,10 +210,15 @@ fn read_run(path: &Path, cwd: &str, start: Timestamp) -> Option<RunRecord> {
     if !windows.iter().any(Window::is_full) {
         windows.extend(refusal);
     }
-    (same_dir && ran_since_start).then(|| RunRecord {
-        path: path.to_path_buf(),
-        windows,
-        model,
+    (same_dir && ran_since_start).then(|| {
+        (
+            RunRecord {
+                path: path.to_path_buf(),
+                windows,
+                model,
+            },
+            began_since_start,
+        )
     })
 }
 
@@ -443,7 +477,7 @@ mod tests {
             "rollout-other.jsonl",
             &[meta(&after, "/work/q"), token_count(&after, full, "null")],
         );
-        assert_eq!(find_run(&sessions, Path::new("/work/p"), start), None);
+        assert_eq!(find_run(&sessions, Path::new("/work/p"), start, None), None);
         let mine = write_rollout(
             &sessions,
             &day,
@@ -454,7 +488,7 @@ mod tests {
                 token_count(&after, full, "null"),
             ],
         );
-        let run = find_run(&sessions, Path::new("/work/p"), start).unwrap();
+        let run = find_run(&sessions, Path::new("/work/p"), start, None).unwrap();
         assert_eq!(run.path, mine);
         assert_eq!(run.model.as_deref(), Some("gpt-6.2-sol"));
         assert_eq!(run.windows.len(), 1);
@@ -547,7 +581,7 @@ mod tests {
             "rollout-refused.jsonl",
             &[meta(&after, "/work/p"), counted, refused.clone()],
         );
-        let run = find_run(&sessions, Path::new("/work/p"), start).unwrap();
+        let run = find_run(&sessions, Path::new("/work/p"), start, None).unwrap();
         assert_eq!(run.windows.len(), 1, "{:?}", run.windows);
         assert_eq!(run.windows[0].scope, Scope::Unstated);
         assert_eq!(
@@ -563,7 +597,7 @@ mod tests {
             "rollout-refused.jsonl",
             &[meta(&after, "/work/p"), headed, refused],
         );
-        let run = find_run(&sessions, Path::new("/work/p"), start).unwrap();
+        let run = find_run(&sessions, Path::new("/work/p"), start, None).unwrap();
         assert_eq!(run.windows.len(), 1, "{:?}", run.windows);
         assert_eq!(run.windows[0].scope, Scope::FiveHour);
     }

@@ -45,7 +45,7 @@ pub fn read(sessions: &Path, cwd: &Path, start: Timestamp, id: Option<&str>) -> 
     let (path, since) = match id {
         Some(id) => (codex_rollout::find_session(sessions, id, start)?, None),
         None => (
-            codex_rollout::find_run(sessions, cwd, start)?.path,
+            codex_rollout::find_run(sessions, cwd, start, None)?.path,
             Some(start),
         ),
     };

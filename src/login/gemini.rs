@@ -184,6 +184,7 @@ pub const READERS: Readers = Readers {
     run_actions: super::no_run_actions,
     run_windows: None,
     run_session: None,
+    session_in_output: None,
 };
 
 /// The Google login in the Gemini CLI home it finds in `env`; another auth type its

@@ -95,7 +95,7 @@ pub enum OwnStore {
 
 /// A reader of the record one run left: given the CLI's home, the run's folder and when it
 /// started.
-pub type RunReader<T> = fn(home: &Path, cwd: &Path, start: Timestamp) -> T;
+pub type RunReader<T> = fn(home: &Path, cwd: &Path, start: Timestamp, id: Option<&str>) -> T;
 
 /// A reader of what one session was (DESIGN §21): given the CLI's home, the run's folder,
 /// when it started and the session's id when agent knows it (the one it gave the CLI, or
@@ -122,6 +122,10 @@ pub struct Readers {
     /// What its session was — the task, where it stopped, the files it changed — for a
     /// CLI whose records agent reads that from.
     pub run_session: Option<SessionReader>,
+    /// The id of the session a run was, from what the CLI printed on stderr, for a CLI that
+    /// names its own sessions (Codex's `session id: …` header): how agent tells its run's
+    /// record from another session's in the same folder.
+    pub session_in_output: Option<fn(&str) -> Option<String>>,
 }
 
 /// For a CLI that serves every login its store can hold.
@@ -130,7 +134,7 @@ pub fn serves_every_login(_env: &Env) -> Option<&'static str> {
 }
 
 /// For a CLI that keeps no record of a run agent reads.
-pub fn no_run_actions(_home: &Path, _cwd: &Path, _start: Timestamp) -> Actions {
+pub fn no_run_actions(_home: &Path, _cwd: &Path, _start: Timestamp, _id: Option<&str>) -> Actions {
     Actions::default()
 }
 

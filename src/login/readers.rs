@@ -45,9 +45,15 @@ pub fn last_model(family: Family, env: &Env) -> Option<String> {
 
 /// What the run of a CLI of `family` with its home at `home`, started at `start` in `cwd`,
 /// did by its own record.
-pub fn run_actions(family: Family, home: &Path, cwd: &Path, start: Timestamp) -> Actions {
+pub fn run_actions(
+    family: Family,
+    home: &Path,
+    cwd: &Path,
+    start: Timestamp,
+    id: Option<&str>,
+) -> Actions {
     of(family).map_or_else(Actions::default, |readers| {
-        (readers.run_actions)(home, cwd, start)
+        (readers.run_actions)(home, cwd, start, id)
     })
 }
 
@@ -57,10 +63,17 @@ pub fn reads_run_windows(family: Family) -> bool {
 }
 
 /// The windows the run of a CLI of `family` with its home at `home`, started at `start` in
-/// `cwd`, names in its own record (never an older run's).
-pub fn run_windows(family: Family, home: &Path, cwd: &Path, start: Timestamp) -> Vec<Window> {
+/// `cwd`, names in its own record (never an older run's, nor another session's: `id` is the
+/// session's when agent knows it).
+pub fn run_windows(
+    family: Family,
+    home: &Path,
+    cwd: &Path,
+    start: Timestamp,
+    id: Option<&str>,
+) -> Vec<Window> {
     match of(family).and_then(|readers| readers.run_windows) {
-        Some(read) => read(home, cwd, start),
+        Some(read) => read(home, cwd, start, id),
         None => Vec::new(),
     }
 }
@@ -76,4 +89,10 @@ pub fn run_session(
     id: Option<&str>,
 ) -> Option<Session> {
     (of(family)?.run_session?)(home, cwd, start, id)
+}
+
+/// The id of the session a run of a CLI of `family` was, from what it printed on stderr
+/// (`stderr_head`); `None` for a CLI that names none there, or when it did not.
+pub fn session_in_output(family: Family, stderr_head: &str) -> Option<String> {
+    (of(family)?.session_in_output?)(stderr_head)
 }
