@@ -49,6 +49,22 @@ fn state_name(status: &Status) -> &'static str {
     }
 }
 
+/// What a dry run found: the rung the launch would run and how it would run it.
+struct Found<'r, 'c> {
+    rung: &'r crate::launch::rung::Rung<'c>,
+    winner: usize,
+    total: usize,
+    argv: Vec<String>,
+    translation: &'r Translation,
+    env_names: Vec<&'r str>,
+    env_removed: &'r [String],
+    status: &'r Status,
+    model: ModelLine,
+    /// The launch names a new session itself (a new id each time): said, not shown as an id
+    /// that would never be used.
+    names_session: bool,
+}
+
 pub fn print(
     cascade: &mut Cascade,
     choice: &Choice,
@@ -75,17 +91,21 @@ pub fn print(
     let translation = rung
         .translate(args)
         .map_err(|refusal| crate::exit_codes::usage(refusal.to_string()))?;
-    let argv = full_argv(&ready.binary.to_string_lossy(), &translation);
-    let env_names: Vec<&str> = ready.env.iter().map(|(k, _)| k.as_str()).collect();
-    let status = choice
-        .winner_status
-        .as_ref()
-        .expect("a winner has a status");
-
-    let model = model_line(&rung, args);
-    // The launch names a new session itself (a new id each time): said, not shown as an id
-    // that would never be used.
-    let names_session = super::limit_ending::names_a_new_session(&rung, args);
+    let found = Found {
+        rung: &rung,
+        winner,
+        total: cascade.len(),
+        argv: full_argv(&ready.binary.to_string_lossy(), &translation),
+        translation: &translation,
+        env_names: ready.env.iter().map(|(k, _)| k.as_str()).collect(),
+        env_removed: &ready.env_remove,
+        status: choice
+            .winner_status
+            .as_ref()
+            .expect("a winner has a status"),
+        model: model_line(&rung, args),
+        names_session: super::limit_ending::names_a_new_session(&rung, args),
+    };
     if json {
         let passed: Vec<_> = passed
             .iter()
@@ -101,20 +121,31 @@ pub fn print(
                 })
             })
             .collect();
-        emit_json(&json!({
-            "rung": winner + 1,
+        emit_json(&found.json(&passed))?;
+    } else {
+        emit(&found.text(&passed))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Found<'_, '_> {
+    /// The `--json` document, with the rungs `passed` over.
+    fn json(&self, passed: &[serde_json::Value]) -> serde_json::Value {
+        let rung = self.rung;
+        json!({
+            "rung": self.winner + 1,
             "backend": rung.backend.name,
             "label": rung.label(),
             "probe_model": rung.probe_model,
             "run_model": rung.run_model,
-            "runs": model.json,
-            "argv": argv,
-            "dialect": translation.rules,
-            "notices": translation.notices,
-            "names_session": names_session,
-            "env": env_names,
-            "env_removed": ready.env_remove,
-            "reason": status.reason(),
+            "runs": self.model.json,
+            "argv": self.argv,
+            "dialect": self.translation.rules,
+            "notices": self.translation.notices,
+            "names_session": self.names_session,
+            "env": self.env_names,
+            "env_removed": self.env_removed,
+            "reason": self.status.reason(),
             "passed": passed,
             "login": rung.pool.as_ref().map(|pool| json!({
                 "name": rung.account,
@@ -124,48 +155,50 @@ pub fn print(
                 "passed": pool.passed.iter().map(|(name, reason)| json!({"name": name, "reason": reason})).collect::<Vec<_>>(),
                 "all_parked": pool.all_parked,
             })),
-        }))?;
-        return Ok(ExitCode::SUCCESS);
+        })
     }
 
-    let mut out = String::new();
-    let total = cascade.len();
-    let _ = writeln!(
-        out,
-        "would run: {} — rung {} of {total}",
-        rung.label(),
-        winner + 1
-    );
-    let _ = writeln!(out, "model:     {}", model.text);
-    let _ = writeln!(out, "command:   {}", shell_join(&argv));
-    dialect_lines(&mut out, &translation);
-    if names_session {
+    /// The text a person reads, with the rungs `passed` over.
+    fn text(&self, passed: &[(usize, String, &Status)]) -> String {
+        let rung = self.rung;
+        let mut out = String::new();
         let _ = writeln!(
             out,
-            "session:   a new --session-id UUID goes before these words at launch, so agent knows which session it started (DESIGN §21)"
+            "would run: {} — rung {} of {}",
+            rung.label(),
+            self.winner + 1,
+            self.total
         );
-    }
-    let _ = writeln!(out, "env:       {}", env_line(&env_names));
-    if !ready.env_remove.is_empty() {
-        let _ = writeln!(out, "unset:     {}", ready.env_remove.join(", "));
-    }
-    let _ = writeln!(out, "why:       {}", describe(status));
-    if let (Some(rule), Some(pool)) = (rung.login_rule(), &rung.pool) {
-        let _ = writeln!(out, "login:     {rule}");
-        for (name, reason) in &pool.passed {
-            let _ = writeln!(out, "passed:    login {name}: {reason}");
+        let _ = writeln!(out, "model:     {}", self.model.text);
+        let _ = writeln!(out, "command:   {}", shell_join(&self.argv));
+        dialect_lines(&mut out, self.translation);
+        if self.names_session {
+            let _ = writeln!(
+                out,
+                "session:   a new --session-id UUID goes before these words at launch, so agent knows which session it started (DESIGN §21)"
+            );
         }
+        let _ = writeln!(out, "env:       {}", env_line(&self.env_names));
+        if !self.env_removed.is_empty() {
+            let _ = writeln!(out, "unset:     {}", self.env_removed.join(", "));
+        }
+        let _ = writeln!(out, "why:       {}", describe(self.status));
+        if let (Some(rule), Some(pool)) = (rung.login_rule(), &rung.pool) {
+            let _ = writeln!(out, "login:     {rule}");
+            for (name, reason) in &pool.passed {
+                let _ = writeln!(out, "passed:    login {name}: {reason}");
+            }
+        }
+        for (i, name, status) in passed {
+            let _ = writeln!(
+                out,
+                "passed:    rung {} {name}: {}",
+                i + 1,
+                describe(status)
+            );
+        }
+        out
     }
-    for (i, name, status) in &passed {
-        let _ = writeln!(
-            out,
-            "passed:    rung {} {name}: {}",
-            i + 1,
-            describe(status)
-        );
-    }
-    emit(&out)?;
-    Ok(ExitCode::SUCCESS)
 }
 
 /// What the launch would run, said once for the text and once for `--json`.
