@@ -690,27 +690,25 @@ fn git_in(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
-/// The brief of a session in a hostile repository runs nothing the repository configures
-/// (issue 39, item 2): a clean filter whose name holds `=` — which no `-c filter.NAME.clean=`
-/// can switch off — is never run, and the file the session left changed is still listed.
-#[test]
-fn the_brief_of_a_session_in_a_hostile_repository_runs_nothing_of_it() {
+/// A session out of its window in a hostile repository, armed by `arm` (given the repository
+/// and a trap script), handed on with `--on-limit continue`: the brief must run nothing the
+/// repository configures (issue 39, item 2) and still list the file the session left changed;
+/// then `proof`, a plain `git` run there, must spring the trap, or the test proves nothing.
+fn a_hostile_repositorys_brief_runs_nothing(arm: impl FnOnce(&Path, &str), proof: &[&str]) {
     let w = world();
     w.sb.write_config(&config());
     // The session works in the sandbox's home, made a repository of its own.
     let repo = w.sb.home().to_path_buf();
     let _ = std::fs::remove_dir(repo.join(".git"));
-    let marker = w.sb.root().join("filter-ran");
+    let marker = w.sb.root().join("trap-ran");
     let script = trap_script(&w.sb, &marker);
     git_in(&repo, &["init", "-q"]);
     std::fs::write(repo.join(".gitattributes"), "*.txt filter=a=b\n").unwrap();
     std::fs::write(repo.join("notes.txt"), "one\n").unwrap();
-    git_in(&repo, &["add", ".gitattributes", "notes.txt"]);
+    std::fs::write(repo.join("other.txt"), "other\n").unwrap();
+    git_in(&repo, &["add", ".gitattributes", "notes.txt", "other.txt"]);
     git_in(&repo, &["commit", "-qm", "one"]);
-    git_in(
-        &repo,
-        &["config", "filter.a=b.clean", &script.display().to_string()],
-    );
+    arm(&repo, &script.display().to_string());
     // Same size, a later time: only a read of its content can tell it changed.
     std::fs::write(repo.join("notes.txt"), "two\n").unwrap();
     std::fs::File::options()
@@ -725,18 +723,84 @@ fn the_brief_of_a_session_in_a_hostile_repository_runs_nothing_of_it() {
     let (run, _outcome) = launch(&w.sb, &["--on-limit", "continue"]);
 
     assert_eq!(run.code, Some(3), "{run:?}");
-    assert!(!marker.exists(), "the repository's filter ran: {run:?}");
+    assert!(
+        !marker.exists(),
+        "the repository's configuration ran: {run:?}"
+    );
     let brief = std::fs::read_to_string(brief_named_in(&run.stderr)).unwrap();
     assert!(brief.contains(" M notes.txt"), "{brief}");
-    // The trap is real: a plain `git status` there springs it.
     let _ = std::process::Command::new("git")
         .current_dir(&repo)
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args(["status", "--porcelain"])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .args(proof)
+        .stdin(std::process::Stdio::null())
         .output();
     assert!(
         marker.exists(),
         "the trap never ran: the test proves nothing"
+    );
+}
+
+/// A clean filter whose name holds `=`: no `-c filter.NAME.clean=` can switch it off.
+#[test]
+fn the_brief_never_runs_a_filter_whose_name_holds_an_equals_sign() {
+    a_hostile_repositorys_brief_runs_nothing(
+        |repo, script| git_in(repo, &["config", "filter.a=b.clean", script]),
+        &["status", "--porcelain"],
+    );
+}
+
+/// The evil filter behind an included configuration of 80,000 lines: a listing of the
+/// filters cut at 1 MiB never reached it.
+#[test]
+fn the_brief_never_runs_a_filter_behind_a_huge_included_configuration() {
+    a_hostile_repositorys_brief_runs_nothing(
+        |repo, script| {
+            let mut text = String::from("[filter \"noise\"]\n");
+            for _ in 0..80_000 {
+                text.push_str("\tclean = x\n");
+            }
+            text.push_str(&format!("[filter \"a=b\"]\n\tclean = {script}\n"));
+            std::fs::write(repo.join(".git/big.inc"), text).unwrap();
+            git_in(repo, &["config", "include.path", "big.inc"]);
+        },
+        &["status", "--porcelain"],
+    );
+}
+
+/// A partial clone with a missing blob: anything that reads it fetches it through the
+/// repository's own `core.sshCommand`.
+#[test]
+fn the_brief_never_runs_a_partial_clones_ssh_command() {
+    a_hostile_repositorys_brief_runs_nothing(
+        |repo, script| {
+            for (key, value) in [
+                ("core.repositoryformatversion", "1"),
+                ("extensions.partialClone", "origin"),
+                ("remote.origin.url", "ssh://example.invalid/x"),
+                ("remote.origin.promisor", "true"),
+                ("core.sshCommand", script),
+            ] {
+                git_in(repo, &["config", key, value]);
+            }
+            let id = std::process::Command::new("git")
+                .current_dir(repo)
+                .args(["rev-parse", "HEAD:other.txt"])
+                .output()
+                .unwrap();
+            let id = String::from_utf8(id.stdout).unwrap();
+            let id = id.trim();
+            std::fs::remove_file(repo.join(format!(".git/objects/{}/{}", &id[..2], &id[2..])))
+                .unwrap();
+            // Moved and changed, staged: a status's rename detection must read the missing
+            // blob to compare them.
+            std::fs::remove_file(repo.join("other.txt")).unwrap();
+            std::fs::write(repo.join("moved.txt"), "other\nand more\n").unwrap();
+            git_in(repo, &["rm", "-q", "--cached", "other.txt"]);
+            git_in(repo, &["add", "moved.txt"]);
+        },
+        &["status", "--porcelain"],
     );
 }
 
