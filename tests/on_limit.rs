@@ -761,7 +761,9 @@ fn the_brief_never_runs_a_filter_behind_a_huge_included_configuration() {
             for _ in 0..80_000 {
                 text.push_str("\tclean = x\n");
             }
-            text.push_str(&format!("[filter \"a=b\"]\n\tclean = {script}\n"));
+            text.push_str("[filter \"a=b\"]\n\tclean = ");
+            text.push_str(script);
+            text.push('\n');
             std::fs::write(repo.join(".git/big.inc"), text).unwrap();
             git_in(repo, &["config", "include.path", "big.inc"]);
         },
