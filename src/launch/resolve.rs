@@ -226,8 +226,9 @@ fn placeholder() -> Unusable {
 /// What a rung of a backend turned off says on every face.
 pub const OFF: &str = "off (enabled = false)";
 
-fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
-    let backend = rung.backend;
+/// The binary a rung of `backend` runs, when the backend is on, its CLI installed and, for a
+/// proxy rung, its proxy named.
+fn binary_of(backend: &Backend, context: &Context) -> Result<std::path::PathBuf, Unusable> {
     // Turned off: nothing is looked for, called or run.
     if !backend.enabled {
         return Err(Unusable {
@@ -261,6 +262,56 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
             skip: true,
         });
     }
+    Ok(binary)
+}
+
+/// The environment of a rung that runs on `account` (a key or token, not a login): its
+/// secret in the variable its kind needs, every other credential variable of the backend
+/// removed; the variable's name. An account dead, over its budget or broken is unusable.
+fn account_environment(
+    backend: &Backend,
+    account: &AccountDef,
+    context: &Context,
+    env: &mut Vec<(String, String)>,
+    env_remove: &mut Vec<String>,
+) -> Result<String, Unusable> {
+    account_in_health(account, context)?;
+    if let (Some(dir), Some(pricing)) = (context.state_dir, context.pricing)
+        && let Some(reason) = crate::state::account_health::budget_exhausted(dir, pricing, account)
+    {
+        return Err(Unusable {
+            class: ErrorClass::Quota,
+            reason,
+            skip: false,
+        });
+    }
+    // A broken account (unreadable or empty secret) is out until the user mends it.
+    let secret = account.read_secret().map_err(|err| Unusable {
+        class: ErrorClass::CredentialsMissing,
+        reason: format!("account {} is broken: {err:#}", account.name),
+        skip: false,
+    })?;
+    let var = crate::accounts::secret_var(
+        account,
+        backend,
+        &crate::adapter::Env::child(env, env_remove),
+    );
+    for other in crate::accounts::credential_vars(backend, context.accounts) {
+        // Removed from what agent adds too (a backend's `env` may set one): the CLI
+        // must send this account's credential and no other.
+        env.retain(|(name, _)| name != &other || other == var);
+        if other != var && !env_remove.contains(&other) {
+            env_remove.push(other);
+        }
+    }
+    env.retain(|(name, _)| name != &var);
+    env.push((var.clone(), secret));
+    Ok(var)
+}
+
+fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
+    let backend = rung.backend;
+    let binary = binary_of(backend, context)?;
     let mut env = launch_env(backend)?;
     let mut env_remove = backend.env_remove.clone();
     let mut account_var = None;
@@ -268,39 +319,13 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
     if let Some(account) = login_account {
         login_environment(backend, account, context, &mut env, &mut env_remove)?;
     } else if let Some(account) = context.account {
-        account_in_health(account, context)?;
-        if let (Some(dir), Some(pricing)) = (context.state_dir, context.pricing)
-            && let Some(reason) =
-                crate::state::account_health::budget_exhausted(dir, pricing, account)
-        {
-            return Err(Unusable {
-                class: ErrorClass::Quota,
-                reason,
-                skip: false,
-            });
-        }
-        // A broken account (unreadable or empty secret) is out until the user mends it.
-        let secret = account.read_secret().map_err(|err| Unusable {
-            class: ErrorClass::CredentialsMissing,
-            reason: format!("account {} is broken: {err:#}", account.name),
-            skip: false,
-        })?;
-        let var = crate::accounts::secret_var(
-            account,
+        account_var = Some(account_environment(
             backend,
-            &crate::adapter::Env::child(&env, &env_remove),
-        );
-        for other in crate::accounts::credential_vars(backend, context.accounts) {
-            // Removed from what agent adds too (a backend's `env` may set one): the CLI
-            // must send this account's credential and no other.
-            env.retain(|(name, _)| name != &other || other == var);
-            if other != var && !env_remove.contains(&other) {
-                env_remove.push(other);
-            }
-        }
-        env.retain(|(name, _)| name != &var);
-        env.push((var.clone(), secret));
-        account_var = Some(var);
+            account,
+            context,
+            &mut env,
+            &mut env_remove,
+        )?);
     }
     withhold_foreign_keys(backend, &env, &mut env_remove);
     let account = context

@@ -181,37 +181,15 @@ pub fn run(
             ),
         );
     };
-    let refused_words =
-        |refusal: Refusal| Finding::nothing_run(ErrorClass::BadArguments, &refusal.what());
-    let here = match argv(rung, &[]) {
-        Ok(args) => args,
-        Err(refusal) => return refused_words(refusal),
-    };
-    let place = crate::state::file::ensure_dir(state_dir)
-        .map_err(|err| std::io::Error::other(format!("{err:#}")))
-        .and_then(|()| {
-            family.check_dir(
-                &Env::child(&ready.env, &ready.env_remove),
-                dir,
-                &here,
-                state_dir,
-            )
-        });
-    let (args, cwd, scratch_env, _scratch) = match place {
-        Ok(CheckDir::Here) => (here, dir.to_path_buf(), &[][..], None),
-        Ok(CheckDir::Scratch { dir, args, env }) => match argv(rung, args) {
-            Ok(args) => (args, dir.path().to_path_buf(), env, Some(dir)),
-            Err(refusal) => return refused_words(refusal),
-        },
-        Ok(CheckDir::Refused(fact)) => {
-            return Finding::nothing_run(ErrorClass::Misconfigured, &fact);
-        }
-        Err(err) => {
-            return Finding::nothing_run(
-                ErrorClass::Misconfigured,
-                &format!("making a scratch directory for the check: {err}"),
-            );
-        }
+    // The scratch directory lives until the check is over.
+    let Placed {
+        args,
+        cwd,
+        scratch_env,
+        scratch: _kept,
+    } = match place(rung, ready, dir, state_dir) {
+        Ok(placed) => placed,
+        Err(finding) => return *finding,
     };
     let cwd = cwd.as_path();
     // The launch environment's secrets never reach a reason or the ledger, by value.
@@ -262,6 +240,96 @@ pub fn run(
             )
         }
     };
+    let (tokens, estimated) = record_the_call(meter, &reservation, rung, &name, &judged, latency);
+    let clears_at = judged.window.as_ref().map(|w| {
+        std::time::SystemTime::UNIX_EPOCH
+            + Duration::from_secs(u64::try_from(w.resets_at.as_second()).unwrap_or(0))
+    });
+    Finding {
+        outcome: Outcome {
+            class: judged.class,
+            reason: crate::text::printable(&crate::redact::redact(&judged.reason)),
+            latency,
+            clears_at,
+        },
+        window: judged.window,
+        tokens: (!estimated).then_some(tokens),
+        session: judged.said.session,
+    }
+}
+
+/// Where a self-check runs and with which words: the CLI's own check arguments, in the
+/// launch's directory when its CLI trusts it, else in a scratch directory (kept alive by
+/// `scratch` until the check is over) with the words and variables that turn the folder's
+/// settings off.
+struct Placed {
+    args: Vec<OsString>,
+    cwd: std::path::PathBuf,
+    scratch_env: &'static [(&'static str, &'static str)],
+    scratch: Option<crate::scratch::Scratch>,
+}
+
+/// Where the check of `rung` for a launch in `dir` runs; `Err`: the finding of a check
+/// that cannot run (words its CLI cannot take, a folder it refuses, no scratch directory).
+fn place(rung: &Rung, ready: &Ready, dir: &Path, state_dir: &Path) -> Result<Placed, Box<Finding>> {
+    let family = rung.backend.family;
+    let refused_words =
+        |refusal: Refusal| Finding::nothing_run(ErrorClass::BadArguments, &refusal.what());
+    let here = match argv(rung, &[]) {
+        Ok(args) => args,
+        Err(refusal) => return Err(Box::new(refused_words(refusal))),
+    };
+    let place = crate::state::file::ensure_dir(state_dir)
+        .map_err(|err| std::io::Error::other(format!("{err:#}")))
+        .and_then(|()| {
+            family.check_dir(
+                &Env::child(&ready.env, &ready.env_remove),
+                dir,
+                &here,
+                state_dir,
+            )
+        });
+    let (args, cwd, scratch_env, scratch) = match place {
+        Ok(CheckDir::Here) => (here, dir.to_path_buf(), &[][..], None),
+        Ok(CheckDir::Scratch { dir, args, env }) => match argv(rung, args) {
+            Ok(args) => (args, dir.path().to_path_buf(), env, Some(dir)),
+            Err(refusal) => return Err(Box::new(refused_words(refusal))),
+        },
+        Ok(CheckDir::Refused(fact)) => {
+            return Err(Box::new(Finding::nothing_run(
+                ErrorClass::Misconfigured,
+                &fact,
+            )));
+        }
+        Err(err) => {
+            return Err(Box::new(Finding::nothing_run(
+                ErrorClass::Misconfigured,
+                &format!("making a scratch directory for the check: {err}"),
+            )));
+        }
+    };
+    Ok(Placed {
+        args,
+        cwd,
+        scratch_env,
+        scratch,
+    })
+}
+
+/// Writes the check's call to the ledger against its `reservation`: the tokens its record
+/// gave, else an estimate (said so: the second value is `true`).
+fn record_the_call(
+    meter: &Meter,
+    reservation: &crate::state::budget::Reservation,
+    rung: &Rung,
+    name: &str,
+    judged: &Judged,
+    latency: Duration,
+) -> (Tokens, bool) {
+    let Ok(ready) = &rung.state else {
+        unreachable!("a check runs only a ready rung")
+    };
+    let family = rung.backend.family;
     let (tokens, estimated) = match judged.said.tokens {
         Some(tokens) => (tokens, false),
         None => (
@@ -280,12 +348,12 @@ pub fn run(
             let env = Env::child(&ready.env, &ready.env_remove);
             crate::launch::reported_model::in_env(family, &env).map(|reported| reported.model)
         }),
-        upstream: name.clone(),
+        upstream: name.to_string(),
         role: ROLE,
         ..ready.plan.info.clone()
     };
     meter.record(
-        &reservation,
+        reservation,
         &info,
         &Spent {
             class: Some(judged.class),
@@ -296,21 +364,7 @@ pub fn run(
             ..Spent::default()
         },
     );
-    let clears_at = judged.window.as_ref().map(|w| {
-        std::time::SystemTime::UNIX_EPOCH
-            + Duration::from_secs(u64::try_from(w.resets_at.as_second()).unwrap_or(0))
-    });
-    Finding {
-        outcome: Outcome {
-            class: judged.class,
-            reason: crate::text::printable(&crate::redact::redact(&judged.reason)),
-            latency,
-            clears_at,
-        },
-        window: judged.window,
-        tokens: (!estimated).then_some(tokens),
-        session: judged.said.session,
-    }
+    (tokens, estimated)
 }
 
 /// The child: the rung's binary and launch environment (then `extra`), in `dir`, stdin
@@ -367,40 +421,15 @@ impl Judged {
 /// none of these.
 fn judge(check: &SelfCheck, printed: &Printed, learned: &[Window], dir: &Path) -> Judged {
     let name = printed.name;
-    let mut said = (check.read)(printed.stdout, printed.stderr);
-    // A CLI (or a wrapper in front of it) that answers in plain text rather than the
-    // machine-readable form still answered; only its tokens are unknown (estimated).
-    let plain = printed.stdout.trim();
-    if said.answer.is_none()
-        && said.error.is_none()
-        && !plain.is_empty()
-        && !plain.starts_with(['{', '['])
-    {
-        said.answer = Some(plain.to_string());
-    }
+    let said = what_it_said(check, printed);
     let all = format!("{}\n{}", printed.stdout, printed.stderr);
     let full = learned
         .iter()
         .filter(|w| w.is_full())
         .max_by_key(|w| w.resets_at)
         .cloned();
-    // The CLI's own words, for a reason: its error, else what it printed last.
-    let words = || {
-        let text = said
-            .error
-            .clone()
-            .or_else(|| last_words(printed.stderr))
-            .or_else(|| last_words(printed.stdout))
-            .unwrap_or_default();
-        crate::text::snippet(&text)
-    };
-    let how = match printed.end {
-        Ok(status) => match status.code() {
-            Some(code) => format!("exited {code}"),
-            None => "was killed by a signal".to_string(),
-        },
-        Err(stopped) => stopped.to_string(),
-    };
+    let words = || words_of(&said, printed);
+    let how = how_it_ended(printed.end);
     let code = printed.end.ok().and_then(|status| status.code());
     let verdict = |class, reason: String| Judged {
         class,
@@ -448,13 +477,7 @@ fn judge(check: &SelfCheck, printed: &Printed, learned: &[Window], dir: &Path) -
         _ => {}
     }
     let Ok(status) = printed.end else {
-        let tail = words();
-        let reason = if tail.is_empty() {
-            format!("{name} {how}")
-        } else {
-            format!("{name} {how}: {tail}")
-        };
-        return verdict(ErrorClass::Unreachable, reason);
+        return verdict(ErrorClass::Unreachable, with_words(name, &how, &words()));
     };
     let failed = matches!(meaning, Some((Meaning::Failure, _))) || said.error.is_some();
     match (&said.answer, status.success() && !failed) {
@@ -474,13 +497,55 @@ fn judge(check: &SelfCheck, printed: &Printed, learned: &[Window], dir: &Path) -
                 ErrorClass::Ok => ErrorClass::BadRequest,
                 class => class,
             };
-            let reason = if tail.is_empty() {
-                format!("{name} {how}")
-            } else {
-                format!("{name} {how}: {tail}")
-            };
-            verdict(class, reason)
+            verdict(class, with_words(name, &how, &tail))
         }
+    }
+}
+
+/// What the CLI said, by its adapter's reader. A CLI (or a wrapper in front of it) that
+/// answers in plain text rather than the machine-readable form still answered; only its
+/// tokens are unknown (estimated).
+fn what_it_said(check: &SelfCheck, printed: &Printed) -> Said {
+    let mut said = (check.read)(printed.stdout, printed.stderr);
+    let plain = printed.stdout.trim();
+    if said.answer.is_none()
+        && said.error.is_none()
+        && !plain.is_empty()
+        && !plain.starts_with(['{', '['])
+    {
+        said.answer = Some(plain.to_string());
+    }
+    said
+}
+
+/// The CLI's own words, for a reason: its error, else what it printed last.
+fn words_of(said: &Said, printed: &Printed) -> String {
+    let text = said
+        .error
+        .clone()
+        .or_else(|| last_words(printed.stderr))
+        .or_else(|| last_words(printed.stdout))
+        .unwrap_or_default();
+    crate::text::snippet(&text)
+}
+
+/// How the run ended, in words: `exited 1`, `was killed by a signal`, or why it was stopped.
+fn how_it_ended(end: Result<std::process::ExitStatus, crate::child::Stopped>) -> String {
+    match end {
+        Ok(status) => match status.code() {
+            Some(code) => format!("exited {code}"),
+            None => "was killed by a signal".to_string(),
+        },
+        Err(stopped) => stopped.to_string(),
+    }
+}
+
+/// `NAME HOW`, with its words after a colon when it said any.
+fn with_words(name: &str, how: &str, words: &str) -> String {
+    if words.is_empty() {
+        format!("{name} {how}")
+    } else {
+        format!("{name} {how}: {words}")
     }
 }
 

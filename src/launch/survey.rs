@@ -56,46 +56,16 @@ pub fn check_all(
     let mut waiting: HashMap<String, Vec<(usize, Option<String>)>> = HashMap::new();
     std::thread::scope(|scope| {
         for (position, rung) in rungs.iter().enumerate() {
-            let index = rung.index - 1;
             let park = known::park(config, &parking, rung, now);
-            let work = match (known::check_of(rung), &rung.state) {
-                (Ok(Check::Probe | Check::Command), Ok(ready)) if park.is_none() => {
-                    Some(Work::Probe(Box::new(ready.plan.clone())))
-                }
-                (Ok(Check::SelfCheck), Ok(_)) if park.is_none() => {
-                    // The one rule says whether the last check still proves it (within
-                    // self_check_cache_seconds, with no failed launch since).
-                    // A folder a launch would be refused in is a fact of this folder,
-                    // which no answer given elsewhere stands for.
-                    let cached = matches!(
-                        judge.state(rung, None, None),
-                        RungState::Ok {
-                            proof: Proof::SelfCheck,
-                            ..
-                        }
-                    ) && !crate::launch::self_check::refused_in(rung, dir);
-                    (!cached).then_some(Work::SelfCheck(position))
-                }
-                _ => None,
-            };
-            let Some(work) = work else {
+            let Some(work) = work_of(&judge, rung, position, park.as_ref(), dir) else {
                 let state = judge.state(rung, None, park.as_ref());
-                let _ = found.send(Finding { index, state });
+                let _ = found.send(Finding {
+                    index: rung.index - 1,
+                    state,
+                });
                 continue;
             };
-            let (call, record_under) = match &work {
-                Work::Probe(plan) => (plan.target.clone(), None),
-                Work::SelfCheck(_) => {
-                    let target = rung
-                        .state
-                        .as_ref()
-                        .map_or_else(|_| String::new(), |ready| ready.plan.target.clone());
-                    // A rung whose check cannot be said is checked alone (its own target).
-                    let key = crate::launch::self_check::key(rung)
-                        .map_or_else(|| target.clone(), |key| format!("self_check {key}"));
-                    (key, Some(target))
-                }
-            };
+            let (call, record_under) = call_of(rung, &work);
             let first = !waiting.contains_key(&call);
             waiting
                 .entry(call.clone())
@@ -132,7 +102,85 @@ pub fn check_all(
             }
         }
         drop(tx);
-        let policy = config.policy();
+        let answers = Answers {
+            config,
+            store,
+            judge: &judge,
+            parking: &parking,
+            rungs,
+        };
+        answers.send_as_they_come(&rx, waiting, found);
+    });
+}
+
+/// What checking `rung` (at `position` in the list) takes, if anything: a rung parked,
+/// unusable or still proved by its last check of its CLI's own is not called.
+fn work_of(
+    judge: &Judge,
+    rung: &Rung,
+    position: usize,
+    park: Option<&crate::launch::rung_state::Park>,
+    dir: &std::path::Path,
+) -> Option<Work> {
+    match (known::check_of(rung), &rung.state) {
+        (Ok(Check::Probe | Check::Command), Ok(ready)) if park.is_none() => {
+            Some(Work::Probe(Box::new(ready.plan.clone())))
+        }
+        (Ok(Check::SelfCheck), Ok(_)) if park.is_none() => {
+            // The one rule says whether the last check still proves it (within
+            // self_check_cache_seconds, with no failed launch since).
+            // A folder a launch would be refused in is a fact of this folder,
+            // which no answer given elsewhere stands for.
+            let cached = matches!(
+                judge.state(rung, None, None),
+                RungState::Ok {
+                    proof: Proof::SelfCheck,
+                    ..
+                }
+            ) && !crate::launch::self_check::refused_in(rung, dir);
+            (!cached).then_some(Work::SelfCheck(position))
+        }
+        _ => None,
+    }
+}
+
+/// The call `work` makes (a probe's target, a self-check's key: rungs that would make the
+/// same one share it), and the health target a self-check's finding is recorded under (a
+/// probe records its own).
+fn call_of(rung: &Rung, work: &Work) -> (String, Option<String>) {
+    match work {
+        Work::Probe(plan) => (plan.target.clone(), None),
+        Work::SelfCheck(_) => {
+            let target = rung
+                .state
+                .as_ref()
+                .map_or_else(|_| String::new(), |ready| ready.plan.target.clone());
+            // A rung whose check cannot be said is checked alone (its own target).
+            let key = crate::launch::self_check::key(rung)
+                .map_or_else(|| target.clone(), |key| format!("self_check {key}"));
+            (key, Some(target))
+        }
+    }
+}
+
+/// What the answers of the calls are judged with.
+struct Answers<'a> {
+    config: &'a Config,
+    store: &'a Store,
+    judge: &'a Judge<'a>,
+    parking: &'a Parking,
+    rungs: &'a [Rung<'a>],
+}
+
+impl Answers<'_> {
+    /// Sends the finding of every rung `waiting` on a call as that call answers.
+    fn send_as_they_come(
+        &self,
+        rx: &mpsc::Receiver<(String, Outcome)>,
+        mut waiting: HashMap<String, Vec<(usize, Option<String>)>>,
+        found: &mpsc::Sender<Finding>,
+    ) {
+        let policy = self.config.policy();
         while !waiting.is_empty() {
             let Ok((call, outcome)) = rx.recv() else {
                 break;
@@ -143,18 +191,19 @@ pub fn check_all(
                 if let Some(target) = record_under
                     && recorded.insert(target.clone())
                 {
-                    store.record_as(&target, &outcome, &policy, Proof::SelfCheck);
+                    self.store
+                        .record_as(&target, &outcome, &policy, Proof::SelfCheck);
                 }
-                let rung = &rungs[position];
+                let rung = &self.rungs[position];
                 // A check that hit the window parks the rung, as a launch would read it.
-                let park = known::park(config, &parking, rung, jiff::Timestamp::now());
+                let park = known::park(self.config, self.parking, rung, jiff::Timestamp::now());
                 let fresh = if park.is_some() { None } else { Some(&outcome) };
-                let state = judge.state(rung, fresh, park.as_ref());
+                let state = self.judge.state(rung, fresh, park.as_ref());
                 let _ = found.send(Finding {
                     index: rung.index - 1,
                     state,
                 });
             }
         }
-    });
+    }
 }
