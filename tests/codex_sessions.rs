@@ -88,9 +88,13 @@ stamp() {{ sed "s|@NOW@|$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)|g; s|@OLD@|$(date -u 
 theirs='{dir}/rollout-2026-01-01T00-00-00-{THEIRS}.jsonl'
 [ -f "$theirs" ] || printf '%s\n' '{old}' | stamp > "$theirs"
 touch -d '-1 hour' "$theirs"
-printf '%s\n' '{ours}' | stamp >> '{dir}/rollout-2026-01-01T01-00-00-{OURS}.jsonl'
+ours='{dir}/rollout-2026-01-01T01-00-00-{OURS}.jsonl'
+printf '%s\n' '{ours}' | stamp >> "$ours"
+# Stamped by the clock it runs on (a test's clock may not be the file system's).
+touch -d "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" "$ours"
 sleep 1.3
 printf '%s\n' '{theirs_lines}' | stamp >> "$theirs"
+touch -d "$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" "$theirs"
 exit 1"#,
             dir = dir.display(),
             theirs_lines = theirs,

@@ -844,7 +844,10 @@ fn sixty_calls_around_a_flushall(layout: Layout) {
         all.iter().all(|s| matches!(s, None | Some(200 | 429))),
         "{all:?}"
     );
-    assert_eq!(ok + died, CAP, "{all:?}");
+    // Every answered call was counted, and no more than the cap answered. A call the killed
+    // replica held had either reached upstream (counted: one of the cap's) or not yet been
+    // reserved (never counted), so the answered and the dead ones together cover the cap.
+    assert!(ok <= CAP && ok + died >= CAP, "{all:?}");
     if layout != Layout::OneHomeOneKilled {
         assert_eq!(died, 0, "{all:?}");
     }
