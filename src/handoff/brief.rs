@@ -5,9 +5,10 @@
 //! Its sections: `# Hand-off from <CLI>`; `## The task` (the session's first prompt,
 //! verbatim); `## Where it stopped` (the last prompt and the assistant's last messages);
 //! `## Files the session changed` (its edit calls, and in a repository the files that
-//! differ from its index, read by agent without running anything of the repository); `## Source` (the CLI, rung, model, session id and the limit). What the
-//! session said is quoted in fences longer than any run of backticks it holds, so no prompt
-//! can close its fence and write the brief's own headings or instructions. Over the cap,
+//! differ from its index, read by agent without running anything of the repository);
+//! `## Source` (the CLI, rung, model, session id and the limit). What the session said is
+//! quoted in fences longer than any run of backticks it holds, so no prompt can close its
+//! fence and write the brief's own headings or instructions. Over the cap,
 //! the replies are trimmed first (their ends kept: that is where the session stopped), then
 //! the prompts' middles; the headings, the files and the source always stay.
 
