@@ -18,7 +18,9 @@
 //! examined), a malformed one, or one past its cap gives nothing.
 //!
 //! Everything is bounded: the index's size, the entries examined (a last line counts those
-//! left), the bytes hashed (each file and all together), and the lines kept; only regular
+//! left), each path and all the paths held (version 4's prefix compression lets a small
+//! index name gigabytes of them), the bytes hashed (each file and all together), and the
+//! lines kept; only regular
 //! files are opened, never through a link and without waiting, and no entry is followed
 //! through a directory that is a link or out of the work tree. The walk up from the folder
 //! stops at the first `.git` of any kind, so a repository whose `.git` is a link is read as
@@ -53,6 +55,14 @@ const HASHED_IN_ALL: u64 = 64 << 20;
 
 /// The most entries examined.
 const ENTRIES: usize = 200_000;
+
+/// The longest path an entry may have (Linux's `PATH_MAX`).
+const PATH_MAX: usize = 4096;
+
+/// The most bytes of paths held for the entries examined. Version 4 compresses each path
+/// against the one before, so a hostile index of a few MiB can name paths of gigabytes in
+/// all; a real one of 200,000 files holds some tens of MiB.
+const PATH_BYTES: usize = 64 << 20;
 
 /// The most of the list kept: a brief names the changes, it does not list a tree.
 const KEPT_BYTES: usize = 8 * 1024;
@@ -170,6 +180,7 @@ fn parse(bytes: &[u8], id_len: usize, most: usize) -> Option<Index> {
     let count = usize::try_from(at.u32()?).ok()?;
     let mut entries = Vec::with_capacity(count.min(most).min(1 << 16));
     let mut previous: Vec<u8> = Vec::new();
+    let mut kept_bytes = 0;
     for _ in 0..count {
         let start = at.at;
         at.take(16)?; // ctime (s, ns), mtime below
@@ -188,26 +199,31 @@ fn parse(bytes: &[u8], id_len: usize, most: usize) -> Option<Index> {
         } else {
             0
         };
-        let path = if version == 4 {
+        // The path is built in place: a prefix-compressed one costs only what it adds.
+        if version == 4 {
             let strip = at.varint()?;
-            let keep = previous.len().checked_sub(strip)?;
-            let mut path = previous[..keep].to_vec();
-            path.extend_from_slice(at.until_nul()?);
-            path
+            previous.truncate(previous.len().checked_sub(strip)?);
+            previous.extend_from_slice(at.until_nul()?);
         } else {
-            let path = at.until_nul()?.to_vec();
+            previous.clear();
+            previous.extend_from_slice(at.until_nul()?);
             // Padded with NULs to a multiple of eight bytes, the terminating one included.
             let len = at.at - start;
             at.take((8 - len % 8) % 8)?;
-            path
-        };
+        }
+        // Longer than any path the system can name: no index git wrote for this tree.
+        if previous.len() > PATH_MAX {
+            return None;
+        }
         if entries.len() == most {
-            previous = path;
             continue;
         }
-        previous.clone_from(&path);
+        kept_bytes += previous.len();
+        if kept_bytes > PATH_BYTES {
+            return None;
+        }
         entries.push(Entry {
-            path,
+            path: previous.clone(),
             mode,
             size,
             mtime,
@@ -723,6 +739,45 @@ mod tests {
             assert_eq!(parsed(&index[..cut]), None, "cut at {cut}");
         }
         assert_eq!(parsed(&index).unwrap().len(), 4);
+    }
+
+    /// An index of version 4 whose entries each strip `strip` bytes of the path before and
+    /// add `add` bytes: its paths grow, or stay as long, at no cost in the file.
+    fn compressed_index(count: u32, strip: u8, add: &[u8], first: &[u8]) -> Vec<u8> {
+        let mut bytes = b"DIRC".to_vec();
+        bytes.extend(4u32.to_be_bytes());
+        bytes.extend(count.to_be_bytes());
+        for n in 0..count {
+            bytes.extend([0; 24]); // ctime, mtime, dev, ino
+            bytes.extend(0o100_644u32.to_be_bytes());
+            bytes.extend([0; 12]); // uid, gid, size
+            bytes.extend([0; 20]); // id
+            bytes.extend(0x0fffu16.to_be_bytes());
+            if n == 0 {
+                bytes.push(0);
+                bytes.extend(first);
+            } else {
+                bytes.push(strip);
+                bytes.extend(add);
+            }
+            bytes.push(0);
+        }
+        bytes.extend([0; 20]); // the checksum
+        bytes
+    }
+
+    #[test]
+    fn a_compressed_index_naming_paths_past_the_caps_gives_nothing_at_once() {
+        // 20,000 entries of about 40 bytes: paths of one to 20,000 bytes, 200 MB in all.
+        let growing = compressed_index(20_000, 0, b"a", b"a");
+        assert!(growing.len() < 2 << 20);
+        assert!(parse(&growing, 20, ENTRIES).is_none());
+        // Every path 4,000 bytes: 20,000 of them are 80 MB to hold.
+        let long = vec![b'a'; 4000];
+        let wide = compressed_index(20_000, 1, b"b", &long);
+        assert!(parse(&wide, 20, ENTRIES).is_none());
+        // Past the entries examined, nothing is held: the walk only reaches the end.
+        assert_eq!(parse(&wide, 20, 10).unwrap().count, 20_000);
     }
 
     #[test]
