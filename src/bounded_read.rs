@@ -8,7 +8,9 @@
 //!   swapped in between cannot hang the open nor a device be read. A symbolic link is
 //!   followed: users link their CLI settings to a dotfiles repository, and the CLI itself
 //!   follows it; what the link reaches must still be a regular file within the cap. (Agent's
-//!   *own* state files are another door, `state::file`, which never follows a link.)
+//!   *own* state files are another door, `state::file`, which never follows a link.) A
+//!   file of a repository's work tree ([`read_no_follow`]) is the exception: its links are
+//!   the repository's, so one is never followed.
 //! - A whole file ([`read`], [`whole`], [`json`]) larger than its cap is not read at all.
 //! - A record file is streamed ([`lines`]): one line at a time, at most [`Cap::line`] of it
 //!   held; a longer line is read past without being kept, and a file larger than
@@ -170,6 +172,8 @@ fn kind_of(file_type: fs::FileType) -> Option<&'static str> {
         Some("a socket")
     } else if file_type.is_dir() {
         Some("a directory")
+    } else if file_type.is_symlink() {
+        Some("a symbolic link")
     } else {
         Some("not a file")
     }
@@ -207,9 +211,13 @@ pub fn open(path: &Path, cap: Cap) -> Result<(File, u64), Skipped> {
 /// Opens `path` without waiting (a FIFO swapped in since the `stat` has no writer to wait
 /// for) and checks what was opened, on its descriptor.
 fn open_checked(path: &Path, cap: Cap) -> Result<(File, u64), Skipped> {
+    open_with(path, cap, nix::fcntl::OFlag::empty())
+}
+
+fn open_with(path: &Path, cap: Cap, more: nix::fcntl::OFlag) -> Result<(File, u64), Skipped> {
     let file = OpenOptions::new()
         .read(true)
-        .custom_flags((nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY).bits())
+        .custom_flags((nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY | more).bits())
         .open(path)
         .map_err(io_skip)?;
     let size = fits(&file.metadata().map_err(io_skip)?, cap)?;
@@ -218,7 +226,17 @@ fn open_checked(path: &Path, cap: Cap) -> Result<(File, u64), Skipped> {
 
 /// The whole of a small file another program wrote.
 pub fn read(path: &Path, cap: Cap) -> Result<Vec<u8>, Skipped> {
-    let (file, size) = open(path, cap)?;
+    read_all(open(path, cap)?, cap)
+}
+
+/// [`read`], where a link at `path` is not followed but refused (a link swapped in since
+/// the `lstat` fails the open: `O_NOFOLLOW`).
+pub fn read_no_follow(path: &Path, cap: Cap) -> Result<Vec<u8>, Skipped> {
+    fits(&fs::symlink_metadata(path).map_err(io_skip)?, cap)?;
+    read_all(open_with(path, cap, nix::fcntl::OFlag::O_NOFOLLOW)?, cap)
+}
+
+fn read_all((file, size): (File, u64), cap: Cap) -> Result<Vec<u8>, Skipped> {
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     // One byte more than the cap tells a file that grew past it since the check.
     file.take(cap.file.saturating_add(1))
@@ -639,6 +657,26 @@ mod tests {
         assert!(json(&path, LOGIN).is_none());
         assert!(json(&path, CHAT).is_some());
         assert_eq!(text(&dir.path().join("missing"), SETTINGS), None);
+    }
+
+    #[test]
+    fn a_read_that_follows_no_link_refuses_every_link_and_every_hostile_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        fs::write(&path, "plain\n").unwrap();
+        assert_eq!(read_no_follow(&path, SETTINGS).unwrap(), b"plain\n");
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(matches!(
+            read_no_follow(&link, SETTINGS),
+            Err(Skipped::NotRegular("a symbolic link"))
+        ));
+        let hostile = hostile();
+        for (name, path) in &hostile.files {
+            let path = path.clone();
+            let read = within(name, move || read_no_follow(&path, SETTINGS).is_ok());
+            assert!(!read, "{name} was read");
+        }
     }
 
     #[test]

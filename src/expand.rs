@@ -76,6 +76,11 @@ pub fn has_reference(text: &str) -> bool {
     text.contains("${")
 }
 
+/// Whether a value is written out in full: neither empty nor naming a variable (`${VAR}`).
+pub fn written_out(text: &str) -> bool {
+    !text.trim().is_empty() && !has_reference(text)
+}
+
 /// The length of a `${…}` body up to its matching `}` (defaults may nest `${…}`).
 fn closing_brace(text: &str) -> Option<usize> {
     let mut depth = 0usize;

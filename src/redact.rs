@@ -1,6 +1,8 @@
 //! Secrets are removed by value wherever they would appear: reasons, errors, state files.
 //! A value counts as secret because of where it came from (a probe key, a credential
-//! variable), and once known it is scrubbed from any text, whatever field carries it.
+//! variable), and once known it is scrubbed from any text, whatever field carries it. What
+//! is left then loses every secret of a well-known shape agent never saw
+//! ([`crate::secret_shapes`]): a CLI's error may quote a key of its own.
 //!
 //! Every pass *marks* bytes of the original text and the marked runs are replaced once at
 //! the end. Replacing pass by pass is what leaked: with two Anthropic keys known, the first
@@ -291,9 +293,11 @@ pub fn register(secret: &str) {
     registry().note(secret);
 }
 
-/// Scrubs every secret this process knows, and every URL's credentials, from `text`.
+/// Scrubs every secret this process knows, every URL's credentials and every secret of a
+/// well-known shape from `text`.
 pub fn redact(text: &str) -> String {
-    registry().redactor().redact(text)
+    let known = registry().redactor().redact(text);
+    crate::secret_shapes::scrub(&known)
 }
 
 #[cfg(test)]

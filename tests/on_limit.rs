@@ -883,3 +883,115 @@ fn a_literal_config_secret_and_key_shaped_text_never_reach_the_brief() {
     );
     assert!(!doctor.stdout.contains("AAHdqTcv"), "{doctor:?}");
 }
+
+/// A key written in the `env` of a backend no rung runs (issue 39, item 4): registered as the
+/// file is read, so the session that quoted it hands none of it on — though the launch never
+/// built that backend's environment. `--doctor` names the file and the key in a warning,
+/// never a problem, and never the value.
+#[test]
+fn a_literal_key_of_a_backend_that_never_ran_never_reaches_the_brief() {
+    const ROUTER_KEY: &str = "rk-live-7Qm2Vx9Lp4Zt8Wn3Kc6Hj1Rb5Ys0Fd";
+    let w = world();
+    w.sb.write_config(&format!(
+        "{}\n[backends.router]\ncommand = \"codex\"\nenv = {{ ROUTER_API_KEY = \"{ROUTER_KEY}\" }}\n",
+        config()
+    ));
+    let rows = [
+        prompt_row(TASK),
+        assistant_row(&json!([
+            {"type": "text", "text": format!("The router's key is {ROUTER_KEY}.")},
+        ])),
+        five_hour_limit_row_332(),
+    ];
+    FakeClaude::new(&w.sb)
+        .works(WORK)
+        .reset_in(2 * 3600)
+        .rows(&rows)
+        .install();
+    codex_working_then_exiting_3(&w.sb);
+
+    let (run, _outcome) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(3), "{run:?}");
+    let brief = std::fs::read_to_string(brief_named_in(&run.stderr)).unwrap();
+    assert!(
+        !brief.contains("7Qm2Vx9Lp4Zt"),
+        "the key reached the brief:\n{brief}"
+    );
+    assert!(brief.contains("The router's key is [redacted]."), "{brief}");
+
+    let doctor = w.sb.run(&["--doctor", "--json"]);
+    assert!(!doctor.stdout.contains("7Qm2Vx9Lp4Zt"), "{doctor:?}");
+    let report: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    let row = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| {
+            row["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("backends.router.env.ROUTER_API_KEY"))
+        })
+        .unwrap_or_else(|| panic!("no row names the key: {doctor:?}"));
+    let detail = row["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&*w.sb.config_path().to_string_lossy()),
+        "{row}"
+    );
+    assert_eq!(
+        (row["ok"].as_bool(), row["warning"].as_bool()),
+        (Some(true), Some(true)),
+        "{row}"
+    );
+}
+
+/// Every token of every CLI's login store agent can read is known before a brief is written
+/// (issue 39, item 8), whether or not the launch had read that login: a session that quoted
+/// Codex's refresh token and Gemini CLI's, in no shape agent knows, hands neither on.
+#[test]
+fn the_tokens_of_every_login_store_never_reach_the_brief() {
+    const CODEX_REFRESH: &str = "cdxRefresh.Zr7pQ2mX9vL4kT8wN3cJ6hB1yF5dS0aG";
+    const GEMINI_REFRESH: &str = "gemRefresh.Hq3Lw8Nx2Vb7Kp5Tz9Mc4Rj6Yd1Fs0Ga";
+    let w = world();
+    w.sb.write_config(&config());
+    w.sb.write_file(
+        ".codex/auth.json",
+        &json!({"auth_mode": "chatgpt", "OPENAI_API_KEY": null, "tokens": {
+            "id_token": "x", "access_token": "y", "refresh_token": CODEX_REFRESH,
+            "account_id": "acct-1"}})
+        .to_string(),
+    );
+    w.sb.write_file(
+        ".gemini/oauth_creds.json",
+        &json!({"access_token": "a", "refresh_token": GEMINI_REFRESH, "token_type": "Bearer"})
+            .to_string(),
+    );
+    let rows = [
+        prompt_row(TASK),
+        assistant_row(&json!([
+            {"type": "text", "text": format!("Found {CODEX_REFRESH} and {GEMINI_REFRESH}.")},
+        ])),
+        five_hour_limit_row_332(),
+    ];
+    FakeClaude::new(&w.sb)
+        .works(WORK)
+        .reset_in(2 * 3600)
+        .rows(&rows)
+        .install();
+    codex_working_then_exiting_3(&w.sb);
+
+    let (run, _outcome) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(3), "{run:?}");
+    let brief = std::fs::read_to_string(brief_named_in(&run.stderr)).unwrap();
+    for token in [CODEX_REFRESH, GEMINI_REFRESH] {
+        assert!(
+            !brief.contains(&token[11..23]),
+            "{token} reached the brief:\n{brief}"
+        );
+    }
+    assert!(
+        brief.contains("Found [redacted] and [redacted]."),
+        "{brief}"
+    );
+}

@@ -197,3 +197,51 @@ fn keys_sharing_a_vendor_head_are_scrubbed_from_every_report_state_file_and_aler
         assert_no_window_of(&keys, body, "an alert body");
     }
 }
+
+/// A key agent never had, quoted in an upstream's error, goes by its shape from everything
+/// agent prints and stores (issue 39, item 8): the notice says what was there instead.
+#[test]
+fn a_key_agent_never_had_quoted_by_an_upstream_goes_by_its_shape() {
+    const FOREIGN: &str = "sk-ant-api03-Fr9Wq2Lm7Xv4Kb8Tn3Hc6Jy1Pd5Gs0Za";
+    let w = world();
+    w.api
+        .on(Rule::credential(PROXY_KEY).reply(Reply::anthropic_error(
+            401,
+            "authentication_error",
+            &format!("this key was revoked; the org's key is {FOREIGN}"),
+        )));
+    w.api
+        .on(Rule::credential(OPENAI_KEY).reply(Reply::openai_error(
+            401,
+            "invalid_api_key",
+            "Incorrect API key provided",
+        )));
+    w.api
+        .on(Rule::credential(GEMINI_KEY).reply(Reply::gemini_error(
+            400,
+            "INVALID_ARGUMENT",
+            "API key not valid",
+        )));
+
+    let launch = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(launch.code, Some(69), "{launch:?}");
+    assert!(
+        launch
+            .stderr
+            .contains("the org's key is [redacted: Anthropic key]"),
+        "{}",
+        launch.stderr
+    );
+    let files = w.sb.state_files();
+    assert!(!files.is_empty());
+    for (path, content) in
+        std::iter::once((std::path::PathBuf::from("stderr"), launch.stderr)).chain(files)
+    {
+        assert!(
+            !content.contains("Fr9Wq2Lm7Xv4"),
+            "{} holds the key: {content}",
+            path.display()
+        );
+    }
+}

@@ -66,24 +66,28 @@ impl AlertsConfig {
     /// Registers for redaction every secret an alert channel holds, however it is written
     /// (literal, or `${VAR}` expanded now): the bot token, and the webhook URL's path and
     /// query — a chat hook's URL is its credential. A session that quoted the configuration
-    /// must not carry them into another vendor's prompt.
+    /// must not carry them into another vendor's prompt. Not the whole URL: every run of 12
+    /// characters of a registered value is redacted wherever it appears, and the host
+    /// (`https://hooks.slack.com`) is no secret — the path goes from every copy of the URL.
+    /// A `${VAR}` not set registers nothing: its name is no secret, and the fault naming it
+    /// must stay readable.
     pub fn register_secrets(&self) {
-        let expanded = |text: &str| crate::expand::expand(text).unwrap_or_else(|_| text.into());
-        if let Some(token) = self.telegram.as_ref().and_then(|t| t.bot_token.as_deref()) {
-            crate::redact::register(&expanded(token));
+        let expanded = |text: &str| crate::expand::expand(text).ok();
+        let token = self.telegram.as_ref().and_then(|t| t.bot_token.as_deref());
+        if let Some(token) = token.and_then(expanded) {
+            crate::redact::register(&token);
         }
-        if let Some(webhook) = &self.webhook {
-            let url = expanded(&webhook.url);
-            if let Some(secret) = url_secret(&url) {
-                crate::redact::register(secret);
-            }
+        if let Some(url) = self.webhook.as_ref().and_then(|w| expanded(&w.url))
+            && let Some(secret) = url_secret(&url)
+        {
+            crate::redact::register(secret);
         }
     }
 
     /// The keys of this section that hold a secret written in the file itself, for the
     /// doctor to warn about (a `${VAR}` or a `*_cmd` keeps it out of the file).
     pub fn literal_secrets(&self) -> Vec<&'static str> {
-        let literal = |text: &str| !text.trim().is_empty() && !crate::expand::has_reference(text);
+        let literal = crate::expand::written_out;
         let mut keys = Vec::new();
         if self
             .telegram

@@ -20,6 +20,7 @@ pub mod on_limit;
 pub mod pricing;
 pub mod relay;
 mod rung;
+mod secrets;
 mod source;
 pub mod store;
 mod words;
@@ -75,6 +76,9 @@ pub struct Config {
     /// typo of one agent knows), one sentence each: a launch and the reports print them and
     /// go on, the doctor counts each as a problem.
     pub warnings: Vec<String>,
+    /// The keys of the file that hold a secret written in it (`alerts.telegram.bot_token`),
+    /// never their values: the doctor warns of each.
+    pub secrets_in_file: Vec<String>,
 }
 
 // ---- the file's shape -------------------------------------------------------------------
@@ -221,6 +225,7 @@ pub fn load(file: Option<(PathBuf, bool)>) -> anyhow::Result<Config> {
         config.source = Some(path);
     }
     apply_env_overrides(&mut config)?;
+    secrets::register(&config.backends, &config.alerts);
     Ok(config)
 }
 
@@ -266,6 +271,7 @@ fn defaults(backends: BTreeMap<String, Backend>, rungs: Vec<RungDef>) -> Config 
         relay: relay::RelayConfig::default(),
         store: None,
         warnings: Vec::new(),
+        secrets_in_file: Vec::new(),
     }
 }
 
@@ -275,6 +281,7 @@ fn merge(
     source: &Source,
     builtin: bool,
 ) -> anyhow::Result<()> {
+    config.secrets_in_file.extend(secrets_written_in(&file));
     let duration = |value: &Option<Spanned<f64>>,
                     key: &str,
                     unit: Unit,
@@ -363,7 +370,6 @@ fn merge(
             )?;
         }
         alerts.withhold_variables();
-        alerts.register_secrets();
         config.alerts = alerts;
     }
     if let Some(relay) = file.relay {
@@ -532,6 +538,24 @@ fn merge(
         config.rungs_are_builtin = builtin;
     }
     Ok(())
+}
+
+/// The keys of `file` that hold a secret written in it, in its order of sections.
+fn secrets_written_in(file: &FileConfig) -> Vec<String> {
+    let mut keys = Vec::new();
+    for (name, backend) in &file.backends {
+        let backend = backend.get_ref();
+        let probe_key = backend.probe.as_ref().and_then(|p| p.key.as_deref());
+        keys.extend(secrets::in_backend(name, backend.env.as_ref(), probe_key));
+    }
+    let store_url = file.store.as_ref().and_then(|s| s.get_ref().url.as_deref());
+    if store_url.is_some_and(secrets::in_store_url) {
+        keys.push("store.url".to_string());
+    }
+    if let Some(alerts) = &file.alerts {
+        keys.extend(alerts.literal_secrets().into_iter().map(String::from));
+    }
+    keys
 }
 
 fn overlay(
@@ -889,6 +913,46 @@ mod tests {
             format!("{err:#}").contains("config.toml:2: backends.claude.models.opus"),
             "{err:#}"
         );
+    }
+
+    #[test]
+    fn every_key_holding_a_secret_written_in_the_file_is_named() {
+        let config = load_text(
+            r#"
+[backends.router]
+command = "codex"
+env = { ROUTER_API_KEY = "LITERALenvKEY0123456789", ROUTER_TOKEN = "${ROUTER_TOKEN_VAR:-x}" }
+probe = { kind = "openai", url = "https://router.example/v1", key = "LITERALprobeKEY01234" }
+
+[store]
+kind = "redis"
+url = "redis://team:LITERALstorePASS42@127.0.0.1:6379/0"
+
+[alerts.telegram]
+bot_token = "7012345678:AAHliteralTELEGRAMtoken0123456789"
+chat_id = "42"
+
+[alerts.webhook]
+url = "https://hooks.example/services/T000/B000/LITERALhookPATH0123"
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            config.secrets_in_file,
+            [
+                "backends.router.env.ROUTER_API_KEY",
+                "backends.router.probe.key",
+                "store.url",
+                "alerts.telegram.bot_token",
+                "alerts.webhook.url",
+            ]
+        );
+        let variables = load_text(
+            "[store]\nkind = \"redis\"\nurl = \"redis://team:${STORE_PASS_VAR:-x}@h:6379\"\n\
+             [alerts.telegram]\nbot_token_cmd = \"pass show bot\"\nchat_id = \"42\"\n",
+        )
+        .unwrap();
+        assert!(variables.secrets_in_file.is_empty(), "{variables:?}");
     }
 
     /// `builtin.toml` read as the built-in table, the way the table was once loaded: what the

@@ -92,10 +92,7 @@ impl StoreFile {
                 ),
             });
         }
-        if let Some(password) = userinfo_password(&url) {
-            crate::redact::register(password);
-        }
-        for secret in crate::redact::query_secrets(&url) {
+        for secret in url_secrets(&url) {
             crate::redact::register(secret);
         }
         let prefix = self.prefix.unwrap_or_else(|| DEFAULT_PREFIX.to_string());
@@ -112,6 +109,14 @@ impl StoreFile {
             on_store_down: self.on_store_down,
         }))
     }
+}
+
+/// The secrets a store URL holds: its password and the values of its query parameters
+/// named for a credential (`?pass=…`).
+pub(super) fn url_secrets(url: &str) -> Vec<&str> {
+    let mut secrets = crate::redact::query_secrets(url);
+    secrets.extend(userinfo_password(url));
+    secrets
 }
 
 /// The password in `redis://user:PASSWORD@host`, so redaction knows it by value.

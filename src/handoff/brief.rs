@@ -1,13 +1,15 @@
 //! The brief a hand-off leaves for the next CLI (DESIGN §21): Markdown in
 //! `<state dir>/handoffs/`, 0600 in a 0700 directory, written atomically, at most
-//! [`CAP`] bytes, with every secret agent knows redacted by value.
+//! [`CAP`] bytes, with every secret agent knows redacted by value and every key of a
+//! well-known shape by its shape.
 //!
 //! Its sections: `# Hand-off from <CLI>`; `## The task` (the session's first prompt,
 //! verbatim); `## Where it stopped` (the last prompt and the assistant's last messages);
 //! `## Files the session changed` (its edit calls, and in a repository the files that
-//! differ from its index, read by agent without running anything of the repository); `## Source` (the CLI, rung, model, session id and the limit). What the
-//! session said is quoted in fences longer than any run of backticks it holds, so no prompt
-//! can close its fence and write the brief's own headings or instructions. Over the cap,
+//! differ from its index, read by agent without running anything of the repository);
+//! `## Source` (the CLI, rung, model, session id and the limit). What the session said is
+//! quoted in fences longer than any run of backticks it holds, so no prompt can close its
+//! fence and write the brief's own headings or instructions. Over the cap,
 //! the replies are trimmed first (their ends kept: that is where the session stopped), then
 //! the prompts' middles; the headings, the files and the source always stay.
 
@@ -292,7 +294,7 @@ impl Fixed {
 /// of the characters [`crate::text::is_unprintable`] names (none may reorder or hide what
 /// the next reader sees).
 fn quoted_text(text: &str) -> String {
-    crate::secret_shapes::scrub(&crate::redact::redact(text))
+    crate::redact::redact(text)
         .replace("\r\n", "\n")
         .chars()
         .filter(|&c| c == '\n' || c == '\t' || !crate::text::is_unprintable(c))
@@ -301,8 +303,7 @@ fn quoted_text(text: &str) -> String {
 
 /// Others' short text on one line of the brief, redacted.
 fn one_line(text: &str) -> String {
-    let redacted = crate::secret_shapes::scrub(&crate::redact::redact(text));
-    crate::text::printable(&state_file::capped(&redacted))
+    crate::text::printable(&state_file::capped(&crate::redact::redact(text)))
 }
 
 /// `text` in a fence of backticks longer than any run of them inside it, so nothing in it

@@ -7,17 +7,24 @@
 //! blob of a partial clone, and the same again through includes of any size and in every
 //! submodule. Switching those off one by one lost to each of them. Here no program is
 //! started at all: the index file is parsed (versions 2, 3 and 4), and each entry is
-//! compared with the work tree by `lstat` — a missing file is deleted (` D`), another size or
-//! kind is modified (` M`), and a file whose times alone changed is hashed as git hashes a
-//! blob (`blob LEN\0` and its raw bytes, SHA-1 or SHA-256 by the repository's object format)
-//! and compared with the entry's id. No conversion a filter or an eol setting would apply is
-//! made, so such a file may be listed though git would call it unchanged: the list errs
-//! toward naming a file. Untracked files are not listed (the session's own edit calls name
-//! those it created). A split index, a malformed one, or one past its cap gives nothing.
+//! compared with the work tree by `lstat` — a missing file is deleted (` D`), another size,
+//! kind or executable bit is modified (` M`), a conflict is listed once (`UU`), and a file
+//! whose times alone changed is hashed as git hashes a blob (`blob LEN\0` and its raw bytes,
+//! SHA-1 or SHA-256 by the repository's object format) and compared with the entry's id. No
+//! conversion a filter or an eol setting would apply is made, and `core.fileMode` is not read,
+//! so such a file may be listed though git would call it unchanged: the list errs toward
+//! naming a file. Untracked files are not listed (the session's own edit calls name those it
+//! created). A split index (its entries are in another file, whatever the cap on those
+//! examined), a malformed one, or one past its cap gives nothing.
 //!
-//! Everything is bounded: the index's size, the entries examined, the bytes hashed (each file
-//! and all together), and the lines kept; only regular files are opened, without waiting,
-//! and no entry is followed through a directory that is a link or out of the work tree.
+//! Everything is bounded: the index's size, the entries examined (a last line counts those
+//! left), each path and all the paths held (version 4's prefix compression lets a small
+//! index name gigabytes of them), the bytes hashed (each file and all together), and the
+//! lines kept; only regular
+//! files are opened, never through a link and without waiting, and no entry is followed
+//! through a directory that is a link or out of the work tree. The walk up from the folder
+//! stops at the first `.git` of any kind, so a repository whose `.git` is a link is read as
+//! git reads it, never taken for an outer one.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -49,6 +56,14 @@ const HASHED_IN_ALL: u64 = 64 << 20;
 /// The most entries examined.
 const ENTRIES: usize = 200_000;
 
+/// The longest path an entry may have (Linux's `PATH_MAX`).
+const PATH_MAX: usize = 4096;
+
+/// The most bytes of paths held for the entries examined. Version 4 compresses each path
+/// against the one before, so a hostile index of a few MiB can name paths of gigabytes in
+/// all; a real one of 200,000 files holds some tens of MiB.
+const PATH_BYTES: usize = 64 << 20;
+
 /// The most of the list kept: a brief names the changes, it does not list a tree.
 const KEPT_BYTES: usize = 8 * 1024;
 
@@ -59,13 +74,19 @@ const KEPT_BYTES: usize = 8 * 1024;
 pub fn changes(cwd: &Path) -> Option<String> {
     let repo = Repository::find(cwd)?;
     let bytes = bounded_read::read(&repo.git_dir.join("index"), INDEX).ok()?;
-    let index = parse(&bytes, repo.id_len)?;
+    let index = parse(&bytes, repo.id_len, ENTRIES)?;
     let mut compare = Compare::new(&repo);
     let lines: Vec<String> = index
+        .entries
         .iter()
         .filter_map(|entry| compare.entry(entry))
         .collect();
-    Some(kept(&lines))
+    let mut text = kept(&lines);
+    let left = index.count - index.entries.len();
+    if left > 0 {
+        let _ = writeln!(text, "… and {left} more files of the index not compared");
+    }
+    Some(text)
 }
 
 /// Where a repository's files are.
@@ -79,13 +100,15 @@ struct Repository {
 }
 
 impl Repository {
-    /// The repository whose work tree holds `cwd`: the nearest `.git` above it.
+    /// The repository whose work tree holds `cwd`: the nearest `.git` above it, of any kind
+    /// (one that is neither a directory nor a `gitdir:` file, even through a link, gives
+    /// nothing rather than the repository around it).
     fn find(cwd: &Path) -> Option<Repository> {
-        let top = cwd.ancestors().find(|dir| {
-            fs::symlink_metadata(dir.join(".git")).is_ok_and(|m| m.is_dir() || m.is_file())
-        })?;
+        let top = cwd
+            .ancestors()
+            .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())?;
         let dot_git = top.join(".git");
-        let git_dir = if fs::symlink_metadata(&dot_git).ok()?.is_dir() {
+        let git_dir = if fs::metadata(&dot_git).ok()?.is_dir() {
             dot_git
         } else {
             // A linked work tree or a submodule: `gitdir: PATH`, relative to the file's folder.
@@ -134,9 +157,17 @@ struct Entry {
     not_looked_at: bool,
 }
 
-/// The entries of an index in `bytes` with ids of `id_len` bytes; `None` for anything but a
-/// whole index of version 2, 3 or 4 without a split (a `link` extension).
-fn parse(bytes: &[u8], id_len: usize) -> Option<Vec<Entry>> {
+/// What an index holds: its first entries, and how many it has in all.
+struct Index {
+    entries: Vec<Entry>,
+    count: usize,
+}
+
+/// The first `most` entries of an index in `bytes` with ids of `id_len` bytes; `None` for
+/// anything but a whole index of version 2, 3 or 4 without a split (a `link` extension).
+/// Every entry is walked, kept or not: the extensions, and with them a split, come after
+/// the last.
+fn parse(bytes: &[u8], id_len: usize, most: usize) -> Option<Index> {
     let mut at = Reader { bytes, at: 0 };
     if at.take(4)? != b"DIRC" {
         return None;
@@ -145,9 +176,11 @@ fn parse(bytes: &[u8], id_len: usize) -> Option<Vec<Entry>> {
     if !(2..=4).contains(&version) {
         return None;
     }
-    let count = usize::try_from(at.u32()?).ok()?.min(ENTRIES);
-    let mut entries = Vec::with_capacity(count.min(1 << 16));
+    // Not capped: a count past the file's end fails the walk below at that end.
+    let count = usize::try_from(at.u32()?).ok()?;
+    let mut entries = Vec::with_capacity(count.min(most).min(1 << 16));
     let mut previous: Vec<u8> = Vec::new();
+    let mut kept_bytes = 0;
     for _ in 0..count {
         let start = at.at;
         at.take(16)?; // ctime (s, ns), mtime below
@@ -166,22 +199,31 @@ fn parse(bytes: &[u8], id_len: usize) -> Option<Vec<Entry>> {
         } else {
             0
         };
-        let path = if version == 4 {
+        // The path is built in place: a prefix-compressed one costs only what it adds.
+        if version == 4 {
             let strip = at.varint()?;
-            let keep = previous.len().checked_sub(strip)?;
-            let mut path = previous[..keep].to_vec();
-            path.extend_from_slice(at.until_nul()?);
-            path
+            previous.truncate(previous.len().checked_sub(strip)?);
+            previous.extend_from_slice(at.until_nul()?);
         } else {
-            let path = at.until_nul()?.to_vec();
+            previous.clear();
+            previous.extend_from_slice(at.until_nul()?);
             // Padded with NULs to a multiple of eight bytes, the terminating one included.
             let len = at.at - start;
             at.take((8 - len % 8) % 8)?;
-            path
-        };
-        previous.clone_from(&path);
+        }
+        // Longer than any path the system can name: no index git wrote for this tree.
+        if previous.len() > PATH_MAX {
+            return None;
+        }
+        if entries.len() == most {
+            continue;
+        }
+        kept_bytes += previous.len();
+        if kept_bytes > PATH_BYTES {
+            return None;
+        }
         entries.push(Entry {
-            path,
+            path: previous.clone(),
             mode,
             size,
             mtime,
@@ -194,7 +236,7 @@ fn parse(bytes: &[u8], id_len: usize) -> Option<Vec<Entry>> {
     if extension_names(&bytes[at.at..], id_len).contains(b"link") {
         return None;
     }
-    Some(entries)
+    Some(Index { entries, count })
 }
 
 /// The four-byte names of the extensions after the entries.
@@ -280,6 +322,9 @@ struct Compare<'r> {
     /// Directories of the work tree already looked at: whether each is a real directory
     /// (not a link) inside the tree.
     dirs: HashMap<PathBuf, bool>,
+    /// The path of the last conflicted entry: a conflict has up to three (stages 1–3), side
+    /// by side in the index, and is one line.
+    last_conflict: Option<Vec<u8>>,
 }
 
 const S_IFMT: u32 = 0o170_000;
@@ -292,6 +337,7 @@ impl<'r> Compare<'r> {
             repo,
             hashed: 0,
             dirs: HashMap::new(),
+            last_conflict: None,
         }
     }
 
@@ -304,6 +350,10 @@ impl<'r> Compare<'r> {
         }
         let shown = String::from_utf8_lossy(&entry.path);
         if entry.conflicted {
+            if self.last_conflict.as_ref() == Some(&entry.path) {
+                return None;
+            }
+            self.last_conflict = Some(entry.path.clone());
             return Some(format!("UU {shown}"));
         }
         let path = match self.place_of(&entry.path) {
@@ -317,7 +367,8 @@ impl<'r> Compare<'r> {
         let same_kind = if kind == S_IFLNK {
             meta.file_type().is_symlink()
         } else {
-            meta.file_type().is_file()
+            // Git keeps 100644 or 100755: the owner's executable bit is all it compares.
+            meta.file_type().is_file() && (meta.mode() ^ entry.mode) & 0o100 == 0
         };
         // The index keeps the size's low 32 bits.
         #[allow(clippy::cast_possible_truncation)]
@@ -365,7 +416,7 @@ impl<'r> Compare<'r> {
             if self.hashed >= HASHED_IN_ALL {
                 return false;
             }
-            match bounded_read::read(path, HASHED_FILE) {
+            match bounded_read::read_no_follow(path, HASHED_FILE) {
                 Ok(bytes) => bytes,
                 Err(_) => return false,
             }
@@ -488,6 +539,21 @@ mod tests {
         touch_with(&sha256.path().join("x.txt"), "x\n");
         touch_with(&sha256.path().join("y.txt"), "Y\n");
         assert_eq!(changes(sha256.path()).unwrap(), " M y.txt\n");
+    }
+
+    #[test]
+    fn a_linked_work_tree_reads_its_own_index_through_its_gitdir_file() {
+        let repo = repository();
+        let linked = tempfile::tempdir().unwrap();
+        let tree = linked.path().join("wt");
+        git(
+            repo.path(),
+            &["worktree", "add", "-q", &tree.display().to_string()],
+        );
+        touch_with(&tree.join("b.txt"), "TWO\n");
+        assert!(fs::symlink_metadata(tree.join(".git")).unwrap().is_file());
+        assert_eq!(changes(&tree.join("dir")).unwrap(), " M b.txt\n");
+        assert_eq!(changes(repo.path()).unwrap(), "");
     }
 
     /// A script that leaves `marker` behind when anything runs it.
@@ -639,16 +705,146 @@ mod tests {
     }
 
     #[test]
+    fn an_index_that_is_a_fifo_a_device_or_past_its_cap_gives_nothing() {
+        let repo = repository();
+        let index = repo.path().join(".git/index");
+        fs::remove_file(&index).unwrap();
+        nix::unistd::mkfifo(&index, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        assert_eq!(changes(repo.path()), None);
+        fs::remove_file(&index).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &index).unwrap();
+        assert_eq!(changes(repo.path()), None);
+        fs::remove_file(&index).unwrap();
+        fs::File::create(&index)
+            .unwrap()
+            .set_len(INDEX.file + 1)
+            .unwrap();
+        assert_eq!(changes(repo.path()), None);
+        // A worktree's `gitdir:` naming a device is no repository either.
+        let linked = tempfile::tempdir().unwrap();
+        fs::write(linked.path().join(".git"), "gitdir: /dev/zero\n").unwrap();
+        assert_eq!(changes(linked.path()), None);
+    }
+
+    #[test]
     fn a_malformed_or_truncated_index_gives_nothing() {
-        assert_eq!(parse(b"DIRC\0\0\0\x02\0\0\0\x05", 20), None);
-        assert_eq!(parse(b"NOPE", 20), None);
-        assert_eq!(parse(b"", 20), None);
+        let parsed = |bytes: &[u8]| parse(bytes, 20, ENTRIES).map(|index| index.entries);
+        assert_eq!(parsed(b"DIRC\0\0\0\x02\0\0\0\x05"), None);
+        assert_eq!(parsed(b"DIRC\0\0\0\x02\xff\xff\xff\xff"), None);
+        assert_eq!(parsed(b"NOPE"), None);
+        assert_eq!(parsed(b""), None);
         let repo = repository();
         let index = fs::read(repo.path().join(".git/index")).unwrap();
         for cut in [13, 40, index.len() / 2] {
-            assert_eq!(parse(&index[..cut], 20), None, "cut at {cut}");
+            assert_eq!(parsed(&index[..cut]), None, "cut at {cut}");
         }
-        assert_eq!(parse(&index, 20).unwrap().len(), 4);
+        assert_eq!(parsed(&index).unwrap().len(), 4);
+    }
+
+    /// An index of version 4 whose entries each strip `strip` bytes of the path before and
+    /// add `add` bytes: its paths grow, or stay as long, at no cost in the file.
+    fn compressed_index(count: u32, strip: u8, add: &[u8], first: &[u8]) -> Vec<u8> {
+        let mut bytes = b"DIRC".to_vec();
+        bytes.extend(4u32.to_be_bytes());
+        bytes.extend(count.to_be_bytes());
+        for n in 0..count {
+            bytes.extend([0; 24]); // ctime, mtime, dev, ino
+            bytes.extend(0o100_644u32.to_be_bytes());
+            bytes.extend([0; 12]); // uid, gid, size
+            bytes.extend([0; 20]); // id
+            bytes.extend(0x0fffu16.to_be_bytes());
+            if n == 0 {
+                bytes.push(0);
+                bytes.extend(first);
+            } else {
+                bytes.push(strip);
+                bytes.extend(add);
+            }
+            bytes.push(0);
+        }
+        bytes.extend([0; 20]); // the checksum
+        bytes
+    }
+
+    #[test]
+    fn a_compressed_index_naming_paths_past_the_caps_gives_nothing_at_once() {
+        // 20,000 entries of about 40 bytes: paths of one to 20,000 bytes, 200 MB in all.
+        let growing = compressed_index(20_000, 0, b"a", b"a");
+        assert!(growing.len() < 2 << 20);
+        assert!(parse(&growing, 20, ENTRIES).is_none());
+        // Every path 4,000 bytes: 20,000 of them are 80 MB to hold.
+        let long = vec![b'a'; 4000];
+        let wide = compressed_index(20_000, 1, b"b", &long);
+        assert!(parse(&wide, 20, ENTRIES).is_none());
+        // Past the entries examined, nothing is held: the walk only reaches the end.
+        assert_eq!(parse(&wide, 20, 10).unwrap().count, 20_000);
+    }
+
+    #[test]
+    fn a_split_index_gives_nothing_however_few_entries_are_examined() {
+        let repo = repository();
+        git(repo.path(), &["update-index", "--split-index"]);
+        touch_with(&repo.path().join("a.txt"), "ONE\n");
+        assert_eq!(changes(repo.path()), None);
+        let index = fs::read(repo.path().join(".git/index")).unwrap();
+        for most in [0, 1, ENTRIES] {
+            assert!(parse(&index, 20, most).is_none(), "{most} examined");
+        }
+    }
+
+    #[test]
+    fn entries_past_the_cap_are_counted_not_compared() {
+        let repo = repository();
+        git(repo.path(), &["update-index", "--index-version", "4"]);
+        let index = fs::read(repo.path().join(".git/index")).unwrap();
+        let first_two = parse(&index, 20, 2).unwrap();
+        assert_eq!(first_two.count, 4);
+        let paths: Vec<&[u8]> = first_two.entries.iter().map(|e| &e.path[..]).collect();
+        assert_eq!(paths, [&b"a.txt"[..], b"b.txt"]);
+        // The prefix-compressed paths after the cap are still walked to the extensions.
+        let all = parse(&index, 20, ENTRIES).unwrap();
+        assert_eq!(all.entries.last().unwrap().path, b"keep.txt");
+    }
+
+    #[test]
+    fn a_conflict_is_one_line_and_an_executable_bit_is_a_change() {
+        let repo = repository();
+        git(repo.path(), &["checkout", "-qb", "other"]);
+        fs::write(repo.path().join("a.txt"), "theirs\n").unwrap();
+        git(repo.path(), &["commit", "-qam", "theirs"]);
+        git(repo.path(), &["checkout", "-q", "-"]);
+        fs::write(repo.path().join("a.txt"), "ours\n").unwrap();
+        git(repo.path(), &["commit", "-qam", "ours"]);
+        let _ = Command::new("git")
+            .current_dir(repo.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["merge", "-q", "other"])
+            .output();
+        // The merge stopped on the conflict: its three stages are in the index.
+        assert!(repo.path().join(".git/MERGE_HEAD").exists());
+        let script = repo.path().join("b.txt");
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(changes(repo.path()).unwrap(), "UU a.txt\n M b.txt\n");
+    }
+
+    #[test]
+    fn a_dot_git_link_is_the_repository_not_the_one_around_it() {
+        let outer = repository();
+        let inner = outer.path().join("inner");
+        fs::create_dir(&inner).unwrap();
+        let elsewhere = repository();
+        std::os::unix::fs::symlink(elsewhere.path().join(".git"), inner.join(".git")).unwrap();
+        fs::write(inner.join("a.txt"), "another\n").unwrap();
+        // Only a.txt of the linked repository's four files is here.
+        assert_eq!(
+            changes(&inner).unwrap(),
+            " M a.txt\n D b.txt\n D dir/c.txt\n D keep.txt\n"
+        );
+        fs::remove_file(inner.join(".git")).unwrap();
+        std::os::unix::fs::symlink("/dev/null", inner.join(".git")).unwrap();
+        assert_eq!(changes(&inner), None);
     }
 
     #[test]

@@ -98,6 +98,7 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
         check_accounts(config, &state_dir, &mut checks);
         check_budget(config, &state_dir, &mut checks);
         check_store(config, &mut checks);
+        check_secrets_in_file(config, &mut checks);
     }
     check_watchdog(config.as_ref(), &state_dir, &mut checks);
     check_relay_token(&mut checks);
@@ -612,6 +613,29 @@ fn check_budget(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
     }
 }
 
+/// A warning for each secret written in the configuration file itself: not a fault (agent
+/// redacts it and runs), but anything that can read the file, a backup or a session quoting
+/// it, has the secret. Only where it is is shown, never the value.
+fn check_secrets_in_file(config: &Config, checks: &mut Vec<Check>) {
+    let file = config.source.as_deref().map_or_else(
+        || "the configuration file".into(),
+        |p| p.display().to_string(),
+    );
+    for key in &config.secrets_in_file {
+        let fix = if key == "alerts.telegram.bot_token" {
+            "write `bot_token = \"${AGENT_TELEGRAM_TOKEN}\"` and export the variable, or \
+             `bot_token_cmd = \"…\"` that prints it"
+        } else {
+            "write `${VAR}` there and export VAR (the watchdog reads ~/.config/agent/watchdog.env)"
+        };
+        checks.push(Check::warning(
+            "config",
+            format!("{file}: {key} holds a secret written in the configuration file itself"),
+            fix,
+        ));
+    }
+}
+
 fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Check>) {
     let last = crate::watch::alerts::last_state(state_dir);
     let verdict = match (&last.state, &last.last_check) {
@@ -625,17 +649,6 @@ fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Ch
         (true, false) => "; an alert channel cannot send (see alerts)",
         (false, _) => "; no alerts configured",
     };
-    for key in config
-        .map(|c| c.alerts.literal_secrets())
-        .unwrap_or_default()
-    {
-        // The value itself is never shown: only where it is.
-        checks.push(Check::warning(
-            "alerts",
-            format!("{key} holds a secret written in the configuration file itself"),
-            "move it into an environment variable (`${AGENT_TELEGRAM_TOKEN}`, `${AGENT_WEBHOOK_URL}`) or a `bot_token_cmd`; anything that can read the file can read the secret",
-        ));
-    }
     for fault in faults {
         checks.push(Check::problem(
             "alerts",
