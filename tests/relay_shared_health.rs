@@ -219,8 +219,16 @@ fn an_open_breaker_on_one_replica_is_503_on_the_other_and_one_call_closes_it() {
         assert!(Instant::now() < closed, "the breaker stayed open");
         thread::sleep(Duration::from_millis(20));
     }
-    let events = fs::read_to_string(sb.state_dir().join("events.jsonl")).unwrap();
-    assert!(events.contains("\"event\":\"restore\""), "{events}");
+    // The event is appended just after the health it tells of is written: waited for.
+    let written = Instant::now() + Duration::from_secs(10);
+    loop {
+        let events = fs::read_to_string(sb.state_dir().join("events.jsonl")).unwrap();
+        if events.contains("\"event\":\"restore\"") {
+            break;
+        }
+        assert!(Instant::now() < written, "no restore event: {events}");
+        thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
