@@ -175,10 +175,8 @@ fn over_the_per_address_cap_with_every_call_busy_a_connection_is_refused_with_50
             })
         })
         .collect();
-    assert!(
-        api.wait_for_posts(2, Duration::from_secs(30)),
-        "both calls are in flight"
-    );
+    // Both calls are in flight.
+    api.wait_for_posts(2);
 
     // A third from the same address: answered at once and closed.
     let mut third = TcpStream::connect(&relay.addr).unwrap();

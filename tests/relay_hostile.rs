@@ -4,7 +4,6 @@
 
 use std::fs;
 use std::thread;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -159,10 +158,7 @@ fn a_stop_that_cuts_a_stream_still_writes_the_calls_ledger_line() {
     );
     let addr = relay.addr.clone();
     let client = thread::spawn(move || raw(&addr, &head, &body));
-    assert!(
-        api.wait_for_posts(1, Duration::from_secs(30)),
-        "the call never went upstream"
-    );
+    api.wait_for_posts(1);
 
     relay.stop(); // SIGTERM; panics unless the relay exits
 

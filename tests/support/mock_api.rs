@@ -121,6 +121,11 @@ pub struct Reply {
     split_stream: Option<(String, usize)>,
     /// Answer only once this many requests have reached the mock (see [`Reply::together`]).
     together: Option<usize>,
+    /// Answer only once the test released this gate (see [`Reply::held`]).
+    held: Option<String>,
+    /// For a streamed success: after this many events, go on only once the test released
+    /// the gate (see [`Reply::pause_after`]).
+    pause_after: Option<(usize, String)>,
 }
 
 /// A tool call in an Anthropic answer.
@@ -137,7 +142,7 @@ enum ReplyKind {
     Success { text: String, tool: Option<ToolUse> },
     /// Exactly the status, headers and body given.
     Custom,
-    /// Read the request, never answer (until the mock is dropped).
+    /// Read the request, never answer (until the client gives up or the mock is dropped).
     Hang,
     /// Read the request, then close the connection without a word.
     Close,
@@ -228,7 +233,8 @@ impl Reply {
         }))
     }
 
-    /// Accept and read the request, never answer; released when the mock is dropped.
+    /// Accept and read the request, never answer; it ends when the client closes the
+    /// connection (a call that timed out) or the mock is dropped.
     pub fn hang() -> Self {
         Self::new(ReplyKind::Hang, 0)
     }
@@ -273,6 +279,24 @@ impl Reply {
         self
     }
 
+    /// Hold the answer until the test calls [`MockApi::release`] with `gate`: the call stays
+    /// upstream for as long as the test needs, so what happens meanwhile (a row printed, a
+    /// replica killed, a store flushed) is proved to happen while it is in flight, with no
+    /// clock in it. Every reply held by one gate is let go at once; dropping the mock lets
+    /// them go unanswered.
+    pub fn held(mut self, gate: &str) -> Self {
+        self.held = Some(gate.to_owned());
+        self
+    }
+
+    /// For a streamed success: send the first `events` events, then hold the rest until the
+    /// test calls [`MockApi::release`] with `gate` (a stream the client is proved to read
+    /// while the upstream is still sending).
+    pub fn pause_after(mut self, events: usize, gate: &str) -> Self {
+        self.pause_after = Some((events, gate.to_owned()));
+        self
+    }
+
     /// Token counts for a success answer.
     pub fn usage(mut self, usage: Usage) -> Self {
         self.usage = usage;
@@ -308,6 +332,8 @@ impl Reply {
             body: Vec::new(),
             delay: Duration::ZERO,
             together: None,
+            held: None,
+            pause_after: None,
             usage: Usage::default(),
             event_gap: Duration::ZERO,
             stall_after: None,
@@ -418,6 +444,12 @@ struct State {
     open: HashMap<u64, TcpStream>,
     next_conn: u64,
     shutdown: bool,
+    /// The gates the test has released (see [`Reply::held`]).
+    released: std::collections::HashSet<String>,
+    /// POSTs read and not yet answered in full (or given up on by their client).
+    in_flight: usize,
+    /// The most POSTs ever in flight at once.
+    most_in_flight: usize,
 }
 
 impl Shared {
@@ -429,6 +461,14 @@ impl Shared {
     /// Returns true when it shut down.
     fn wait_for_shutdown(&self, timeout: Option<Duration>) -> bool {
         self.wait_until(timeout, |state| state.shutdown)
+    }
+
+    /// Wait until the test released `gate` (true) or the mock shuts down (false).
+    fn wait_for_release(&self, gate: &str) -> bool {
+        self.wait_until(None, |state| {
+            state.released.contains(gate) || state.shutdown
+        });
+        !self.lock().shutdown
     }
 
     /// Wait until `n` requests have arrived, `timeout` passes, or the mock shuts down;
@@ -549,11 +589,31 @@ impl MockApi {
             .count()
     }
 
-    /// Wait until at least `n` POSTs arrived; false if `timeout` passed first.
-    pub fn wait_for_posts(&self, n: usize, timeout: Duration) -> bool {
-        self.shared.wait_until(Some(timeout), |state| {
-            state.requests.iter().filter(|r| r.is_post()).count() >= n
-        })
+    /// Wait until at least `n` POSTs arrived. What a test waits for must come: past
+    /// [`super::wait::PATIENCE`], which only keeps a broken test from hanging, it fails.
+    pub fn wait_for_posts(&self, n: usize) {
+        let came = self
+            .shared
+            .wait_until(Some(super::wait::PATIENCE), |state| {
+                state.requests.iter().filter(|r| r.is_post()).count() >= n
+            });
+        assert!(
+            came,
+            "{} of the {n} calls awaited reached the mock",
+            self.posts()
+        );
+    }
+
+    /// Let every reply held by `gate` go, and every one that will be (see [`Reply::held`]).
+    pub fn release(&self, gate: &str) {
+        self.shared.lock().released.insert(gate.to_owned());
+        self.shared.changed.notify_all();
+    }
+
+    /// The most API calls (POSTs) that were ever upstream at once: read by the mock and
+    /// not yet answered in full, nor given up on by their client.
+    pub fn most_posts_in_flight(&self) -> usize {
+        self.shared.lock().most_in_flight
     }
 }
 
@@ -840,6 +900,7 @@ fn handle(shared: &Shared, out: &mut TcpStream, incoming: Incoming) -> io::Resul
         model,
     };
     let (seq, reply) = record_and_choose(shared, &request, route, &incoming.target);
+    let _flight = request.is_post().then(|| InFlight::start(shared));
 
     let answer = Answer {
         route,
@@ -848,6 +909,11 @@ fn handle(shared: &Shared, out: &mut TcpStream, incoming: Incoming) -> io::Resul
         keep_alive: incoming.keep_alive,
     };
     if !reply.delay.is_zero() && shared.wait_for_shutdown(Some(reply.delay)) {
+        return Ok(false);
+    }
+    if let Some(gate) = &reply.held
+        && !shared.wait_for_release(gate)
+    {
         return Ok(false);
     }
     if let Some(n) = reply.together
@@ -863,7 +929,10 @@ fn handle(shared: &Shared, out: &mut TcpStream, incoming: Incoming) -> io::Resul
     }
     match &reply.kind {
         ReplyKind::Hang => {
-            shared.wait_for_shutdown(None);
+            // Until the client closes the connection (a read of 0 bytes) or the mock
+            // shuts it down, which ends the read the same way.
+            let mut byte = [0u8; 1];
+            while matches!(out.read(&mut byte), Ok(n) if n > 0) {}
             Ok(false)
         }
         ReplyKind::Close => Ok(false),
@@ -895,6 +964,24 @@ fn handle(shared: &Shared, out: &mut TcpStream, incoming: Incoming) -> io::Resul
             };
             success.answer(shared, out, &answer, &reply, &json_body)
         }
+    }
+}
+
+/// A POST counted in flight while its handler runs (see [`MockApi::most_posts_in_flight`]).
+struct InFlight<'a>(&'a Shared);
+
+impl<'a> InFlight<'a> {
+    fn start(shared: &'a Shared) -> Self {
+        let mut state = shared.lock();
+        state.in_flight += 1;
+        state.most_in_flight = state.most_in_flight.max(state.in_flight);
+        InFlight(shared)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.lock().in_flight -= 1;
     }
 }
 
@@ -1164,6 +1251,11 @@ fn write_stream(
     for (i, event) in events.iter().enumerate() {
         if reply.stall_after == Some(i) {
             shared.wait_for_shutdown(None);
+            return Ok(false);
+        }
+        if let Some((_, gate)) = reply.pause_after.as_ref().filter(|(n, _)| *n == i)
+            && !shared.wait_for_release(gate)
+        {
             return Ok(false);
         }
         if i > 0 && !reply.event_gap.is_zero() && shared.wait_for_shutdown(Some(reply.event_gap)) {

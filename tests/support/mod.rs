@@ -15,6 +15,7 @@ pub mod relay;
 pub mod sandbox;
 pub mod session_id;
 pub mod tmux;
+pub mod wait;
 pub mod watched;
 
 pub use mock_api::{MockApi, Reply, Request, Rule, Usage};
