@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 use std::io::{BufRead as _, BufReader};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
 
-use crate::support::{Reply, Rule};
+use crate::support::{Reply, Rule, wait};
 use crate::world::{CODEX_MODEL, GEMINI_MODEL, health_of, world};
 
 /// Seven claude rungs, each probing its own model `m1` … `m7`.
@@ -53,41 +53,49 @@ fn status_over_seven_slow_rungs_probes_them_in_parallel() {
 #[test]
 fn status_prints_each_row_when_its_own_probe_ends() {
     let w = world();
-    w.sb.write_config(&seven_rungs());
-    for k in 1..=7u64 {
+    // A probe timeout far off: only the test ends the held probes.
+    w.sb.write_config(&format!("probe_timeout_seconds = 600\n{}", seven_rungs()));
+    // m3 and m6 are answered when the test says; the others at once.
+    for k in [3, 6] {
         w.api
-            .on(Rule::model(&format!("m{k}"))
-                .reply(Reply::ok().delay(Duration::from_millis(250 * k))));
+            .on(Rule::model(&format!("m{k}")).reply(Reply::ok().held(&format!("m{k}"))));
     }
     let mut command = w.sb.command(&["--status"]);
     command.stdout(Stdio::piped());
-    let started = Instant::now();
     let mut child = command.spawn().unwrap();
     let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (rows, arrived) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = rows.send(line);
+        }
+    });
+    let next_rows = |n: usize| -> Vec<String> {
+        (0..n)
+            .map(|_| {
+                arrived
+                    .recv_timeout(wait::PATIENCE)
+                    .expect("a row agent printed")
+            })
+            .collect()
+    };
 
-    let arrivals: Vec<(Duration, String)> = stdout
-        .lines()
-        .map(|line| (started.elapsed(), line.unwrap()))
-        .collect();
-    child.wait().unwrap();
+    // Rows 1 and 2 come while probe 3 is held; rows 3 to 5 once it answers, while probe 6
+    // is still held; rows 6 and 7 once that one answers.
+    let mut printed = next_rows(2);
+    w.api.release("m3");
+    printed.extend(next_rows(3));
+    w.api.release("m6");
+    printed.extend(next_rows(2));
+    assert!(child.wait().unwrap().success());
 
-    assert_eq!(arrivals.len(), 7);
-    for (k, (_, line)) in arrivals.iter().enumerate() {
+    assert!(arrived.recv().is_err(), "seven rows, no more");
+    for (k, row) in printed.iter().enumerate() {
         assert!(
-            line.contains(&format!("claude / m{} ", k + 1)),
-            "rows in table order: {line}"
+            row.starts_with(&format!("OK       claude / m{} ", k + 1)),
+            "rows in table order, each answered: {row}"
         );
     }
-    let (first, _) = &arrivals[0];
-    let (last, _) = &arrivals[6];
-    assert!(
-        *first < Duration::from_secs(1),
-        "row 1 (a 250 ms probe) came at {first:?}"
-    );
-    assert!(
-        *last >= Duration::from_millis(1_750),
-        "row 7 cannot precede its 1.75 s probe: {last:?}"
-    );
 }
 
 #[test]
