@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
@@ -108,6 +109,52 @@ impl RelayProc {
     /// The relay's process id.
     pub fn pid(&self) -> u32 {
         self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// The relay's connected TCP sockets, each as a descriptor of this process: a copy of
+    /// the relay's own (`pidfd_getfd`), the same socket, so its options and both of its
+    /// addresses read as the relay's do.
+    pub fn tcp_sockets(&self) -> Vec<TcpStream> {
+        let pid = self.pid();
+        // SAFETY: pidfd_open(pid, 0) reads no memory; it returns a new descriptor or -1.
+        let pidfd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid, 0) };
+        assert!(
+            pidfd >= 0,
+            "pidfd_open: {}",
+            std::io::Error::last_os_error()
+        );
+        // SAFETY: the descriptor was just opened for this process alone.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(i32::try_from(pidfd).unwrap()) };
+        let mut sockets = Vec::new();
+        for entry in std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap() {
+            let entry = entry.unwrap();
+            let is_socket = std::fs::read_link(entry.path())
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"));
+            let Some(fd) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            if !is_socket {
+                continue;
+            }
+            // SAFETY: pidfd_getfd(pidfd, fd, 0) reads no memory; it returns a new
+            // descriptor or -1 (the relay may have closed `fd` since it was listed).
+            let copy =
+                unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_getfd, pidfd.as_raw_fd(), fd, 0) };
+            if copy < 0 {
+                continue;
+            }
+            // SAFETY: the copy was just made for this process alone.
+            let copy = unsafe { OwnedFd::from_raw_fd(i32::try_from(copy).unwrap()) };
+            let stream = TcpStream::from(copy);
+            if stream.peer_addr().is_ok() {
+                sockets.push(stream);
+            }
+        }
+        sockets
     }
 
     /// What the relay printed so far.
