@@ -17,6 +17,21 @@ pub fn until(what: impl Display, mut done: impl FnMut() -> bool) {
     for_some(what, || done().then_some(()));
 }
 
+/// Polls `done` until it holds (true) or [`PATIENCE`] has passed (false): for a test that
+/// has something to clean up before it fails.
+pub fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Polls `found` until it gives a value, and returns that; fails naming `what` after
 /// [`PATIENCE`].
 pub fn for_some<T>(what: impl Display, mut found: impl FnMut() -> Option<T>) -> T {
