@@ -610,10 +610,40 @@ impl MockApi {
         self.shared.changed.notify_all();
     }
 
+    /// Releases `gate` when dropped (or by [`Releasing::now`]). Made first thing in a
+    /// `thread::scope` whose threads wait on held answers: when the test fails inside it,
+    /// the answers go as it unwinds, the threads end, and the failure is reported instead
+    /// of the scope waiting for ever.
+    pub fn releasing(&self, gate: &str) -> Releasing<'_> {
+        Releasing {
+            api: self,
+            gate: gate.to_owned(),
+        }
+    }
+
     /// The most API calls (POSTs) that were ever upstream at once: read by the mock and
     /// not yet answered in full, nor given up on by their client.
     pub fn most_posts_in_flight(&self) -> usize {
         self.shared.lock().most_in_flight
+    }
+}
+
+/// See [`MockApi::releasing`].
+pub struct Releasing<'a> {
+    api: &'a MockApi,
+    gate: String,
+}
+
+impl Releasing<'_> {
+    /// Release the gate now.
+    pub fn now(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Releasing<'_> {
+    fn drop(&mut self) {
+        self.api.release(&self.gate);
     }
 }
 

@@ -104,16 +104,10 @@ impl RedisServer {
             .spawn()
             .expect("redis-server from Debian's package (apt-get install redis-server)");
         self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(Resp::Simple(pong)) = self.try_command(&["PING"])
-                && pong == "PONG"
-            {
-                return;
-            }
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            thread::sleep(Duration::from_millis(20));
-        }
+        super::wait::until(
+            "redis-server answering PING",
+            || matches!(self.try_command(&["PING"]), Ok(Resp::Simple(pong)) if pong == "PONG"),
+        );
     }
 
     /// Kills the server (an outage); the port stays this server's for [`RedisServer::restart`].
@@ -157,7 +151,7 @@ impl RedisServer {
 
     fn try_command(&self, args: &[&str]) -> std::io::Result<Resp> {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port))?;
-        stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+        stream.set_read_timeout(Some(super::wait::PATIENCE))?;
         let mut request = format!("*{}\r\n", args.len()).into_bytes();
         for arg in args {
             request.extend_from_slice(format!("${}\r\n{arg}\r\n", arg.len()).as_bytes());
