@@ -3,12 +3,12 @@
 //! goes away stops calls (or, if told, falls back) without a restart.
 
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::relay::{ANTHROPIC_KEY, MODEL, TOKEN, messages_body};
 use crate::support::redis::RedisServer;
 use crate::support::relay::RelayProc;
-use crate::support::{MockApi, Reply, Rule, Sandbox};
+use crate::support::{MockApi, Reply, Rule, Sandbox, wait};
 
 pub(crate) const PREFIX: &str = "team-test";
 
@@ -38,8 +38,9 @@ pub(crate) fn post(relay: &RelayProc) -> crate::support::relay::Answer {
 fn three_replicas_over_one_store_let_exactly_the_team_cap_through() {
     let redis = RedisServer::start();
     let api = MockApi::start();
-    // Slow answers keep every call in flight at once.
-    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(300))));
+    // The calls that go upstream are held there until the cap's worth has arrived: all of
+    // them are in flight at once while the others are refused.
+    api.on(Rule::any().reply(Reply::ok().held("the cap is upstream")));
     let budget = "[budget]\ncalls = 20\ntokens = 0\n";
     let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
     let mut relays: Vec<RelayProc> = machines
@@ -48,6 +49,7 @@ fn three_replicas_over_one_store_let_exactly_the_team_cap_through() {
         .collect();
 
     let answers: Vec<(u16, String)> = thread::scope(|scope| {
+        let upstream = api.releasing("the cap is upstream");
         let handles: Vec<_> = (0..60)
             .map(|i| {
                 let relay = &relays[i % 3];
@@ -65,6 +67,8 @@ fn three_replicas_over_one_store_let_exactly_the_team_cap_through() {
                 })
             })
             .collect();
+        api.wait_for_posts(20);
+        upstream.now();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
 
@@ -121,15 +125,9 @@ fn with_the_store_away_the_relay_refuses_and_sends_nothing_then_recovers_on_its_
     );
 
     redis.restart();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let status = loop {
-        let status = post(&relay).status;
-        if status == 200 || Instant::now() > deadline {
-            break status;
-        }
-        thread::sleep(Duration::from_millis(50));
-    };
-    assert_eq!(status, 200, "calls flow again without a restart");
+    wait::until("calls flowing again without a restart", || {
+        post(&relay).status == 200
+    });
     assert_eq!(api.posts(), 2);
 }
 
@@ -149,11 +147,10 @@ fn told_to_fall_back_the_relay_serves_through_an_outage_with_a_warning() {
         assert_eq!(post(&relay).status, 200);
     }
     assert_eq!(api.posts(), 3);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !relay.stderr().contains("using this machine's state files") {
-        assert!(Instant::now() < deadline, "no warning: {}", relay.stderr());
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait::until(
+        "the warning that the relay uses this machine's state files",
+        || relay.stderr().contains("using this machine's state files"),
+    );
     // The local budget counted them.
     let budget: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(sb.state_dir().join("budget.json")).unwrap())
@@ -231,7 +228,9 @@ fn shared_upstream_health(redis: &RedisServer, api: &MockApi) -> Option<serde_js
 
 #[test]
 fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_it() {
-    use crate::relay_shared_health::{call, call_counted, retry_after, sleep_until_ms};
+    use crate::relay_shared_health::{
+        COOLDOWN, FRESH_FOR, call, call_counted, retry_after, sleep_until_ms,
+    };
     let redis = RedisServer::start();
     let api = MockApi::start();
     api.on(Rule::any().reply(Reply::ok()));
@@ -246,21 +245,32 @@ fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_
     api.clear_rules();
     api.on(Rule::model(MODEL).reply(
         Reply::anthropic_error(429, "rate_limit_error", "Number of requests exceeded")
-            .header("retry-after", "2"),
+            .header("retry-after", &COOLDOWN.to_string()),
     ));
+    let health_once = |what: &str, holds: &dyn Fn(&serde_json::Value) -> bool| {
+        wait::for_some(what, || {
+            shared_upstream_health(&redis, &api).filter(|h| holds(h))
+        })
+    };
 
     assert_eq!(call(a, MODEL).status, 429);
-    // A second later the other machines know, without a call of their own to learn it.
-    thread::sleep(Duration::from_secs(1));
+    // Once the store has it and what they hold has gone stale, the other machines know,
+    // without a call of their own to learn it.
+    let until = health_once("the cooldown in the store", &|h| {
+        h["cooldown_until_ms"].is_u64()
+    })["cooldown_until_ms"]
+        .as_u64()
+        .unwrap();
+    thread::sleep(FRESH_FOR);
     let sent = api.posts();
     for other in [b, c] {
         let (refused, went_up) = call_counted(other, &api);
         assert!(
             !went_up,
-            "another machine's replica called a second after A learned the 429"
+            "another machine's replica called once the store had A's 429"
         );
         assert_eq!(refused.status, 429);
-        assert!((1..=2).contains(&retry_after(&refused)));
+        assert!((1..=COOLDOWN).contains(&retry_after(&refused)));
     }
     for replica in [a, b, c] {
         assert!(
@@ -270,21 +280,23 @@ fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_
     }
     assert_eq!(api.posts(), sent);
 
-    // After the reset instant, one half-open call (slow, so the others arrive meanwhile).
+    // After the reset instant, one half-open call, held upstream until the others have
+    // been turned away.
     api.clear_rules();
-    api.on(Rule::model(MODEL).reply(Reply::ok().delay(Duration::from_secs(3))));
-    let until = shared_upstream_health(&redis, &api).expect("the shared health record")
-        ["cooldown_until_ms"]
-        .as_u64()
-        .expect("a cooldown ending at the reset instant");
+    api.on(Rule::model(MODEL).reply(Reply::ok().held("the others were turned away")));
     sleep_until_ms(until);
     let before = api.posts();
     let statuses: Vec<u16> = thread::scope(|scope| {
+        let others_turned_away = api.releasing("the others were turned away");
         let handles: Vec<_> = replicas
             .iter()
             .chain(replicas.iter())
             .map(|replica| scope.spawn(move || call(replica, MODEL).status))
             .collect();
+        wait::until("five of the six calls answered", || {
+            handles.iter().filter(|h| h.is_finished()).count() == 5
+        });
+        others_turned_away.now();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert_eq!(
@@ -297,12 +309,13 @@ fn a_429_learned_on_one_machine_stops_the_other_replicas_then_one_call_restores_
         1,
         "{statuses:?}"
     );
-    let flowing = Instant::now() + Duration::from_secs(2);
-    while !call_counted(c, &api).1 {
-        assert!(Instant::now() < flowing, "the target was not restored");
-        thread::sleep(Duration::from_millis(20));
+    health_once("the restored upstream in the store", &|h| {
+        h["class"] == "ok"
+    });
+    thread::sleep(FRESH_FOR);
+    for replica in [a, b, c] {
+        assert!(call_counted(replica, &api).1, "the target was not restored");
     }
-    assert_eq!(shared_upstream_health(&redis, &api).unwrap()["class"], "ok");
 }
 
 /// A call with `body`, as a client sees it: `None` when the connection closed before an
@@ -339,8 +352,9 @@ fn a_replica_killed_mid_stream_leaves_the_others_serving_and_the_books_apart_by_
     const PER_REPLICA: usize = 4;
     let redis = RedisServer::start();
     let api = MockApi::start();
-    // Streams of a second or more: every call is in flight when the replica dies.
-    api.on(Rule::any().reply(Reply::ok().event_gap(Duration::from_millis(250))));
+    // Every stream stops after its first two events until the replica has died: every
+    // call is in flight then.
+    api.on(Rule::any().reply(Reply::ok().pause_after(2, "killed")));
     let budget = "[budget]\ncalls = 1000\ntokens = 0\n";
     let machines: Vec<Sandbox> = (0..3).map(|_| replica(&api, &redis, budget)).collect();
     let mut relays: Vec<RelayProc> = machines
@@ -349,6 +363,7 @@ fn a_replica_killed_mid_stream_leaves_the_others_serving_and_the_books_apart_by_
         .collect();
 
     let survivors: Vec<_> = thread::scope(|scope| {
+        let killed = api.releasing("killed");
         let calls: Vec<_> = (0..3 * PER_REPLICA)
             .map(|i| {
                 let relay = &relays[i % 3];
@@ -358,6 +373,7 @@ fn a_replica_killed_mid_stream_leaves_the_others_serving_and_the_books_apart_by_
         // Every call went upstream.
         api.wait_for_posts(3 * PER_REPLICA);
         relays[0].kill9();
+        killed.now();
         calls
             .into_iter()
             .filter(|(replica, _)| *replica != 0)
@@ -478,27 +494,27 @@ pub(crate) fn budget_status(sb: &Sandbox) -> serde_json::Value {
 /// Waits until every machine knows all of the team's relay replicas (each learns them from
 /// the store within a second of their joining): whom a rebuild waits for.
 fn wait_until_each_knows_the_replicas(machines: &[Sandbox], redis: &RedisServer) {
-    let deadline = Instant::now() + Duration::from_secs(10);
     for sb in machines {
-        loop {
-            let known = std::fs::read_to_string(sb.state_dir().join("store.json"))
-                .ok()
-                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-                .and_then(|doc| doc["replicas"].as_array().map(Vec::len));
-            if known == Some(machines.len()) {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "store.json: {:?}; the store's: {:?} {:?} {:?}",
-                std::fs::read_to_string(sb.state_dir().join("store.json")),
-                redis.command(&["SMEMBERS", &format!("{PREFIX}:epoch:replicas")]),
-                redis.command(&["SMEMBERS", &format!("{PREFIX}:epoch:joined")]),
-                redis.command(&["GET", &format!("{PREFIX}:epoch")]),
-            );
-            thread::sleep(Duration::from_millis(50));
-        }
+        let knows_them = wait::eventually(|| {
+            store_json(sb)
+                .and_then(|doc| doc["replicas"].as_array().map(Vec::len))
+                .is_some_and(|known| known == machines.len())
+        });
+        assert!(
+            knows_them,
+            "store.json: {:?}; the store's: {:?} {:?} {:?}",
+            std::fs::read_to_string(sb.state_dir().join("store.json")),
+            redis.command(&["SMEMBERS", &format!("{PREFIX}:epoch:replicas")]),
+            redis.command(&["SMEMBERS", &format!("{PREFIX}:epoch:joined")]),
+            redis.command(&["GET", &format!("{PREFIX}:epoch")]),
+        );
     }
+}
+
+/// What `sb`'s machine remembers of the store (`store.json`), once it is written.
+fn store_json(sb: &Sandbox) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(sb.state_dir().join("store.json")).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// Each answer's status, with the error type when it is not 200.
@@ -578,17 +594,26 @@ fn calls_in_flight_when_the_store_forgets_still_count() {
     assert!(statuses(&relays, &[0, 1, 2]).iter().all(|(s, _)| *s == 200));
     wait_until_each_knows_the_replicas(&machines, &redis);
 
-    // Three more, slow: in flight while the store forgets, and while the replicas rejoin
-    // it (each within a second or two), so their lines are not in any ledger yet.
+    // Three more, held upstream while the store forgets and until every machine has
+    // rejoined it, so their lines are in no ledger yet when the counts are brought back.
     api.clear_rules();
-    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_secs(4))));
+    api.on(Rule::any().reply(Reply::ok().held("rejoined")));
     let slow: Vec<u16> = thread::scope(|scope| {
+        let rejoined = api.releasing("rejoined");
         let calls: Vec<_> = relays
             .iter()
             .map(|relay| scope.spawn(move || post(relay).status))
             .collect();
         api.wait_for_posts(6);
         redis.flushall();
+        wait::until("every machine in the store's new epoch", || {
+            let epoch = redis.command(&["GET", &format!("{PREFIX}:epoch")]).text();
+            epoch.is_some()
+                && machines
+                    .iter()
+                    .all(|sb| store_json(sb).map(|doc| doc["epoch"].to_string()) == epoch)
+        });
+        rejoined.now();
         calls.into_iter().map(|c| c.join().unwrap()).collect()
     });
     assert_eq!(slow, vec![200; 3]);
@@ -614,42 +639,38 @@ fn calls_in_flight_when_the_store_forgets_still_count() {
 fn a_store_paused_while_a_call_was_upstream_gets_its_tokens_and_ledger_line_when_it_answers() {
     let redis = RedisServer::start();
     let api = MockApi::start();
-    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(500))));
     let sb = replica(&api, &redis, "");
     let relay = RelayProc::start(&sb, &[]);
     assert_eq!(post(&relay).status, 200);
 
+    // The second call is held upstream until the store is paused.
+    api.on(Rule::any().reply(Reply::ok().held("paused")));
     let answer = thread::scope(|scope| {
+        let paused = api.releasing("paused");
         let call = scope.spawn(|| post(&relay));
         api.wait_for_posts(2);
         redis.pause();
+        paused.now();
         call.join().unwrap()
     });
     assert_eq!(answer.status, 200, "the client has its answer");
     // The books found the store away and keep what the call spent.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !relay.stderr().contains("wait for it") {
-        assert!(Instant::now() < deadline, "{}", relay.stderr());
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait::until("the relay saying it will wait for the store", || {
+        relay.stderr().contains("wait for it")
+    });
     redis.resume();
 
     let ledger = format!("{PREFIX}:ledger");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let status = budget_status(&sb);
-        if redis.stream_len(&ledger) == 2 && status["tokens"] == 18 {
-            assert_eq!(status["calls"], 2, "{status}");
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the store never got the call: {status}, {:?}\n{}",
-            redis.stream(&ledger),
-            relay.stderr()
-        );
-        thread::sleep(Duration::from_millis(50));
-    }
+    let delivered =
+        wait::eventually(|| redis.stream_len(&ledger) == 2 && budget_status(&sb)["tokens"] == 18);
+    let status = budget_status(&sb);
+    assert!(
+        delivered,
+        "the store never got the call: {status}, {:?}\n{}",
+        redis.stream(&ledger),
+        relay.stderr()
+    );
+    assert_eq!(status["calls"], 2, "{status}");
 }
 
 #[test]
@@ -752,12 +773,10 @@ fn a_batch_the_paused_store_ran_late_is_not_counted_again_when_it_is_sent_again(
     outbox.deliver(&shared, state.path());
     assert!(!outbox.is_empty(), "kept for the next try");
     redis.resume();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !outbox.is_empty() {
-        assert!(Instant::now() < deadline, "never delivered");
-        thread::sleep(Duration::from_millis(50));
+    wait::until("the batch delivered", || {
         outbox.deliver(&shared, state.path());
-    }
+        outbox.is_empty()
+    });
     let runs: Vec<serde_json::Value> = redis
         .stream(&format!("{PREFIX}:ledger"))
         .iter()
@@ -793,12 +812,9 @@ fn sixty_calls_around_a_flushall(layout: Layout) {
     const CAP: usize = 20;
     let redis = RedisServer::start();
     let api = MockApi::start();
-    // Long enough that the killed replica's calls are upstream when it dies.
-    let delay = match layout {
-        Layout::OneHomeOneKilled => Duration::from_secs(2),
-        _ => Duration::from_millis(300),
-    };
-    api.on(Rule::any().reply(Reply::ok().delay(delay)));
+    // Every call is held upstream until the store has forgotten (and the killed replica is
+    // dead): what is in flight then is known, whatever the machine's load.
+    api.on(Rule::any().reply(Reply::ok().held("forgotten")));
     let budget = format!("[budget]\ncalls = {CAP}\ntokens = 0\n");
     let homes = if layout == Layout::OwnHomes { 3 } else { 1 };
     let machines: Vec<Sandbox> = (0..homes).map(|_| replica(&api, &redis, &budget)).collect();
@@ -819,12 +835,14 @@ fn sixty_calls_around_a_flushall(layout: Layout) {
     };
     // The store forgets while the first burst's calls are in flight, then a second burst.
     let first = thread::scope(|scope| {
+        let forgotten = api.releasing("forgotten");
         let first = scope.spawn(|| burst(0, &[0, 1, 2]));
         api.wait_for_posts(CAP);
         if layout == Layout::OneHomeOneKilled {
             relays[0].kill9();
         }
         redis.flushall();
+        forgotten.now();
         first.join().unwrap()
     });
     let survivors: &[usize] = if layout == Layout::OneHomeOneKilled {
