@@ -1,8 +1,10 @@
 //! Every child agent waits on is bounded (DESIGN §19): a helper that keeps a child's stdout
 //! open past the child's end does not hold agent, and a child that floods is cut off at a
 //! byte cap with agent's memory staying small. The helpers here are started with `setsid`,
-//! out of reach of any kill of the child's group, and each lives 30 s: "well under 30 s"
-//! is what proves agent did not wait for it.
+//! out of reach of any kill of the child's group, and stay until the test releases them:
+//! agent ending while its helper still runs is what proves agent did not wait for it. A
+//! child that overruns waits the same way, so only agent's own limit can end it before the
+//! run is killed (which fails the test).
 
 use std::io::{Read as _, Write as _};
 use std::os::unix::process::CommandExt as _;
@@ -12,19 +14,19 @@ use std::time::{Duration, Instant};
 
 use crate::parking::codex_on_chatgpt;
 use crate::relay::{TOKEN, messages_body, relay_world};
+use crate::support::lingering::Lingering;
 use crate::support::relay::RelayProc;
 use crate::support::sandbox::{kill_group, spawn};
+use crate::support::wait;
 use crate::world::world;
 
-/// Well under the helpers' 30 s, and generous for a loaded two-core machine.
-const PROMPTLY: Duration = Duration::from_secs(10);
 /// agent's own peak memory may not grow with what a child prints (it is some 10–20 MiB
 /// whatever it does; a flood read whole took 1.2–7.8 GB).
 const SMALL_KIB: i64 = 100 * 1024;
 
-/// A command that leaves a helper holding its stdout for 30 s, then prints `text`.
-fn leaving_a_helper(text: &str) -> String {
-    format!("setsid sleep 30 & echo {text}")
+/// A command that leaves `helper` holding its stdout, then prints `text`.
+fn leaving(helper: &Lingering, text: &str) -> String {
+    format!("{}\necho {text}", helper.start())
 }
 
 /// How `agent` ended, with its peak resident memory.
@@ -33,7 +35,8 @@ struct Measured {
     code: Option<i32>,
     stdout: String,
     stderr: String,
-    elapsed: Duration,
+    /// Killed by the test after [`wait::PATIENCE`]: agent did not end on its own.
+    killed: bool,
     /// agent's peak resident memory (wait4's `ru_maxrss`), in KiB. Linux counts in it the
     /// spawning process's own peak as it stood at the `exec` (a panicking test thread's
     /// backtrace alone takes the test binary past 150 MiB), hence [`Measured::tester_kib`].
@@ -50,7 +53,8 @@ impl Measured {
     }
 }
 
-/// Runs `command` with `input` on its stdin to its end (killed after 60 s) and measures it.
+/// Runs `command` with `input` on its stdin to its end (killed after [`wait::PATIENCE`])
+/// and measures it.
 fn measured(mut command: Command, input: &[u8]) -> Measured {
     command
         .stdin(Stdio::piped())
@@ -73,11 +77,13 @@ fn measured(mut command: Command, input: &[u8]) -> Measured {
     let stdout = read(Box::new(child.stdout.take().unwrap()));
     let stderr = read(Box::new(child.stderr.take().unwrap()));
     let mut status = 0;
+    let mut killed = false;
     // SAFETY: all zeroes is a valid `rusage`.
     let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
     loop {
-        if started.elapsed() > Duration::from_secs(60) {
+        if !killed && started.elapsed() > wait::PATIENCE {
             kill_group(pid);
+            killed = true;
         }
         // SAFETY: wait4 writes only through the two pointers, both to live locals.
         let reaped = unsafe {
@@ -94,7 +100,6 @@ fn measured(mut command: Command, input: &[u8]) -> Measured {
         assert!(reaped == 0, "wait4: {}", std::io::Error::last_os_error());
         thread::sleep(Duration::from_millis(5));
     }
-    let elapsed = started.elapsed();
     kill_group(pid);
     let code = nix::libc::WIFEXITED(status).then(|| nix::libc::WEXITSTATUS(status));
     // SAFETY: all zeroes is a valid `rusage`, and getrusage writes only through the pointer.
@@ -107,7 +112,7 @@ fn measured(mut command: Command, input: &[u8]) -> Measured {
         code,
         stdout: stdout.join().unwrap(),
         stderr: stderr.join().unwrap(),
-        elapsed,
+        killed,
         peak_kib: usage.ru_maxrss,
         tester_kib: own.ru_maxrss,
     }
@@ -116,16 +121,19 @@ fn measured(mut command: Command, input: &[u8]) -> Measured {
 #[test]
 fn a_command_probe_whose_cli_leaves_a_helper_holding_stdout_answers_within_its_limit() {
     let w = world();
+    let helper = Lingering::new();
     w.sb.fake_cli("gemini")
-        .script(&leaving_a_helper("answered"))
+        .script(&leaving(&helper, "answered"))
         .install();
+    // A limit far off: a probe that waited for the helper would hold the run until killed.
     w.sb.write_config(
-        "probe_timeout_seconds = 2\n\n[backends.gemini]\nprobe = { kind = \"command\" }\n\n[[rungs]]\nbackend = \"gemini\"\n",
+        "probe_timeout_seconds = 600\n\n[backends.gemini]\nprobe = { kind = \"command\" }\n\n[[rungs]]\nbackend = \"gemini\"\n",
     );
 
     let run = w.sb.run(&["--status"]);
 
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
+    assert!(!run.timed_out, "agent waited for the helper: {run:?}");
+    assert!(helper.still_running(), "the helper ended first: {run:?}");
     assert!(
         run.stdout.starts_with("OK       gemini")
             && run.stdout.contains("gemini answered: answered"),
@@ -136,8 +144,9 @@ fn a_command_probe_whose_cli_leaves_a_helper_holding_stdout_answers_within_its_l
 #[test]
 fn a_command_probe_that_overruns_with_a_helper_holding_stdout_ends_at_its_limit() {
     let w = world();
+    let helper = Lingering::new();
     w.sb.fake_cli("gemini")
-        .script("setsid sleep 30 &\nsleep 30")
+        .script(&format!("{}\n{}", helper.start(), helper.wait()))
         .install();
     w.sb.write_config(
         "probe_timeout_seconds = 2\n\n[backends.gemini]\nprobe = { kind = \"command\" }\n\n[[rungs]]\nbackend = \"gemini\"\n",
@@ -145,7 +154,8 @@ fn a_command_probe_that_overruns_with_a_helper_holding_stdout_ends_at_its_limit(
 
     let run = w.sb.run(&["--status"]);
 
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
+    assert!(!run.timed_out, "agent waited for the helper: {run:?}");
+    assert!(helper.still_running(), "the helper ended first: {run:?}");
     assert!(
         run.stdout.starts_with("FAIL     gemini")
             && run.stdout.contains("gemini did not finish within 2.0s"),
@@ -156,15 +166,18 @@ fn a_command_probe_that_overruns_with_a_helper_holding_stdout_ends_at_its_limit(
 #[test]
 fn a_secret_command_that_leaves_a_helper_holding_stdout_gives_its_secret_at_once() {
     let w = world();
+    let helper = Lingering::new();
     let key = "sk-ant-api03-FROM-THE-SECRET-COMMAND-0123456789";
     w.sb.write_file("key.txt", &format!("{key}\n"));
-    w.sb.write_config(
-        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[accounts]]\nname = \"a\"\nbackend = \"claude\"\nkind = \"api_key\"\nsecret_cmd = \"setsid sleep 30 & cat \\\"$HOME/key.txt\\\"\"\n",
-    );
+    w.sb.write_config(&format!(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[accounts]]\nname = \"a\"\nbackend = \"claude\"\nkind = \"api_key\"\nsecret_cmd = \"{}; cat \\\"$HOME/key.txt\\\"\"\n",
+        helper.start()
+    ));
 
     let run = w.sb.run(&["-p", "hi"]);
 
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
+    assert!(!run.timed_out, "agent waited for the helper: {run:?}");
+    assert!(helper.still_running(), "the helper ended first: {run:?}");
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(
         w.sb.calls("claude")[0]
@@ -178,16 +191,17 @@ fn a_secret_command_that_leaves_a_helper_holding_stdout_gives_its_secret_at_once
 #[test]
 fn a_relayed_claude_cli_call_whose_cli_leaves_a_helper_holding_stdout_is_answered_at_once() {
     let (sb, _api) = relay_world();
+    let helper = Lingering::new();
     sb.write_config("[relay.upstreams.claude-cli]\nkind = \"claude-cli\"\n");
     let answer = r#"{"type":"result","subtype":"success","is_error":false,"result":"cli says hi","stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":5}}"#;
     sb.fake_cli("claude")
         .script(&format!(
-            "cat > /dev/null\nsetsid sleep 30 &\nprintf '%s' '{answer}'"
+            "cat > /dev/null\n{}\nprintf '%s' '{answer}'",
+            helper.start()
         ))
         .install();
     let relay = RelayProc::start(&sb, &[]);
 
-    let started = Instant::now();
     let answer = relay.post(
         "/claude-cli/v1/messages",
         Some(TOKEN),
@@ -195,7 +209,10 @@ fn a_relayed_claude_cli_call_whose_cli_leaves_a_helper_holding_stdout_is_answere
         &[],
     );
 
-    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+    assert!(
+        helper.still_running(),
+        "answered only once the helper ended"
+    );
     assert_eq!(answer.status, 200, "{answer:?}");
     assert!(answer.body.contains("cli says hi"), "{}", answer.body);
 }
@@ -203,25 +220,28 @@ fn a_relayed_claude_cli_call_whose_cli_leaves_a_helper_holding_stdout_is_answere
 #[test]
 fn a_codex_app_server_that_floods_is_cut_off_with_agents_memory_small() {
     let w = world();
+    let silence = Lingering::new();
     codex_on_chatgpt(&w.sb);
-    // A deadline far off: only the caps on what is read can end the flood promptly.
+    // A deadline far off: only the caps on what is read can end the flood before the run
+    // is killed.
     w.sb.write_config(&format!(
-        "probe_timeout_seconds = 20\n{}",
+        "probe_timeout_seconds = 600\n{}",
         std::fs::read_to_string(w.sb.config_path()).unwrap()
     ));
     // Ten million lines that are not its answer (queued whole, they took agent to 350 MB; an
-    // endless `yes` took it to 6 GB in 40 s), then silence.
+    // endless `yes` took it to 6 GB in 40 s), then silence until the test ends.
     w.sb.fake_cli("codex")
-        .script(
-            "if [ \"$1\" = app-server ]; then\n  yes | head -c 20000000\n  sleep 30\nfi\necho codex answered",
-        )
+        .script(&format!(
+            "if [ \"$1\" = app-server ]; then\n  yes | head -c 20000000\n  {}\nfi\necho codex answered",
+            silence.wait()
+        ))
         .install();
 
     let run = measured(w.sb.command(&["-p", "hi"]), b"");
 
+    assert!(!run.killed, "{run:?}");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(run.stdout, "codex answered\n", "unknown is not dead");
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
     assert!(run.stayed_small(), "{run:?}");
 }
 
@@ -242,24 +262,28 @@ const FEED: &[u8] =
 
 #[test]
 fn a_previous_statusline_that_leaves_a_daemon_holding_stdout_is_shown_at_once() {
-    let w = previous_statusline(&leaving_a_helper("theirs"));
+    let helper = Lingering::new();
+    let w = previous_statusline(&leaving(&helper, "theirs"));
 
     let run = measured(w.sb.command(&["--statusline"]), FEED);
 
+    assert!(!run.killed, "{run:?}");
+    assert!(helper.still_running(), "the helper ended first: {run:?}");
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
     assert!(run.stdout.starts_with("Opus 4.8"), "{run:?}");
     assert!(run.stdout.ends_with(" │ theirs\n"), "{run:?}");
 }
 
 #[test]
 fn a_previous_statusline_that_overruns_its_two_seconds_is_left_out() {
-    let w = previous_statusline("setsid sleep 30 & sleep 30");
+    let helper = Lingering::new();
+    let w = previous_statusline(&format!("{}; {}", helper.start(), helper.wait()));
 
     let run = measured(w.sb.command(&["--statusline"]), FEED);
 
+    assert!(!run.killed, "{run:?}");
+    assert!(helper.still_running(), "the helper ended first: {run:?}");
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
     assert!(
         run.stdout.starts_with("Opus 4.8") && !run.stdout.contains(" │ "),
         "{run:?}"
@@ -272,8 +296,8 @@ fn a_previous_statusline_that_floods_is_cut_off_with_agents_memory_small() {
 
     let run = measured(w.sb.command(&["--statusline"]), FEED);
 
+    assert!(!run.killed, "{run:?}");
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
     assert!(run.stayed_small(), "{run:?}");
     assert!(
         run.stdout.starts_with("Opus 4.8") && !run.stdout.contains(" │ "),
@@ -299,15 +323,17 @@ fn a_previous_statusline_printing_more_than_its_cap_is_left_out() {
 #[test]
 fn an_alert_command_that_leaves_a_helper_holding_stdout_does_not_hold_the_check() {
     let w = world();
+    let helper = Lingering::new();
     w.sb.fake_cli("notify")
-        .script(&leaving_a_helper("sent"))
+        .script(&leaving(&helper, "sent"))
         .install();
     w.sb.write_config("[alerts.command]\nargv = [\"notify\"]\n");
     crate::watchdog::break_gemini(&w);
 
     let run = w.sb.run(&["--check-fallback"]);
 
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
+    assert!(!run.timed_out, "agent waited for the helper: {run:?}");
+    assert!(helper.still_running(), "the helper ended first: {run:?}");
     assert_eq!(run.code, Some(1), "{run:?}");
     assert_eq!(w.sb.calls("notify").len(), 1);
     assert!(
@@ -319,13 +345,15 @@ fn an_alert_command_that_leaves_a_helper_holding_stdout_does_not_hold_the_check(
 #[test]
 fn a_scheduler_that_leaves_a_helper_holding_stdout_does_not_hold_the_install() {
     let w = world();
+    let helper = Lingering::new();
     // A stand-in systemctl: the test must never touch the machine's own systemd.
     w.sb.fake_cli("systemctl")
-        .script(&leaving_a_helper("ok"))
+        .script(&leaving(&helper, "ok"))
         .install();
 
     let run = w.sb.run(&["--install-watchdog", "--scheduler", "systemd"]);
 
-    assert!(run.elapsed < PROMPTLY, "{:?}: {run:?}", run.elapsed);
+    assert!(!run.timed_out, "agent waited for the helper: {run:?}");
+    assert!(helper.still_running(), "the helper ended first: {run:?}");
     assert_eq!(run.code, Some(0), "{run:?}");
 }

@@ -8,6 +8,7 @@ pub mod cdp;
 pub mod claude_code;
 pub mod clock;
 pub mod held;
+pub mod lingering;
 pub mod mock_api;
 pub mod python;
 pub mod redis;
