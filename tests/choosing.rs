@@ -1,8 +1,7 @@
 //! Choosing a rung: descent order, notices, hedging, and what health saves.
 
-use std::time::Duration;
-
-use crate::support::{Reply, Rule, launched_words};
+use crate::support::sandbox::{RUN_TIMEOUT, run_command};
+use crate::support::{Reply, Rule, launched_words, wait};
 use crate::world::{CLAUDE_THEN_CODEX, CODEX_MODEL, health_of, world};
 
 #[test]
@@ -166,7 +165,9 @@ fn a_usage_limit_is_quota_and_cools_for_quota_minutes() {
 #[test]
 fn a_vendor_hanging_on_every_model_costs_one_probe_timeout_not_one_per_rung() {
     let w = world();
-    w.sb.write_config("probe_timeout_seconds = 2\n");
+    // A short hedge: the probes overlap by design, and this keeps them overlapping far from
+    // the timeout whatever the machine's load.
+    w.sb.write_config("probe_timeout_seconds = 2\nhedge_ms = 50\n");
     w.api
         .on(Rule::path_contains("/v1/messages").reply(Reply::hang()));
 
@@ -174,20 +175,23 @@ fn a_vendor_hanging_on_every_model_costs_one_probe_timeout_not_one_per_rung() {
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(w.sb.calls("codex").len(), 1);
-    // Opus and sonnet each time out after 2 s; probed one after another that alone is
-    // 4 s. Hedged, codex is probed while they hang and runs once both have failed.
-    assert!(
-        run.elapsed < Duration::from_millis(3_800),
-        "took {:?}: the probes were not hedged",
-        run.elapsed
+    // Opus's and sonnet's probes hang at once, so both cost one timeout, not one each;
+    // hedged, codex is probed while they hang.
+    assert_eq!(w.api.posts(), 3, "{:?}", w.api.post_requests());
+    assert_eq!(
+        w.api.most_posts_in_flight(),
+        3,
+        "the probes were not hedged: {}",
+        run.stderr
     );
-    assert!(
-        run.elapsed >= Duration::from_secs(2),
-        "codex must wait for the rungs above it"
-    );
-    assert!(
-        run.stderr.contains("did not answer within 2.0s"),
-        "{}",
+    // Codex runs only once both have failed: every rung above it is said unavailable, by
+    // its timeout, before it is used.
+    let using = run.stderr.find("[agent] using Codex").expect(&run.stderr);
+    let above = &run.stderr[..using];
+    assert_eq!(
+        above.matches("did not answer within 2.0s").count(),
+        4,
+        "codex must wait for the rungs above it: {}",
         run.stderr
     );
 }
@@ -196,10 +200,20 @@ fn a_vendor_hanging_on_every_model_costs_one_probe_timeout_not_one_per_rung() {
 fn a_lower_rung_that_answers_first_still_waits_for_the_rungs_above() {
     let w = world();
     w.sb.write_config(&format!("hedge_ms = 50\n{CLAUDE_THEN_CODEX}"));
+    // Opus answers only once codex has answered its own probe.
     w.api
-        .on(Rule::model("claude-opus-5").reply(Reply::ok().delay(Duration::from_millis(600))));
+        .on(Rule::model("claude-opus-5").reply(Reply::ok().held("codex answered")));
 
-    let run = w.sb.run(&["-p", "hi"]);
+    let command = w.sb.command(&["-p", "hi"]);
+    let run = std::thread::scope(|scope| {
+        let codex_answered = w.api.releasing("codex answered");
+        let run = scope.spawn(|| run_command(command, RUN_TIMEOUT));
+        wait::until("codex's probe answered while opus's is held", || {
+            w.api.posts_for_model(CODEX_MODEL) == 1 && w.api.posts_in_flight() == 1
+        });
+        codex_answered.now();
+        run.join().unwrap()
+    });
 
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(

@@ -621,6 +621,12 @@ impl MockApi {
         }
     }
 
+    /// How many API calls (POSTs) are upstream now: read by the mock and not yet answered
+    /// in full, nor given up on by their client.
+    pub fn posts_in_flight(&self) -> usize {
+        self.shared.lock().in_flight
+    }
+
     /// The most API calls (POSTs) that were ever upstream at once: read by the mock and
     /// not yet answered in full, nor given up on by their client.
     pub fn most_posts_in_flight(&self) -> usize {
