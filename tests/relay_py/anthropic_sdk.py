@@ -1,8 +1,10 @@
 """The official anthropic SDK through agent's relay, as a user would write it.
 
 Environment: RELAY_BASE_URL (http://127.0.0.1:PORT/anthropic), RELAY_TOKEN (the relay
-token, used as the API key), MODEL, PROMPT. Argument: plain, stream or wrong-token.
-Prints one JSON object on stdout; any unexpected error is a traceback and exit 1.
+token, used as the API key), MODEL, PROMPT, and for a stream FIRST_TEXT_FILE (optional: a
+file created the moment the first text arrives, while the stream goes on). Argument: plain,
+stream or wrong-token. Prints one JSON object on stdout; any unexpected error is a
+traceback and exit 1.
 """
 
 import json
@@ -39,6 +41,8 @@ elif mode == "stream":
         for text in stream.text_stream:
             if first_text is None:
                 first_text = time.monotonic() - started
+                if os.environ.get("FIRST_TEXT_FILE"):
+                    open(os.environ["FIRST_TEXT_FILE"], "w").close()
             texts.append(text)
         final = stream.get_final_message()
     out = {
