@@ -208,8 +208,11 @@ fn a_lower_rung_that_answers_first_still_waits_for_the_rungs_above() {
     let run = std::thread::scope(|scope| {
         let codex_answered = w.api.releasing("codex answered");
         let run = scope.spawn(|| run_command(command, RUN_TIMEOUT));
+        // Both probed, and only one in flight: opus's, which cannot end while held.
         wait::until("codex's probe answered while opus's is held", || {
-            w.api.posts_for_model(CODEX_MODEL) == 1 && w.api.posts_in_flight() == 1
+            w.api.posts_for_model("claude-opus-5") == 1
+                && w.api.posts_for_model(CODEX_MODEL) == 1
+                && w.api.posts_in_flight() == 1
         });
         codex_answered.now();
         run.join().unwrap()

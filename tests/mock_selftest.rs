@@ -5,12 +5,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::support::sandbox::{run_command, spawn};
-use crate::support::{MockApi, Reply, Rule, Sandbox, Usage};
+use crate::support::{MockApi, Reply, Rule, Sandbox, Usage, wait};
 
 fn client(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
@@ -65,7 +65,7 @@ fn read_sse(
     path: &str,
     headers: &[(&str, &str)],
     body: &Value,
-) -> (Got, Vec<(String, String, Instant)>) {
+) -> (Got, Vec<(String, String)>) {
     let mut request = client(Duration::from_secs(5)).post(format!("{}{path}", api.url()));
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -85,7 +85,7 @@ fn read_sse(
         if let Some(n) = line.strip_prefix("event: ") {
             n.clone_into(&mut name);
         } else if let Some(data) = line.strip_prefix("data: ") {
-            events.push((std::mem::take(&mut name), data.to_owned(), Instant::now()));
+            events.push((std::mem::take(&mut name), data.to_owned()));
         }
     }
     (got, events)
@@ -371,48 +371,48 @@ fn answer_text_and_usage_are_configurable() {
 }
 
 #[test]
-fn delay_holds_the_answer_back() {
+fn held_answers_come_only_once_their_gate_is_released() {
     let api = MockApi::start();
-    api.on(Rule::any().reply(Reply::ok().delay(Duration::from_millis(300))));
-    let start = Instant::now();
-    assert_eq!(anthropic(&api, "m", "k").status, 200);
-    assert!(
-        start.elapsed() >= Duration::from_millis(300),
-        "{:?}",
-        start.elapsed()
-    );
+    api.on(Rule::model("held").reply(Reply::ok().held("gate")));
+    thread::scope(|scope| {
+        let gate = api.releasing("gate");
+        let held = scope.spawn(|| anthropic(&api, "held", "k").status);
+        api.wait_for_posts(1);
+        // Another call is answered meanwhile; the held one is still upstream after it.
+        assert_eq!(anthropic(&api, "free", "k").status, 200);
+        // The mock counts an answer out once it is written, a moment after its client
+        // has it.
+        wait::until("the free call counted out", || api.posts_in_flight() == 1);
+        assert!(!held.is_finished(), "answered before its gate was released");
+        gate.now();
+        assert_eq!(held.join().unwrap(), 200);
+    });
+    wait::until("the held call counted out", || api.posts_in_flight() == 0);
+    assert_eq!(api.most_posts_in_flight(), 2);
+    // A gate once released lets every later answer through at once.
+    assert_eq!(anthropic(&api, "held", "k").status, 200);
 }
 
 #[test]
-fn hang_times_out_the_client_and_dropping_the_mock_releases_it() {
+fn hang_ends_when_the_client_gives_up_and_dropping_the_mock_releases_it() {
     let api = MockApi::start();
     api.on(Rule::any().reply(Reply::hang()));
-    let start = Instant::now();
     let result = client(Duration::from_millis(300))
         .post(format!("{}/v1/messages", api.url()))
         .send_json(json!({"model": "m"}));
     assert!(result.is_err(), "a hung request must time out");
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
     api.wait_for_posts(1);
+    wait::until("the mock seeing the client give up", || {
+        api.posts_in_flight() == 0
+    });
 
     // A client still waiting when the mock goes away sees the connection end.
     let mut raw = TcpStream::connect(api.addr()).expect("connect");
-    raw.set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
+    raw.set_read_timeout(Some(wait::PATIENCE)).expect("timeout");
     raw.write_all(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")
         .expect("send");
     api.wait_for_posts(2);
-    let start = Instant::now();
     drop(api);
-    assert!(
-        start.elapsed() < Duration::from_secs(1),
-        "drop took {:?}",
-        start.elapsed()
-    );
     let mut buf = [0u8; 64];
     match raw.read(&mut buf) {
         Ok(0) => {}
@@ -420,9 +420,8 @@ fn hang_times_out_the_client_and_dropping_the_mock_releases_it() {
             "unexpected answer: {:?}",
             String::from_utf8_lossy(&buf[..n])
         ),
-        Err(e) => assert_ne!(e.kind(), std::io::ErrorKind::WouldBlock, "still hung"),
+        Err(e) => panic!("the connection did not end: {e}"),
     }
-    assert!(start.elapsed() < Duration::from_secs(2));
 }
 
 #[test]
@@ -439,7 +438,7 @@ fn close_ends_the_connection_without_an_answer() {
 #[test]
 fn anthropic_stream_arrives_event_by_event() {
     let api = MockApi::start();
-    api.on(Rule::any().reply(Reply::ok_text("hi").event_gap(Duration::from_millis(40))));
+    api.on(Rule::any().reply(Reply::ok_text("hi")));
     let (got, events) = read_sse(
         &api,
         "/v1/messages?beta=true",
@@ -451,7 +450,7 @@ fn anthropic_stream_arrives_event_by_event() {
         got.header("content-type")
             .is_some_and(|v| v.starts_with("text/event-stream"))
     );
-    let names: Vec<&str> = events.iter().map(|(n, _, _)| n.as_str()).collect();
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -464,16 +463,10 @@ fn anthropic_stream_arrives_event_by_event() {
             "message_stop"
         ]
     );
-    for (name, data, _) in &events {
+    for (name, data) in &events {
         let data: Value = serde_json::from_str(data).expect("event data is JSON");
         assert_eq!(data["type"], name.as_str());
     }
-    let first = events.first().expect("events").2;
-    let last = events.last().expect("events").2;
-    assert!(
-        last - first >= Duration::from_millis(150),
-        "events were not flushed one by one"
-    );
     let start: Value = serde_json::from_str(&events[0].1).expect("json");
     assert_eq!(start["message"]["model"], "claude-opus-5");
     assert_eq!(start["message"]["usage"]["input_tokens"], 8);
@@ -503,7 +496,7 @@ fn a_tool_use_answer_streams_its_input_in_pieces_and_stops_for_the_tool() {
     );
     let data: Vec<Value> = events
         .iter()
-        .map(|(_, d, _)| serde_json::from_str(d).expect("JSON"))
+        .map(|(_, d)| serde_json::from_str(d).expect("JSON"))
         .collect();
     let tool_start = data
         .iter()
@@ -563,7 +556,7 @@ fn openai_chat_stream_ends_with_usage_and_done() {
         got.header("content-type")
             .is_some_and(|v| v.starts_with("text/event-stream"))
     );
-    let data: Vec<&str> = events.iter().map(|(_, d, _)| d.as_str()).collect();
+    let data: Vec<&str> = events.iter().map(|(_, d)| d.as_str()).collect();
     assert_eq!(data.last(), Some(&"[DONE]"));
     let chunks: Vec<Value> = data[..data.len() - 1]
         .iter()
@@ -589,8 +582,8 @@ fn openai_chat_stream_ends_with_usage_and_done() {
         &[],
         &json!({"model": "gpt-5", "stream": true}),
     );
-    assert!(plain.iter().all(|(_, d, _)| !d.contains("\"usage\"")));
-    assert_eq!(plain.last().map(|(_, d, _)| d.as_str()), Some("[DONE]"));
+    assert!(plain.iter().all(|(_, d)| !d.contains("\"usage\"")));
+    assert_eq!(plain.last().map(|(_, d)| d.as_str()), Some("[DONE]"));
 }
 
 #[test]
@@ -603,7 +596,7 @@ fn responses_stream_has_every_event_in_order() {
         &json!({"model": "gpt-5-codex", "stream": true, "input": "hi"}),
     );
     assert_eq!(got.status, 200);
-    let names: Vec<&str> = events.iter().map(|(n, _, _)| n.as_str()).collect();
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -618,7 +611,7 @@ fn responses_stream_has_every_event_in_order() {
             "response.completed"
         ]
     );
-    for (i, (name, data, _)) in events.iter().enumerate() {
+    for (i, (name, data)) in events.iter().enumerate() {
         let data: Value = serde_json::from_str(data).expect("JSON");
         assert_eq!(data["type"], name.as_str());
         assert_eq!(data["sequence_number"], i);
@@ -648,7 +641,7 @@ fn gemini_stream_is_sse_data_lines() {
     );
     let chunks: Vec<Value> = events
         .iter()
-        .map(|(_, d, _)| serde_json::from_str(d).expect("JSON"))
+        .map(|(_, d)| serde_json::from_str(d).expect("JSON"))
         .collect();
     assert!(chunks.len() >= 2);
     let text: String = chunks
@@ -660,6 +653,34 @@ fn gemini_stream_is_sse_data_lines() {
     assert_eq!(last["candidates"][0]["finishReason"], "STOP");
     assert_eq!(last["usageMetadata"]["totalTokenCount"], 9);
     assert_eq!(api.posts_for_model("gemini-2.5-pro"), 1);
+}
+
+#[test]
+fn a_paused_stream_hands_over_its_first_events_before_the_rest_exists() {
+    let api = MockApi::start();
+    api.on(Rule::any().reply(Reply::ok().pause_after(3, "three read")));
+    thread::scope(|scope| {
+        let three_read = api.releasing("three read");
+        let response = client(wait::PATIENCE)
+            .post(format!("{}/v1/messages", api.url()))
+            .send_json(json!({"model": "m", "stream": true}))
+            .expect("headers arrive");
+        let mut reader = BufReader::new(response.into_body().into_reader());
+        let mut seen = String::new();
+        // Each event is flushed as it is sent: the third is read while the mock holds the
+        // rest (an answer written whole would never come).
+        while !seen.contains("event: ping\ndata: ") {
+            reader.read_line(&mut seen).expect("the first three events");
+        }
+        assert!(!seen.contains("content_block_delta"), "{seen}");
+        three_read.now();
+        let rest = scope.spawn(move || {
+            let mut rest = String::new();
+            reader.read_to_string(&mut rest).map(|_| rest)
+        });
+        let rest = rest.join().unwrap().expect("the rest of the stream");
+        assert!(rest.contains("event: message_stop"), "{rest}");
+    });
 }
 
 #[test]
@@ -871,11 +892,7 @@ fn start_and_wait_for_record(
     let mut cmd = Command::new(path);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
     let child = spawn(&mut cmd).expect("spawn fake");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while sb.calls(name).is_empty() {
-        assert!(Instant::now() < deadline, "the fake never recorded its run");
-        thread::sleep(Duration::from_millis(5));
-    }
+    wait::until("the fake recording its run", || !sb.calls(name).is_empty());
     child
 }
 
@@ -897,14 +914,9 @@ fn record_term_records_sigterm_and_exits_143() {
         .sleep_ms(30_000)
         .install();
     let mut child = start_and_wait_for_record(&sb, "gemini", &path);
-    let start = Instant::now();
     send_signal(child.id(), "TERM");
     let status = child.wait().expect("wait");
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
+    // Not the end of its 30 s sleep: that would be exit 0.
     assert_eq!(status.code(), Some(143), "{status:?}");
     assert_eq!(status.signal(), None);
     let calls = sb.calls("gemini");
@@ -918,10 +930,8 @@ fn a_fake_without_record_term_dies_by_the_signal() {
     let sb = Sandbox::new();
     let path = sb.fake_cli("claude").sleep_ms(30_000).install();
     let mut child = start_and_wait_for_record(&sb, "claude", &path);
-    let start = Instant::now();
     send_signal(child.id(), "TERM");
     let status = child.wait().expect("wait");
-    assert!(start.elapsed() < Duration::from_secs(2));
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert!(!sb.calls("claude")[0].term_received);
 }
@@ -935,10 +945,10 @@ fn run_command_kills_what_outlives_its_timeout() {
         .sleep_ms(30_000)
         .install();
     let run = run_command(Command::new(path), Duration::from_secs(1));
+    // Killed, not ended by its 30 s sleep.
     assert!(run.timed_out);
     assert_eq!(run.signal, Some(9));
     assert_eq!(run.stdout, "started\n");
-    assert!(run.elapsed < Duration::from_secs(3), "{:?}", run.elapsed);
 }
 
 #[test]
