@@ -53,9 +53,8 @@ DATE_TESTS=(
 # Integration tests left out under the faked clock, each for a reason that is not a date:
 # - reads what a shared Redis store stamped with its own clock (stream ids are the
 #   server's milliseconds): the store cannot share a faked clock;
-# - streams gigabyte files through every reader against 20 s deadlines: beside the whole
-#   suite under libfaketime one of them misses its deadline (alone under faketime the test
-#   takes 0.7 s, in the plain `cargo test` 3 s), and it reads no date.
+# - streams gigabyte files through every reader (some 10 s of a test thread) and reads no
+#   date.
 SKIP_UNDER_FAKED_CLOCK=(
     team_relay::usage_with_since_reads_the_team_stream_from_the_window_on
     foreign_files::every_reader_returns_in_time_holding_no_more_than_its_cap_whatever_the_file

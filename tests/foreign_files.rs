@@ -21,9 +21,10 @@ use crate::support::sandbox::{Run, run_command};
 use crate::support::{Sandbox, launched_words};
 use crate::world::world;
 
-/// How long one reader may take with any file: a gigabyte streams in under a second, but
-/// the machine may be shared; what blocks, blocks for ever, and a terabyte takes minutes.
-const DEADLINE: Duration = Duration::from_secs(20);
+/// How long one reader may take with any file before the test fails: a gigabyte streams
+/// in seconds even on a loaded machine, while what blocks, blocks for ever, and a terabyte
+/// read through takes many minutes — a kill deadline, not a speed asked of the reader.
+const DEADLINE: Duration = crate::support::wait::PATIENCE;
 /// The most one reader may hold: a record line's cap (16 MiB) and its buffers.
 const HELD_CAP: usize = 20 << 20;
 /// The most the binary may take, whatever it found.
@@ -409,7 +410,7 @@ fn measured_run(command: &Command, stdin: Stdio) -> (Run, Option<u64>) {
     if let Some(dir) = command.get_current_dir() {
         wrapped.current_dir(dir);
     }
-    let run = run_command(wrapped, Duration::from_secs(60));
+    let run = run_command(wrapped, crate::support::wait::PATIENCE);
     let kib = fs::read_to_string(out.path())
         .ok()
         .and_then(|text| text.lines().last()?.trim().parse().ok());
@@ -417,7 +418,7 @@ fn measured_run(command: &Command, stdin: Stdio) -> (Run, Option<u64>) {
 }
 
 fn assert_bounded(what: &str, run: &Run, kib: Option<u64>) {
-    assert!(!run.timed_out, "{what}: still running after 60 s: {run:?}");
+    assert!(!run.timed_out, "{what}: still running when killed: {run:?}");
     assert!(
         !run.stderr.contains("panicked") && !run.stderr.contains("memory allocation"),
         "{what}: {}",
@@ -578,6 +579,5 @@ fn the_statusline_takes_no_more_than_its_feed_from_any_stdin() {
         assert_bounded(&what, &run, kib);
         assert_eq!(run.code, Some(0), "{what}: {run:?}");
         assert_eq!(run.stdout.lines().count(), 1, "{what}: {}", run.stdout);
-        assert!(run.elapsed < Duration::from_secs(10), "{what}: {run:?}");
     }
 }
