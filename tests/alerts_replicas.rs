@@ -2,22 +2,41 @@
 //! (today one state directory, tomorrow a shared store), and only the run that claims an
 //! owed alert delivers it.
 
-use std::time::Duration;
+use std::process::Command;
 
 use crate::support::sandbox::{RUN_TIMEOUT, run_command};
-use crate::support::{MockApi, Reply, Rule, Run};
+use crate::support::{MockApi, Reply, Rule, Run, wait};
 use crate::world::{GEMINI_MODEL, World, world};
 
-/// Long enough that three runs started together are all past their checks while the
-/// first delivery is still in flight.
-const SLOW_WEBHOOK: Duration = Duration::from_secs(1);
-
-fn with_slow_webhook(w: &World, hook: &MockApi) {
+fn with_webhook(w: &World, hook: &MockApi) {
     w.sb.write_config(&format!(
         "[alerts.webhook]\nurl = \"{}/hook\"\n",
         hook.url()
     ));
-    hook.on(Rule::path_contains("/hook").reply(Reply::status(200).body("ok").delay(SLOW_WEBHOOK)));
+}
+
+/// Runs the three `commands` at once while `hook` holds the first delivery it gets until
+/// the other two runs have ended: they are past their checks, and have sent nothing, while
+/// it is still in flight. A second delivery would be held too, and the two runs would never
+/// both end: the test fails at the suite's patience.
+pub(crate) fn three_runs_one_delivery_held(
+    commands: Vec<Command>,
+    hook: &MockApi,
+    phase: &str,
+) -> Vec<Run> {
+    hook.on(Rule::path_contains("/hook").reply(Reply::status(200).body("ok").held(phase)));
+    std::thread::scope(|scope| {
+        let delivered = hook.releasing(phase);
+        let runs: Vec<_> = commands
+            .into_iter()
+            .map(|cmd| scope.spawn(move || run_command(cmd, RUN_TIMEOUT)))
+            .collect();
+        wait::until("one delivery held and the two other runs ended", || {
+            hook.posts() >= 1 && runs.iter().filter(|run| run.is_finished()).count() == 2
+        });
+        delivered.now();
+        runs.into_iter().map(|run| run.join().unwrap()).collect()
+    })
 }
 
 fn break_gemini(w: &World) {
@@ -30,15 +49,11 @@ fn break_gemini(w: &World) {
 }
 
 /// Three `agent --check-fallback` started at the same moment on one HOME and state dir.
-fn three_replicas_check(w: &World) -> Vec<Run> {
+fn three_replicas_check(w: &World, hook: &MockApi, phase: &str) -> Vec<Run> {
     let commands: Vec<_> = (0..3)
         .map(|_| w.sb.command(&["--check-fallback"]))
         .collect();
-    let runs: Vec<_> = commands
-        .into_iter()
-        .map(|cmd| std::thread::spawn(move || run_command(cmd, RUN_TIMEOUT)))
-        .collect();
-    runs.into_iter().map(|run| run.join().unwrap()).collect()
+    three_runs_one_delivery_held(commands, hook, phase)
 }
 
 fn states_sent(hook: &MockApi) -> Vec<String> {
@@ -52,10 +67,10 @@ fn states_sent(hook: &MockApi) -> Vec<String> {
 fn three_replicas_send_one_alert_per_change_and_one_recovery() {
     let w = world();
     let hook = MockApi::start();
-    with_slow_webhook(&w, &hook);
+    with_webhook(&w, &hook);
     break_gemini(&w);
 
-    for run in three_replicas_check(&w) {
+    for run in three_replicas_check(&w, &hook, "degraded") {
         assert_eq!(run.code, Some(1), "{run:?}");
     }
     assert_eq!(
@@ -65,7 +80,7 @@ fn three_replicas_send_one_alert_per_change_and_one_recovery() {
     );
 
     w.api.clear_rules();
-    for run in three_replicas_check(&w) {
+    for run in three_replicas_check(&w, &hook, "recovered") {
         assert_eq!(run.code, Some(0), "{run:?}");
     }
     let sent = hook.post_requests();

@@ -4,11 +4,7 @@
 //! away is a notice, not a failed launch; a corrupt shared document is kept aside as a
 //! corrupt file is.
 
-use std::thread;
-use std::time::Duration;
-
 use crate::support::redis::{RedisServer, Resp};
-use crate::support::sandbox::{RUN_TIMEOUT, run_command};
 use crate::support::{MockApi, Reply, Rule, Run, Sandbox};
 use crate::world::{CLAUDE_THEN_CODEX, GEMINI_MODEL, sandbox_on};
 
@@ -73,14 +69,15 @@ fn a_cooldown_learned_under_one_home_is_honoured_under_another_without_a_call() 
     assert_eq!(bob.calls("codex").len(), 2, "the CLI still ran");
 }
 
-/// Three machines' `agent --check-fallback` started at the same moment, one per HOME.
-fn three_machines_check(machines: &[Sandbox]) -> Vec<Run> {
-    let runs: Vec<_> = machines
+/// Three machines' `agent --check-fallback` started at the same moment, one per HOME, the
+/// delivery held until the two others ended (see
+/// [`crate::alerts_replicas::three_runs_one_delivery_held`]).
+fn three_machines_check(machines: &[Sandbox], hook: &MockApi, phase: &str) -> Vec<Run> {
+    let commands = machines
         .iter()
         .map(|sb| sb.command(&["--check-fallback"]))
-        .map(|cmd| thread::spawn(move || run_command(cmd, RUN_TIMEOUT)))
         .collect();
-    runs.into_iter().map(|run| run.join().unwrap()).collect()
+    crate::alerts_replicas::three_runs_one_delivery_held(commands, hook, phase)
 }
 
 fn states_sent(hook: &MockApi) -> Vec<String> {
@@ -95,10 +92,6 @@ fn three_machines_on_one_store_send_one_alert_per_change_and_one_recovery() {
     let redis = RedisServer::start();
     let api = MockApi::start();
     let hook = MockApi::start();
-    // Slow: three runs started together are all past their checks while the first
-    // delivery is still in flight.
-    hook.on(Rule::path_contains("/hook")
-        .reply(Reply::status(200).body("ok").delay(Duration::from_secs(1))));
     let webhook = format!("[alerts.webhook]\nurl = \"{}/hook\"\n", hook.url());
     let machines: Vec<Sandbox> = (0..3)
         .map(|_| {
@@ -113,7 +106,7 @@ fn three_machines_on_one_store_send_one_alert_per_change_and_one_recovery() {
         "API key not valid",
     )));
 
-    for run in three_machines_check(&machines) {
+    for run in three_machines_check(&machines, &hook, "degraded") {
         assert_eq!(run.code, Some(1), "{run:?}");
     }
     assert_eq!(
@@ -123,7 +116,7 @@ fn three_machines_on_one_store_send_one_alert_per_change_and_one_recovery() {
     );
 
     api.clear_rules();
-    for run in three_machines_check(&machines) {
+    for run in three_machines_check(&machines, &hook, "recovered") {
         assert_eq!(run.code, Some(0), "{run:?}");
     }
     assert_eq!(
