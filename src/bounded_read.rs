@@ -480,13 +480,13 @@ pub fn stdin(cap: Cap, within: Duration) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use std::io::{Seek as _, SeekFrom, Write as _};
-    use std::time::Instant;
 
     use super::*;
 
-    /// How long any read may take, whatever the file: a gigabyte streams in under a second,
-    /// but the machine may be shared; what blocks, blocks for ever.
-    const DEADLINE: Duration = Duration::from_secs(20);
+    /// How long a read may go on before the test fails: what blocks, blocks for ever, while
+    /// a gigabyte streams in seconds even on a loaded machine — a kill deadline, not a
+    /// speed asked of the reader.
+    const DEADLINE: Duration = crate::child::test_events::PATIENCE;
 
     /// `f`'s answer, or a failure naming `what` when it does not come within [`DEADLINE`]
     /// (the thread is left behind: it is blocked, which is what the test is about).
@@ -539,7 +539,6 @@ mod tests {
         for cap in WHOLE_CAPS {
             for (name, path) in &hostile.files {
                 let path = path.clone();
-                let started = Instant::now();
                 let read = within(&format!("{} {name}", cap.what), move || read(&path, cap));
                 assert!(
                     read.is_err(),
@@ -547,7 +546,6 @@ mod tests {
                     cap.what,
                     read.map_or(0, |b| b.len())
                 );
-                assert!(started.elapsed() < DEADLINE, "{} {name}", cap.what);
             }
         }
     }
@@ -593,7 +591,6 @@ mod tests {
         let hostile = hostile();
         for (name, path) in &hostile.files {
             let path = path.clone();
-            let started = Instant::now();
             let (kept, held, skipped) = within(name, move || {
                 let Some(mut lines) = lines(&path, RECORDS) else {
                     return (Vec::new(), 0, 0);
@@ -604,7 +601,6 @@ mod tests {
                 }
                 (kept, lines.held(), lines.skipped())
             });
-            assert!(started.elapsed() < DEADLINE, "{name}");
             assert!(
                 held <= RECORDS.line + CHUNK,
                 "{name}: held {held} bytes, over the line cap"
