@@ -410,7 +410,7 @@ fn offline_add_saves_the_account_marked_unverified() {
     assert!(run.stdout.contains("unverified"), "{}", run.stdout);
     let list = run_command(
         w.sb.command(&["--accounts", "list"]),
-        std::time::Duration::from_secs(30),
+        crate::support::sandbox::RUN_TIMEOUT,
     );
     assert!(list.stdout.contains("unverified"), "{}", list.stdout);
 }

@@ -134,7 +134,10 @@ fn agy_on_a_real_terminal_writes_to_it_itself() {
         &log,
     );
 
-    session.wait_for_joined(|screen| screen.contains("exit=0"), 20);
+    session.wait_for_joined(
+        |screen| screen.contains("exit=0"),
+        crate::support::wait::PATIENCE.as_secs(),
+    );
 
     let pane_tty = session.tmux(&["display-message", "-p", "-t", "0", "#{pane_tty}"]);
     let stdout = stdout_of_launch(&sb);

@@ -250,7 +250,10 @@ fn processes_killed_at_random_moments_never_leave_an_unreadable_state_file() {
         let _ = child.wait();
     }
     // Whatever was interrupted, the next process reads every file without complaint.
-    let after = run_command(w.sb.command(&["--status"]), Duration::from_secs(30));
+    let after = run_command(
+        w.sb.command(&["--status"]),
+        crate::support::sandbox::RUN_TIMEOUT,
+    );
     assert!(!after.stderr.contains("unreadable"), "{}", after.stderr);
 
     for (path, content) in w.sb.state_files() {

@@ -6,7 +6,6 @@ use std::io::{BufRead as _, BufReader};
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
@@ -14,7 +13,7 @@ use serde_json::json;
 use crate::support::clock;
 use crate::support::relay::raw;
 use crate::support::sandbox::kill_group;
-use crate::support::{Reply, Rule, Sandbox};
+use crate::support::{Reply, Rule, Sandbox, wait};
 use crate::world::{CODEX_MODEL, GEMINI_MODEL, World, world};
 
 const THREE_RUNGS: &str = r#"
@@ -91,17 +90,10 @@ impl Dashboard {
         let _ = Command::new("kill")
             .args(["-s", "INT", &child.id().to_string()])
             .status();
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
-                return status.code();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the dashboard did not stop on Ctrl-C"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let status = wait::for_some("the dashboard stopping on Ctrl-C", || {
+            child.try_wait().ok().flatten()
+        });
+        status.code()
     }
 }
 
@@ -674,14 +666,8 @@ fn open_hands_the_browser_a_one_time_address_and_never_the_token() {
     w.sb.write_config(THREE_RUNGS);
     w.sb.fake_cli("xdg-open").install();
     let dashboard = Dashboard::start_with(&w.sb, &["--open"]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let calls = loop {
-        let calls = w.sb.calls("xdg-open");
-        if !calls.is_empty() || Instant::now() > deadline {
-            break calls;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    wait::until("xdg-open run", || !w.sb.calls("xdg-open").is_empty());
+    let calls = w.sb.calls("xdg-open");
     assert_eq!(calls.len(), 1, "xdg-open ran {} times", calls.len());
     let argv = &calls[0].argv;
     assert_eq!(argv.len(), 1, "{argv:?}");

@@ -2,11 +2,9 @@
 //! another CLI, the exit status passed through, the fast-fail second net, bad arguments
 //! that are not an outage, signals, and `--use`.
 
-use std::time::{Duration, Instant};
-
-use crate::support::launched_words;
 use crate::support::sandbox::{run_command, spawn};
 use crate::support::session_id::is_v4_uuid;
+use crate::support::{launched_words, wait};
 use crate::world::{CLAUDE_THEN_CODEX, world};
 
 #[test]
@@ -264,14 +262,7 @@ fn sigterm_sent_to_agent_reaches_the_child_and_nothing_else_runs() {
         .install();
     let mut child = spawn(&mut w.sb.command(&["-p", "hi"])).expect("agent starts");
 
-    let started = Instant::now();
-    while w.sb.calls("claude").is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "claude never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait::until("claude starting", || !w.sb.calls("claude").is_empty());
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
         nix::sys::signal::Signal::SIGTERM,
@@ -351,7 +342,10 @@ fn a_killed_child_kills_agent_by_the_same_signal() {
     w.sb.write_config(CLAUDE_THEN_CODEX);
     w.sb.fake_cli("claude").script("kill -KILL $$").install();
 
-    let run = run_command(w.sb.command(&["-p", "hi"]), Duration::from_secs(30));
+    let run = run_command(
+        w.sb.command(&["-p", "hi"]),
+        crate::support::sandbox::RUN_TIMEOUT,
+    );
 
     assert_eq!(run.signal, Some(9), "{run:?}");
     assert!(w.sb.calls("codex").is_empty());
@@ -360,14 +354,7 @@ fn a_killed_child_kills_agent_by_the_same_signal() {
 /// Waits until the fake CLI has written `ready` into the sandbox's temp dir.
 fn wait_until_ready(w: &crate::world::World) {
     let ready = w.sb.tmp_dir().join("ready");
-    let started = Instant::now();
-    while !ready.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the CLI never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait::until("the CLI starting", || ready.exists());
 }
 
 fn signal_group(child: &std::process::Child, signal: nix::sys::signal::Signal) {
@@ -472,7 +459,7 @@ fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
 
     let mut command = w.sb.command(&[]);
     command.args(words.iter().map(|word| OsStr::from_bytes(word)));
-    let run = run_command(command, Duration::from_secs(30));
+    let run = run_command(command, crate::support::sandbox::RUN_TIMEOUT);
     assert_eq!(run.code, Some(0), "{run:?}");
     // Claude Code gets agent's session id (ASCII) first, then the bytes as given.
     let claude = recorded_argv_bytes(&w, "claude", 1);
@@ -491,7 +478,7 @@ fn arguments_that_are_not_utf8_pass_through_byte_for_byte() {
     // `--use` execs the CLI in agent's place, in its words: the same bytes again.
     let mut command = w.sb.command(&["--use", "gemini"]);
     command.args(words.iter().map(|word| OsStr::from_bytes(word)));
-    let run = run_command(command, Duration::from_secs(30));
+    let run = run_command(command, crate::support::sandbox::RUN_TIMEOUT);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(
         recorded_argv_bytes(&w, "gemini", 1),

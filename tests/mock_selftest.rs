@@ -823,17 +823,20 @@ fn fake_cli_records_argv_env_and_exit_code() {
         .env("PATH", "/usr/bin:/bin")
         .env("FOO", "bar baz")
         .env("MULTI", "a\nb=c");
-    let run = run_command(cmd, Duration::from_secs(10));
+    let run = run_command(cmd, crate::support::sandbox::RUN_TIMEOUT);
     assert_eq!(run.code, Some(3), "{run:?}");
     assert_eq!(run.stdout, "out 'quoted'\n");
     assert_eq!(run.stderr, "err\n");
 
     let mut second = Command::new(&path);
     second.arg("again").env("PATH", "/usr/bin:/bin");
-    assert_eq!(run_command(second, Duration::from_secs(10)).code, Some(3));
+    assert_eq!(
+        run_command(second, crate::support::sandbox::RUN_TIMEOUT).code,
+        Some(3)
+    );
     let mut third = Command::new(&path);
     third.env("PATH", "/usr/bin:/bin");
-    run_command(third, Duration::from_secs(10));
+    run_command(third, crate::support::sandbox::RUN_TIMEOUT);
 
     let calls = sb.calls("claude");
     assert_eq!(calls.len(), 3);
@@ -877,7 +880,7 @@ fn fake_cli_script_body_runs_after_recording() {
         .install();
     let mut cmd = Command::new(path);
     cmd.args(["a", "b c"]);
-    let run = run_command(cmd, Duration::from_secs(10));
+    let run = run_command(cmd, crate::support::sandbox::RUN_TIMEOUT);
     assert_eq!(run.code, Some(7));
     assert_eq!(run.stdout, "args: 2\n");
     assert_eq!(sb.calls("agy")[0].argv, ["a", "b c"]);

@@ -20,7 +20,10 @@ use crate::support::claude_code::{
 use crate::support::session_id::is_v4_uuid;
 use crate::support::tmux::Tmux;
 use crate::support::watched::{ctrl_c, finish, start_until};
-use crate::support::{Invocation, Sandbox};
+use crate::support::{Invocation, Sandbox, wait};
+
+/// How long a screen is waited for: [`wait::PATIENCE`], in the seconds `Tmux` takes.
+const PATIENCE_SECONDS: u64 = wait::PATIENCE.as_secs();
 use crate::world::{CLAUDE_THEN_CODEX, PROXY_KEY, World, world};
 
 /// The night job's prompt: Markdown and more than one line, so "verbatim" means something.
@@ -505,7 +508,7 @@ impl Asked {
         };
         let screen = asked
             .pane
-            .wait_for_joined(|screen| screen.contains("or stop [s]?"), 30);
+            .wait_for_joined(|screen| screen.contains("or stop [s]?"), PATIENCE_SECONDS);
         assert!(
             screen.contains("ran out of its window (5-hour limit, resets ")
                 && screen.contains("Continue in Codex")
@@ -525,22 +528,17 @@ impl Asked {
         self.pane.joined_screen()
     }
 
-    /// agent's exit code once it has ended (within 30 s).
+    /// agent's exit code once it has ended.
     fn exit_code(&self) -> i32 {
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(text) = std::fs::read_to_string(&self.exit)
-                && let Ok(code) = text.trim().parse()
-            {
-                return code;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "agent never ended:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let ended = wait::eventually(|| self.exit.exists());
+        assert!(ended, "agent never ended:\n{}", self.screen());
+        wait::for_some("agent's exit code", || {
+            std::fs::read_to_string(&self.exit)
+                .ok()?
+                .trim()
+                .parse()
+                .ok()
+        })
     }
 }
 
@@ -594,9 +592,10 @@ fn on_a_terminal_agent_asks_again_on_an_unknown_answer_and_s_stops_running_nothi
     };
 
     asked.pane.send_line("maybe");
-    asked
-        .pane
-        .wait_for_joined(|screen| screen.matches("or stop [s]?").count() == 2, 10);
+    asked.pane.wait_for_joined(
+        |screen| screen.matches("or stop [s]?").count() == 2,
+        PATIENCE_SECONDS,
+    );
     assert!(codex_runs(&asked.w.sb).is_empty(), "{}", asked.screen());
     asked.pane.send_line("s");
 

@@ -7,7 +7,6 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::json;
 
@@ -223,7 +222,7 @@ fn a_configuration_from_a_fifo_or_dev_zero_is_refused_at_once() {
         // /dev/zero until memory ran out.
         let run = run_command(
             std::mem::replace(cmd, sb.command(&[])),
-            Duration::from_secs(20),
+            crate::support::sandbox::RUN_TIMEOUT,
         );
         assert!(!run.timed_out, "{file}: {run:?}");
         assert_eq!(run.code, Some(2), "{file}: {run:?}");

@@ -7,13 +7,13 @@ use std::net::TcpStream;
 use std::os::unix::process::CommandExt as _;
 use std::process::Command;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::resource::{Resource, getrlimit, setrlimit};
 
 use crate::relay::{MODEL, TOKEN, messages_body, relay_world};
 use crate::support::relay::{RelayProc, parse};
-use crate::support::{Reply, Rule};
+use crate::support::{Reply, Rule, wait};
 
 /// What an attacker on this host opened in the issue: more than a default open-file limit.
 const FLOOD: usize = 1100;
@@ -97,16 +97,10 @@ fn eleven_hundred_idle_connections_do_not_keep_a_real_call_out() {
 
     // At most 256 connections from one address (its default cap, under 480 the limit
     // backs): the rest of the flood was closed to make room.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut closed = 0;
-    while Instant::now() < deadline {
-        closed = flood.iter().filter(|s| closed_by_relay(s)).count();
-        if closed >= FLOOD - 256 {
-            break;
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
-    assert!(closed >= FLOOD - 256, "only {closed} closed");
+    let enough_closed =
+        wait::eventually(|| flood.iter().filter(|s| closed_by_relay(s)).count() >= FLOOD - 256);
+    let closed = flood.iter().filter(|s| closed_by_relay(s)).count();
+    assert!(enough_closed, "only {closed} closed");
     let stderr = relay.stderr();
     assert!(
         stderr.contains("480 connections at once"),
@@ -188,10 +182,9 @@ fn over_the_per_address_cap_with_every_call_busy_a_connection_is_refused_with_50
     let refused = parse(&String::from_utf8_lossy(&bytes));
     assert_eq!(refused.status, 503, "{refused:?}");
     assert_eq!(refused.json()["error"]["type"], "overloaded_error");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !relay.stderr().contains("refused 1") && Instant::now() < deadline {
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait::until("the relay saying it refused one", || {
+        relay.stderr().contains("refused 1")
+    });
     assert!(
         relay
             .stderr()

@@ -37,7 +37,7 @@ fn run_at(sb: &Sandbox, agent: &Path, args: &[&std::ffi::OsStr]) -> Run {
         }
     }
     command.current_dir(sb.home());
-    run_command(command, std::time::Duration::from_secs(30))
+    run_command(command, crate::support::sandbox::RUN_TIMEOUT)
 }
 
 fn args<'a>(words: &'a [&'a str], config: &'a Path) -> Vec<&'a std::ffi::OsStr> {

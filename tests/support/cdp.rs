@@ -80,15 +80,10 @@ impl Browser {
             &json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
         );
         browser.call("Page.navigate", &json!({"url": url}));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let ready = browser.eval("location.href !== 'about:blank' && document.readyState");
-            if ready == "complete" && browser.eval("!!document.querySelector('h1')") == true {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the page did not load: {ready}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        super::wait::until("the page loaded", || {
+            browser.eval("location.href !== 'about:blank' && document.readyState") == "complete"
+                && browser.eval("!!document.querySelector('h1')") == true
+        });
         browser
     }
 

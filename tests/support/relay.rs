@@ -89,7 +89,7 @@ impl RelayProc {
                 text.push('\n');
             }
         });
-        let Ok(url) = receiver.recv_timeout(Duration::from_secs(30)) else {
+        let Ok(url) = receiver.recv_timeout(super::wait::PATIENCE) else {
             let _ = child.kill();
             let _ = child.wait();
             panic!(
@@ -162,7 +162,8 @@ impl RelayProc {
         self.stderr.lock().unwrap().clone()
     }
 
-    /// SIGTERM, then wait for it to finish its calls and write its books (10 s at most).
+    /// SIGTERM, then wait for it to finish its calls and write its books (failing past
+    /// [`super::wait::PATIENCE`]).
     pub fn stop(&mut self) {
         let Some(mut child) = self.child.take() else {
             return;
@@ -171,7 +172,7 @@ impl RelayProc {
         let _ = std::process::Command::new("kill")
             .args(["-s", "TERM", &pid.to_string()])
             .status();
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let deadline = Instant::now() + super::wait::PATIENCE;
         loop {
             if let Ok(Some(_)) = child.try_wait() {
                 break;

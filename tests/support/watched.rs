@@ -35,7 +35,7 @@ pub fn start_until(
     });
     let mut seen = Vec::new();
     loop {
-        let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) else {
+        let Ok(line) = rx.recv_timeout(super::wait::PATIENCE) else {
             let _ = child.kill();
             let _ = child.wait();
             panic!("agent never reached what the test waits for: {seen:?}");
@@ -57,15 +57,15 @@ pub fn ctrl_c(child: &Child) {
     .unwrap();
 }
 
-/// Waits for `child` (killed after 20 s) and returns its exit code with the rest of its
-/// stderr.
+/// Waits for `child` (killed after [`super::wait::PATIENCE`]) and returns its exit code
+/// with the rest of its stderr.
 pub fn finish(mut child: Child, rx: &mpsc::Receiver<String>) -> (Option<i32>, String) {
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        if started.elapsed() > Duration::from_secs(20) {
+        if started.elapsed() > super::wait::PATIENCE {
             let _ = child.kill();
             break child.wait().unwrap();
         }
@@ -74,7 +74,7 @@ pub fn finish(mut child: Child, rx: &mpsc::Receiver<String>) -> (Option<i32>, St
     // The reader thread may not have read the last lines yet when the child is gone: read
     // until the pipe closes (the thread ends and the channel disconnects), bounded.
     let mut rest = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + super::wait::PATIENCE;
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {
         match rx.recv_timeout(left) {
             Ok(line) => rest.push(line),
