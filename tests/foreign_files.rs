@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use agent::login::calls::Transcripts;
 use agent::login::{claude, claude_transcript, codex, codex_rollout, gemini};
-use agent::usage::transcripts::Transcripts;
 use jiff::Timestamp;
 
 use crate::support::held::measured;
@@ -268,7 +268,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &claude_line,
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::claude::read(&[root.join(".claude/projects")], &mut into);
+                agent::login::claude_calls::read(&[root.join(".claude/projects")], &mut into);
                 calls(&into)
             },
             "1 calls",
@@ -279,7 +279,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &codex_lines(now),
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::codex::read(&[root.join(".codex/sessions")], &mut into);
+                agent::login::codex_calls::read(&[root.join(".codex/sessions")], &mut into);
                 calls(&into)
             },
             "1 calls",
@@ -290,7 +290,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &gemini_answer(now),
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::gemini::read(&[root.join(".gemini/tmp")], &mut into);
+                agent::login::gemini_calls::read(&[root.join(".gemini/tmp")], &mut into);
                 calls(&into)
             },
             "1 calls",
@@ -301,7 +301,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             "",
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::gemini::read(&[root.join(".gemini/tmp")], &mut into);
+                agent::login::gemini_calls::read(&[root.join(".gemini/tmp")], &mut into);
                 calls(&into)
             },
             "0 calls",

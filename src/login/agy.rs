@@ -131,6 +131,7 @@ pub fn pool_family(name: &str) -> String {
 /// (research §4.1): an installed agy is taken as logged in, its windows come from its own
 /// `/usage`; where it records its model is UNCONFIRMED (research §4.3).
 pub const READERS: Readers = Readers {
+    cli: &crate::adapter::agy::CLI,
     own_store: |_env| {
         Some(OwnStore::Login(Login {
             plan: None,
@@ -145,6 +146,8 @@ pub const READERS: Readers = Readers {
     run_windows: None,
     run_session: None,
     session_in_output: None,
+    // Where agy records its calls, if it does, is not known (research §4.3).
+    calls: None,
 };
 
 #[cfg(test)]

@@ -218,6 +218,7 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
 
 /// What agent reads of Claude Code's files.
 pub const READERS: Readers = Readers {
+    cli: &adapter::claude::CLI,
     own_store,
     refused_login: super::serves_every_login,
     last_model: |env| super::claude_transcript::last_model(adapter::claude::records(env).first()?),
@@ -237,6 +238,10 @@ pub const READERS: Readers = Readers {
     }),
     // Claude Code runs under the id agent gives it (`--session-id`).
     session_in_output: None,
+    calls: Some(|into| {
+        let roots = super::claude_calls::roots();
+        Some(super::claude_calls::read(&roots, into))
+    }),
 };
 
 /// The login in the store Claude Code finds in `env`, read as Claude Code reads it there:

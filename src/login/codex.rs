@@ -140,6 +140,7 @@ pub fn auth_from_store(store: &Value) -> Option<Auth> {
 
 /// What agent reads of Codex's files.
 pub const READERS: Readers = Readers {
+    cli: &adapter::codex::CLI,
     own_store,
     refused_login: super::serves_every_login,
     last_model: |env| super::codex_rollout::last_model(adapter::codex::records(env).first()?),
@@ -157,6 +158,10 @@ pub const READERS: Readers = Readers {
         super::codex_session::read(&home.join("sessions"), cwd, start, id)
     }),
     session_in_output: Some(session_in_header),
+    calls: Some(|into| {
+        let roots = super::codex_calls::roots();
+        Some(super::codex_calls::read(&roots, into))
+    }),
 };
 
 /// The session id `codex exec` prints in the header it writes to stderr as it starts
