@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::asking::{Answerer, AskWindows};
 use super::{Login, forget_token, jwt, window};
 use super::{OwnStore, Readers};
 use crate::adapter::{self, Env};
@@ -158,6 +159,11 @@ pub const READERS: Readers = Readers {
         super::codex_session::read(&home.join("sessions"), cwd, start, id)
     }),
     session_in_output: Some(session_in_header),
+    ask_windows: Some(AskWindows {
+        what: "codex app-server",
+        answerer: Answerer::Cli,
+        ask: super::codex_app_server::ask,
+    }),
     calls: Some(|into| {
         let roots = super::codex_calls::roots();
         Some(super::codex_calls::read(&roots, into))

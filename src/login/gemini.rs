@@ -186,6 +186,7 @@ pub const READERS: Readers = Readers {
     run_windows: None,
     run_session: None,
     session_in_output: None,
+    ask_windows: None,
     calls: Some(|into| {
         let roots = super::gemini_calls::roots();
         Some(super::gemini_calls::read(&roots, into))

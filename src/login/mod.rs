@@ -25,6 +25,7 @@
 //! files that take their directories as arguments. Choosing rungs by them is done elsewhere.
 
 pub mod agy;
+pub mod asking;
 pub mod calls;
 pub mod claude;
 pub mod claude_calls;
@@ -140,6 +141,9 @@ pub struct Readers {
     /// names its own sessions (Codex's `session id: …` header): how agent tells its run's
     /// record from another session's in the same folder.
     pub session_in_output: Option<fn(&str) -> Option<String>>,
+    /// How its login is asked for its windows now, with no prompt, for a CLI that can be
+    /// (`launch::ask_windows` is the one door that asks).
+    pub ask_windows: Option<asking::AskWindows>,
     /// The calls its own records hold (`--usage`), for a CLI whose records agent counts.
     pub calls: Option<CallsReader>,
 }

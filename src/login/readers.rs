@@ -10,6 +10,7 @@ use std::path::Path;
 
 use jiff::Timestamp;
 
+use super::asking::AskWindows;
 use super::calls::{SourceStats, Transcripts};
 use super::run_actions::Actions;
 use super::session::Session;
@@ -102,6 +103,11 @@ pub fn run_session(
 /// (`stderr_head`); `None` for a CLI that names none there, or when it did not.
 pub fn session_in_output(family: Family, stderr_head: &str) -> Option<String> {
     (of(family)?.session_in_output?)(stderr_head)
+}
+
+/// How a CLI of `family`'s login is asked for its windows, when it can be.
+pub fn ask_windows(family: Family) -> Option<&'static AskWindows> {
+    of(family)?.ask_windows.as_ref()
 }
 
 /// Whether agent counts the calls in a CLI of `family`'s own records (`--usage`).
