@@ -1,9 +1,10 @@
 //! `agent`: run the AI coding CLI that really answers right now. See DESIGN.md for the
 //! contract; `main.rs` only calls [`run`].
 
-// Floors (STYLE.md; `tests/layers.rs` holds each module to its floor): leaves, then `cli`,
-// then `config`, then `state` and `backend`, then `probe` and `accounts`, then `launch`, then the
-// faces (`report`, `watch`, `relay`, `usage`). A module imports only from below it.
+// Floors (STYLE.md; `tests/layers.rs` holds each module to its floor): leaves, then `adapter`,
+// then `cli`, then `config`, then `state` and `backend`, then `probe`, `accounts` and `login`,
+// then `handoff`, then `launch`, then the faces (`report`, `watch`, `relay`, `usage`,
+// `dashboard`). A module imports only from below it.
 
 // Leaves.
 pub mod access;

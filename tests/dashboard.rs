@@ -957,7 +957,7 @@ fn the_summary_at_the_top_names_the_rung_a_launch_would_run_the_fallback_and_the
     );
     // Claude's full 5-hour window (reset in 3 h), named by its login, not its directory.
     assert!(
-        summary.contains("Tightest window: Claude login 5-hour at 100 %, resets in "),
+        summary.contains("Tightest window: Claude Code login 5-hour at 100 %, resets in "),
         "{summary}"
     );
     assert_resets_within_the_seeded_three_hours(&summary);

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use agent::login::asking::{Asked, Asking};
+use agent::login::calls::Transcripts;
 use agent::login::{claude, claude_transcript, codex, codex_rollout, gemini};
-use agent::usage::transcripts::Transcripts;
 use jiff::Timestamp;
 
 use crate::support::held::measured;
@@ -269,7 +270,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &claude_line,
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::claude::read(&[root.join(".claude/projects")], &mut into);
+                agent::login::claude_calls::read(&[root.join(".claude/projects")], &mut into);
                 calls(&into)
             },
             "1 calls",
@@ -280,7 +281,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &codex_lines(now),
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::codex::read(&[root.join(".codex/sessions")], &mut into);
+                agent::login::codex_calls::read(&[root.join(".codex/sessions")], &mut into);
                 calls(&into)
             },
             "1 calls",
@@ -291,7 +292,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             &gemini_answer(now),
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::gemini::read(&[root.join(".gemini/tmp")], &mut into);
+                agent::login::gemini_calls::read(&[root.join(".gemini/tmp")], &mut into);
                 calls(&into)
             },
             "1 calls",
@@ -302,7 +303,7 @@ fn readers(now: Timestamp) -> Vec<Reader> {
             "",
             |root, _| {
                 let mut into = Transcripts::default();
-                agent::usage::gemini::read(&[root.join(".gemini/tmp")], &mut into);
+                agent::login::gemini_calls::read(&[root.join(".gemini/tmp")], &mut into);
                 calls(&into)
             },
             "0 calls",
@@ -367,23 +368,27 @@ fn codex_app_server_answers_are_read_a_line_at_a_time_past_a_long_one() {
     // A line past the 1 MiB line cap, within the 4 MiB the whole answer may take.
     let long = script("long", "head -c 2097152 /dev/zero");
     let endless = script("endless", "cat /dev/zero");
-    let answered = measured(DEADLINE, move || {
-        agent::launch::codex_limits::ask(&long, &[], &[], Duration::from_secs(8))
-    });
+    let ask = |binary: &Path, timeout: Duration| {
+        agent::login::codex_app_server::ask(&Asking {
+            binary,
+            env: &[],
+            env_remove: &[],
+            records: None,
+            endpoint: None,
+            timeout,
+            now: jiff::Timestamp::now(),
+        })
+    };
+    let answered = measured(DEADLINE, move || ask(&long, Duration::from_secs(8)));
     let Some((reply, _)) = answered else {
         panic!("no return within {DEADLINE:?}")
     };
     assert!(
-        matches!(
-            reply,
-            Some(agent::login::codex_app_server::Reply::Limits(_))
-        ),
+        matches!(reply, Asked::Windows(ref w) if !w.is_empty()),
         "{reply:?}"
     );
-    let ended = measured(DEADLINE, move || {
-        agent::launch::codex_limits::ask(&endless, &[], &[], Duration::from_secs(2))
-    });
-    assert!(matches!(ended, Some((None, _))), "{ended:?}");
+    let ended = measured(DEADLINE, move || ask(&endless, Duration::from_secs(2)));
+    assert!(matches!(ended, Some((Asked::Nothing(_), _))), "{ended:?}");
 }
 
 /// `command` run under `/usr/bin/time -f %M` (when installed) with `stdin`: its run and its

@@ -40,14 +40,15 @@ const FLOORS: &[(&str, &[&str])] = &[
             "tokens",
         ],
     ),
-    // The definition of agent's command line (clap types only), so every face can be
-    // handed its own arguments already parsed.
-    ("command line", &["cli"]),
     // `adapter` is what agent knows of each program it runs (DESIGN §16: its home, login
     // identity, credential variables, records, model settings, dialect): facts and small
     // readers on leaves alone, used by every floor above — the configuration too, which
     // judges each backend's CLI once as it reads the table.
     ("the CLIs' adapters", &["adapter"]),
+    // The definition of agent's command line (clap types only), so every face can be
+    // handed its own arguments already parsed; above the adapters, whose CLIs it names
+    // (`--usage --source`).
+    ("command line", &["cli"]),
     ("schema", &["config"]),
     ("records", &["state"]),
     ("what a CLI uses", &["backend"]),

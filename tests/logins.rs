@@ -260,7 +260,7 @@ fn an_oauth_token_in_the_environment_is_a_login_never_probed_and_claude_code_run
         };
         assert!(
             line.contains(&format!(
-                "login (claude, from env:CLAUDE_CODE_OAUTH_TOKEN){said}"
+                "login (Claude Code, from env:CLAUDE_CODE_OAUTH_TOKEN){said}"
             )),
             "{line}"
         );
@@ -316,7 +316,7 @@ fn an_oauth_account_is_a_login_never_probed_and_claude_code_runs() {
             " as above"
         };
         assert!(
-            line.contains(&format!("login (claude, from account:max){said}")),
+            line.contains(&format!("login (Claude Code, from account:max){said}")),
             "{line}"
         );
     }
@@ -376,9 +376,9 @@ fn a_machine_logged_in_everywhere_with_no_proxy_and_no_key_has_no_problem() {
         ),
         (
             "gemini",
-            format!("login (gemini), token expires {expires}; window unknown"),
+            format!("login (Gemini CLI), token expires {expires}; window unknown"),
         ),
-        ("agy", "login (agy); window unknown".to_string()),
+        ("agy", "login (Antigravity); window unknown".to_string()),
     ] {
         let line = status
             .stdout

@@ -1,6 +1,6 @@
 //! A removed account's history on the dashboard (issue 5/5 item 8): the windows a login
 //! account's CLI reported outlive `agent --accounts remove`, and the page names them by the
-//! account they were — "removed account work" — not as an unnamed "Claude login".
+//! account they were — "removed account work" — not as an unnamed "Claude Code login".
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
@@ -73,7 +73,10 @@ fn work_with_a_window() -> (crate::world::World, String) {
 #[test]
 fn a_login_accounts_windows_are_named_by_its_account() {
     let (w, dir) = work_with_a_window();
-    assert_eq!(heading_of(&page(&w.sb), &dir), "Claude Max login · work");
+    assert_eq!(
+        heading_of(&page(&w.sb), &dir),
+        "Claude Code Max login · work"
+    );
 }
 
 #[test]
@@ -83,12 +86,15 @@ fn a_removed_login_accounts_windows_are_named_by_the_account_they_were() {
     let removed = w.sb.run(&["--accounts", "remove", "work"]);
     assert_eq!(removed.code, Some(0), "{removed:?}");
     let after = heading_of(&page(&w.sb), &dir);
-    assert_eq!(after, "Claude login · removed account work");
+    assert_eq!(after, "Claude Code login · removed account work");
 
     // Added again, it is an account again: its row names it, nothing calls it removed.
     let again = add_work(&w.sb, &dir);
     assert_eq!(again.code, Some(0), "{again:?}");
     let windows = std::fs::read_to_string(w.sb.state_dir().join("windows.json")).unwrap();
     assert!(!windows.contains("\"removed\""), "{windows}");
-    assert_eq!(heading_of(&page(&w.sb), &dir), "Claude Max login · work");
+    assert_eq!(
+        heading_of(&page(&w.sb), &dir),
+        "Claude Code Max login · work"
+    );
 }

@@ -167,6 +167,35 @@ fn claude_transcripts_show_their_totals_under_their_model_and_a_duplicate_counts
     );
 }
 
+/// `--source` names a CLI as its adapter does; each CLI's records are their own source, and
+/// a CLI agent reads no record of the calls of is refused by name, never read as another's.
+#[test]
+fn each_source_is_one_clis_records_and_a_cli_with_none_agent_reads_is_refused() {
+    let sb = Sandbox::new();
+    write_transcript(&sb);
+
+    let claude = usage_json(&sb, &["--source", "claude"]);
+    let codex = usage_json(&sb, &["--source", "codex"]);
+    let agy = sb.run(&["--usage", "--source", "agy"]);
+
+    assert_eq!(claude["sources"]["claude"]["calls"], 3, "{claude:#}");
+    assert!(claude["sources"]["agent"].is_null(), "{claude:#}");
+    assert!(claude["sources"]["codex"].is_null(), "{claude:#}");
+    assert_eq!(codex["sources"]["codex"]["calls"], 0, "{codex:#}");
+    assert!(codex["groups"].as_array().unwrap().is_empty(), "{codex:#}");
+    assert_eq!(agy.code, Some(2), "{agy:?}");
+    assert!(
+        agy.stderr
+            .contains("--source agy: agent reads no record of Antigravity's calls"),
+        "{agy:?}"
+    );
+    let text = sb.run(&["--usage", "--source", "claude,gemini"]).stdout;
+    assert!(
+        text.contains("from: Claude Code 3 calls") && text.contains("Gemini CLI 0 calls"),
+        "{text}"
+    );
+}
+
 #[test]
 fn cache_efficiency_is_cache_reads_over_all_input() {
     let sb = Sandbox::new();

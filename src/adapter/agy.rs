@@ -53,6 +53,7 @@ pub fn model_settings(_env: &Env) -> Option<PathBuf> {
 /// What agent knows of Antigravity.
 pub const CLI: Cli = Cli {
     name: "agy",
+    display_name: "Antigravity",
     home_vars: HOME_VARS,
     home,
     store_vars: &[],

@@ -186,6 +186,7 @@ const SESSION_WORDS: SessionWords = SessionWords {
 /// What agent knows of Claude Code.
 pub const CLI: Cli = Cli {
     name: "claude",
+    display_name: "Claude Code",
     home_vars: HOME_VARS,
     home,
     store_vars: STORE_VARS,

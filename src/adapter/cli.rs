@@ -14,6 +14,9 @@ use super::self_check::SelfCheck;
 pub struct Cli {
     /// Its command name, as backends' commands, login keys (`claude:…`) and sources name it.
     pub name: &'static str,
+    /// What a person calls it — in `--usage`'s sources, a login's name on `--status` and the
+    /// dashboard (`Claude Code Max login`): the one place each CLI's name is written for people.
+    pub display_name: &'static str,
     /// The variables that move its home.
     pub home_vars: &'static [&'static str],
     /// Where it keeps its login, settings and records in `env`.

@@ -174,6 +174,7 @@ impl CodexConfig {
 /// What agent knows of Codex.
 pub const CLI: Cli = Cli {
     name: "codex",
+    display_name: "Codex",
     home_vars: HOME_VARS,
     home,
     store_vars: &[],

@@ -117,6 +117,7 @@ pub fn settings_model(env: &Env) -> Option<String> {
 /// What agent knows of Gemini CLI.
 pub const CLI: Cli = Cli {
     name: "gemini",
+    display_name: "Gemini CLI",
     home_vars: HOME_VARS,
     home,
     store_vars: &[],

@@ -90,14 +90,25 @@ impl Family {
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or(command);
-        ALL.into_iter()
-            .find(|family| family.name() == name)
-            .unwrap_or(Family::Other)
+        Family::named(name).unwrap_or(Family::Other)
+    }
+
+    /// The CLI a stored name names (a login key's `claude:`, a row's `"cli"`): the inverse of
+    /// [`Family::name`], never a judgement of a command.
+    pub fn named(name: &str) -> Option<Family> {
+        ALL.into_iter().find(|family| family.name() == name)
     }
 
     /// The CLI's command name, as login keys (`claude:…`) and sources name it.
     pub fn name(self) -> &'static str {
         self.cli().map_or("other", |cli| cli.name)
+    }
+
+    /// What a person calls the CLI (`Claude Code`); a program agent has no adapter for is
+    /// called by what it is.
+    pub fn display_name(self) -> &'static str {
+        self.cli()
+            .map_or("a program agent has no adapter for", |cli| cli.display_name)
     }
 
     /// The variables that move the CLI's home.

@@ -179,6 +179,7 @@ pub fn logins_in(store: &Value) -> Vec<Login> {
 /// What agent knows of opencode.
 pub const CLI: Cli = Cli {
     name: COMMAND,
+    display_name: "opencode",
     home_vars: HOME_VARIABLES,
     home,
     store_vars: &[],

@@ -103,6 +103,14 @@ fn every_adapter_answers_every_question_from_the_environment_it_is_given() {
         let family = row.family;
         let name = family.name();
         assert_eq!(Family::of(&format!("/usr/bin/{name}")), family);
+        assert_eq!(Family::named(name), Some(family), "{name} by its own name");
+        let shown = family.display_name();
+        assert!(!shown.trim().is_empty(), "{name} has a name people see");
+        assert_eq!(
+            ALL.iter().filter(|f| f.display_name() == shown).count(),
+            1,
+            "{shown}: one CLI per name people see"
+        );
         assert_eq!(Family::of_backend(name, "/opt/wrapper.sh"), family);
         assert_eq!(family.home_vars(), row.home_vars, "{name} home vars");
         assert_eq!(

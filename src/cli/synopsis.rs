@@ -109,7 +109,7 @@ mod tests {
             "{usage}"
         );
         assert!(
-            usage.contains("[--source agent|claude|codex|gemini|opencode[,…]]"),
+            usage.contains("[--source agent|claude|codex|gemini|agy|opencode[,…]]"),
             "{usage}"
         );
     }

@@ -1,6 +1,9 @@
 //! `agent --usage`.
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, ValueEnum};
+
+use crate::adapter::{self, Family};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -36,7 +39,7 @@ pub struct UsageCli {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub tz_offset_hours: Option<f64>,
     /// Only these sources (default: all)
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "SOURCE")]
+    #[arg(long, value_parser = sources(), value_delimiter = ',', value_name = "SOURCE")]
     pub source: Vec<Source>,
     /// Per run and model, the CLI's records against the relay's: `match` within 2 %
     #[arg(long)]
@@ -51,18 +54,30 @@ pub struct UsageCli {
 }
 
 /// Where calls are read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// agent's ledger, usage.jsonl (probes and relayed calls)
+    /// agent's ledger, usage.jsonl (probes and relayed calls).
     Agent,
-    /// Claude Code's transcripts, ~/.claude/projects/**/*.jsonl
-    Claude,
-    /// Codex's session files, $CODEX_HOME/sessions/**/rollout-*.jsonl
-    Codex,
-    /// Gemini CLI's chat records, ~/.gemini/tmp/*/chats/session-*.jsonl
-    Gemini,
-    /// opencode's messages, ~/.local/share/opencode/opencode.db (read by `opencode db`)
-    Opencode,
+    /// A CLI's own records of its calls, named as its adapter names it (`claude`).
+    Cli(Family),
+}
+
+/// What `--source` takes: `agent`, then every CLI agent has an adapter for, in the
+/// adapters' order — the values come from the adapters, so a CLI added there is a source
+/// here (and in the help, the man page and the completions) with nothing else to change.
+fn sources() -> impl TypedValueParser<Value = Source> {
+    let agent =
+        PossibleValue::new("agent").help("agent's ledger, usage.jsonl (probes and relayed calls)");
+    let clis = adapter::ALL.into_iter().map(|family| {
+        PossibleValue::new(family.name()).help(format!(
+            "{}'s own records of its calls",
+            family.display_name()
+        ))
+    });
+    PossibleValuesParser::new(std::iter::once(agent).chain(clis)).map(|name| {
+        // The parser let only these names through.
+        Family::named(&name).map_or(Source::Agent, Source::Cli)
+    })
 }
 
 /// What `--usage` adds up by.

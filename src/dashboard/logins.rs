@@ -1,4 +1,4 @@
-//! A login as a person knows it — by its CLI, plan and account, `Claude Max login ·
+//! A login as a person knows it — by its CLI, plan and account, `Claude Code Max login ·
 //! work` — with the directory or fingerprint it is keyed by only as a detail.
 
 use std::collections::BTreeMap;
@@ -12,15 +12,13 @@ pub struct LoginName {
     pub detail: String,
 }
 
-/// Claude Code's, Codex's… as the CLIs are known.
+/// The CLI named `cli` (a login key's `claude:`) as people know it, by its adapter: a CLI
+/// agent has no adapter for (a key an older agent filed) is named by its key's word.
 fn cli_name(cli: &str) -> String {
-    match cli {
-        "claude" => "Claude".to_string(),
-        "codex" => "Codex".to_string(),
-        "gemini" => "Gemini".to_string(),
-        "agy" => "Antigravity".to_string(),
-        other => other.to_string(),
-    }
+    crate::adapter::Family::named(cli).map_or_else(
+        || cli.to_string(),
+        |family| family.display_name().to_string(),
+    )
 }
 
 fn capitalised(word: &str) -> String {
@@ -85,7 +83,7 @@ pub fn by_key(rows: &Value) -> BTreeMap<String, LoginName> {
 }
 
 /// Every login the rows name ([`by_key`]), then those only a removed account's name is
-/// kept for (`agent --accounts remove`): `Claude login · removed account work`.
+/// kept for (`agent --accounts remove`): `Claude Code login · removed account work`.
 pub fn named(rows: &Value, removed: &BTreeMap<String, String>) -> BTreeMap<String, LoginName> {
     let mut names = by_key(rows);
     for (key, account) in removed {
@@ -104,7 +102,7 @@ fn of_removed(key: &str, account: &str) -> LoginName {
     name
 }
 
-/// A login known only by its key: `Claude login`.
+/// A login known only by its key: `Claude Code login`.
 pub fn of_key(key: &str) -> LoginName {
     let cli = key.split_once(':').map_or("", |(cli, _)| cli);
     LoginName {
@@ -125,7 +123,7 @@ mod tests {
             "origin": "account:work", "plan": "max"
         }))
         .unwrap();
-        assert_eq!(name.label, "Claude Max login · work");
+        assert_eq!(name.label, "Claude Code Max login · work");
         assert_eq!(name.detail, "/home/me/.claude-work");
         let name = of_json(&json!({
             "cli": "codex", "key": "codex:/home/me/.codex", "origin": "store", "plan": null
@@ -137,8 +135,13 @@ mod tests {
             "plan": "max", "account": "work"
         }))
         .unwrap();
-        assert_eq!(name.label, "Claude Max login · work");
-        assert_eq!(of_key("gemini:/home/me/.gemini").label, "Gemini login");
+        assert_eq!(name.label, "Claude Code Max login · work");
+        assert_eq!(of_key("gemini:/home/me/.gemini").label, "Gemini CLI login");
+        assert_eq!(
+            of_key("opencode:anthropic").label,
+            "opencode login",
+            "every CLI is named by its adapter"
+        );
     }
 
     #[test]
@@ -146,10 +149,10 @@ mod tests {
         let key = "claude:/home/me/.claude-work";
         let removed = BTreeMap::from([(key.to_string(), "work".to_string())]);
         let names = named(&json!([]), &removed);
-        assert_eq!(names[key].label, "Claude login · removed account work");
+        assert_eq!(names[key].label, "Claude Code login · removed account work");
         assert_eq!(names[key].detail, "/home/me/.claude-work");
         let rows =
             json!([{"login": {"cli": "claude", "key": key, "origin": "store", "plan": "max"}}]);
-        assert_eq!(named(&rows, &removed)[key].label, "Claude Max login");
+        assert_eq!(named(&rows, &removed)[key].label, "Claude Code Max login");
     }
 }

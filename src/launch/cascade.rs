@@ -422,12 +422,13 @@ impl<'a> Cascade<'a> {
                 Verdict::Cooling { .. }
             );
             if due {
-                let timeout = self
-                    .config
-                    .probe_timeout
-                    .min(self.config.app_server_timeout);
-                self.parking.ask_codex(&rung, timeout, now);
-                crate::launch::login_usage::ask(self.config, &rung, self.store.state_dir(), now);
+                crate::launch::ask_windows::ask(
+                    self.config,
+                    &rung,
+                    self.store.state_dir(),
+                    now,
+                    crate::launch::ask_windows::Occasion::Launch,
+                );
             }
         }
         let park = known::park(self.config, &self.parking, &rung, now)?;

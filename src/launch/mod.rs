@@ -2,11 +2,10 @@
 //! rung only when the chosen one fails fast. `--use` skips all of it and execs.
 
 pub mod acted;
-pub mod agy_usage;
+pub mod ask_windows;
 pub mod cascade;
 pub mod child;
 pub mod claude_result;
-pub mod codex_limits;
 pub mod dry_run;
 pub mod ending;
 pub mod fastfail;
@@ -14,12 +13,12 @@ pub mod folder;
 pub mod held;
 pub mod known;
 pub mod limit_ending;
-pub mod login_usage;
 mod machine;
 pub mod no_prompt;
 mod options;
 pub mod outcome;
 pub mod own_login;
+pub mod own_quota;
 pub mod parking;
 pub mod quota_ending;
 pub mod reported_model;

@@ -22,10 +22,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::adapter::Family;
 use crate::config::Config;
 use crate::launch::rung::Rung;
 use crate::login;
@@ -33,9 +32,6 @@ use crate::probe::login::LoginRung;
 use crate::state::json_file::JsonFile;
 use crate::state::window::{self, Scope, Source, Window, rfc3339};
 use crate::state::windows::Windows;
-
-/// Windows seen this recently are fresh: the CLI is not asked again.
-pub const FRESH: SignedDuration = SignedDuration::from_mins(5);
 
 /// How far below `park_at_percent` a parked window must fall to be released.
 pub const HYSTERESIS_PERCENT: f64 = 5.0;
@@ -163,21 +159,13 @@ fn reset_words(at: Timestamp) -> String {
         .to_string()
 }
 
-/// The windows of each login parked before the wall, for hysteresis.
+/// The windows of each login parked before the wall, for hysteresis. (An older agent kept
+/// when each login was asked for its windows here too, `asked`: now `launch::ask_windows`'s,
+/// and ignored.)
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ParkedFile {
     #[serde(default)]
     pub logins: BTreeMap<String, Vec<ParkedWindow>>,
-    /// When each login's CLI was last asked for its windows, so that a CLI which does not
-    /// answer is not asked again on every launch.
-    #[serde(default)]
-    pub asked: BTreeMap<String, AskedAt>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AskedAt {
-    #[serde(with = "rfc3339")]
-    pub at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -218,7 +206,7 @@ impl Parking {
     }
 
     /// Decides as [`Parking::new`] does ([`Parking::check`]) and records nothing: the next
-    /// launch does. For a page that looks; [`Parking::ask_codex`] asks and records anyway.
+    /// launch does. For a page that looks.
     pub fn read_only(state_dir: &Path) -> Parking {
         Parking {
             remember: false,
@@ -295,60 +283,6 @@ impl Parking {
             }
         }
         over
-    }
-
-    /// For a Codex rung on a ChatGPT login with no fresh windows known, and not asked
-    /// within [`FRESH`]: asks `codex app-server` (bounded by `timeout`) and records what it
-    /// says. The caller does not ask for a rung that is cooling down. Returns the windows learnt.
-    pub fn ask_codex(
-        &self,
-        rung: &Rung,
-        timeout: std::time::Duration,
-        now: Timestamp,
-    ) -> Vec<Window> {
-        let (Some(login), Ok(ready)) = (login_of(rung), &rung.state) else {
-            return Vec::new();
-        };
-        // Only Codex answers for its windows when asked (`codex app-server`).
-        if login.family != Family::Codex {
-            return Vec::new();
-        }
-        let recent = |at: Timestamp| now.duration_since(at) < FRESH;
-        if self
-            .windows
-            .known(&login.key, now)
-            .iter()
-            .any(|w| recent(w.observed_at))
-        {
-            return Vec::new();
-        }
-        let asked = self.parked.load().asked.remove(&login.key);
-        if asked.is_some_and(|asked| recent(asked.at)) {
-            return Vec::new();
-        }
-        if let Err(err) = self.parked.update(|file| {
-            file.asked.retain(|_, asked| recent(asked.at));
-            file.asked.insert(login.key.clone(), AskedAt { at: now });
-        }) {
-            crate::term::debug(&format!("parked.json not updated: {err:#}"));
-        }
-        crate::term::debug(&format!(
-            "{}: asking codex app-server for its windows (at most {} s)",
-            rung.label(),
-            timeout.as_secs()
-        ));
-        let reply = super::codex_limits::ask(&ready.binary, &ready.env, &ready.env_remove, timeout);
-        let windows = match reply {
-            Some(login::codex_app_server::Reply::Limits(limits)) => limits.windows,
-            other => {
-                crate::term::debug(&format!("codex app-server: no windows ({other:?})"));
-                return Vec::new();
-            }
-        };
-        if let Err(err) = self.windows.record(&login.key, &windows, now) {
-            crate::term::debug(&format!("windows.json not updated: {err:#}"));
-        }
-        windows
     }
 
     /// After `rung` failed fast: read the record that run left (never an older one) and

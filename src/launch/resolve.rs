@@ -360,15 +360,20 @@ fn ready(rung: &Rung, context: &Context) -> Result<Ready, Unusable> {
         (planned, _) => planned?,
     };
     plan.info.rung = Some(rung.index);
-    // Antigravity is judged by what it says of its own quota, never by a prompt.
+    // A CLI that reports its own quota (Antigravity) is judged by what it says of it, never
+    // by a prompt.
     if let (probe::Call::None, Some(login)) = (&plan.call, &plan.login)
         && login.family.reports_own_quota()
     {
         plan.call = probe::Call::SelfReport {
-            binary: binary.clone(),
-            env_remove: env_remove.clone(),
-            login_key: login.key.clone(),
-            judge: super::agy_usage::run,
+            asked: Box::new(probe::OwnQuota {
+                family: login.family,
+                binary: binary.clone(),
+                env: env.clone(),
+                env_remove: env_remove.clone(),
+                login_key: login.key.clone(),
+            }),
+            judge: super::own_quota::judge,
         };
     }
     let login = runs_on(

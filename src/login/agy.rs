@@ -16,12 +16,17 @@
 //!   …}]}}}`. Each group is a pool of models with its own 5-hour and weekly windows.
 //! - agy exits 0 even when its quota is spent (research §4.3): its exit code says nothing.
 
+use std::process::Command;
+use std::time::Duration;
+
 use jiff::Timestamp;
 use serde_json::Value;
 
 use super::Login;
+use super::asking::{Answerer, AskWindows, Asked, Asking};
 use super::window::{Scope, Source, WEEK_MINUTES, Window};
 use super::{OwnStore, Readers};
+use crate::child::{Group, Job};
 
 /// The first agy whose `/usage` is a command, not a prompt.
 pub const FIRST_USAGE_VERSION: Version = Version(1, 1, 11);
@@ -56,6 +61,46 @@ pub fn usage_command_supported(version_output: &str) -> bool {
 
 /// The arguments that ask agy for its quota (after the version gate).
 pub const USAGE_ARGS: [&str; 4] = ["--print", "/usage", "--output-format", "json"];
+
+/// Asks agy about its quota when its version allows (`--version` first, then
+/// [`USAGE_ARGS`]), as the rung will run it: the windows its `/usage` names. An older or
+/// unreadable version is asked nothing more, since it would send `/usage` to the model.
+pub fn ask_windows(asking: &Asking) -> Asked {
+    let asking_agy = |args: &[&str]| {
+        let mut command = crate::child_env::command(asking.binary);
+        command
+            .args(args)
+            .envs(asking.env.iter().map(|(k, v)| (k, v)));
+        for name in asking.env_remove {
+            command.env_remove(name);
+        }
+        command
+    };
+    let version = capture(&mut asking_agy(&["--version"]), asking.timeout);
+    if !version.is_some_and(|v| usage_command_supported(&v)) {
+        let Version(major, minor, patch) = FIRST_USAGE_VERSION;
+        return Asked::Nothing(format!(
+            "agy older than {major}.{minor}.{patch} cannot report its quota without a prompt"
+        ));
+    }
+    match capture(&mut asking_agy(&USAGE_ARGS), asking.timeout)
+        .and_then(|text| parse_usage(&text, asking.now))
+    {
+        Some(windows) => Asked::Windows(windows),
+        None => Asked::Nothing("agy /usage gave no windows".to_string()),
+    }
+}
+
+/// A command's stdout when it ran to success within `timeout` — on a pseudo-terminal when
+/// agy prints nothing through a pipe (its adapter's `needs_terminal`).
+fn capture(command: &mut Command, timeout: Duration) -> Option<String> {
+    let job = Job::new(timeout, Group::Own).terminal(crate::adapter::agy::CLI.needs_terminal);
+    let output = crate::child::run(command, &job).ok()?.output().ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
 
 /// The windows in agy's `/usage` JSON, observed `now`; `None` when it is not that JSON.
 pub fn parse_usage(text: &str, now: Timestamp) -> Option<Vec<Window>> {
@@ -131,6 +176,7 @@ pub fn pool_family(name: &str) -> String {
 /// (research §4.1): an installed agy is taken as logged in, its windows come from its own
 /// `/usage`; where it records its model is UNCONFIRMED (research §4.3).
 pub const READERS: Readers = Readers {
+    cli: &crate::adapter::agy::CLI,
     own_store: |_env| {
         Some(OwnStore::Login(Login {
             plan: None,
@@ -145,6 +191,14 @@ pub const READERS: Readers = Readers {
     run_windows: None,
     run_session: None,
     session_in_output: None,
+    // Its quota read is its probe, run by the probe (`launch::own_quota`).
+    ask_windows: Some(AskWindows {
+        what: "agy /usage",
+        answerer: Answerer::Cli,
+        ask: ask_windows,
+    }),
+    // Where agy records its calls, if it does, is not known (research §4.3).
+    calls: None,
 };
 
 #[cfg(test)]

@@ -27,9 +27,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::asking::{Answerer, AskWindows, Asked, Asking};
 use super::{Login, forget_token, window};
 use super::{OwnStore, Readers};
 use crate::adapter::{self, Env};
+use crate::backend::{Api, Credential};
 use crate::bounded_read;
 
 /// The variable that moves only the credentials store (new in 2.1.x).
@@ -170,7 +172,7 @@ const EXPIRY_MARGIN: jiff::SignedDuration = jiff::SignedDuration::from_mins(5);
 
 /// The access token of Claude Code's own login in `config_dir` (on macOS its Keychain item
 /// first), for ONE purpose only: the opt-in read of the login's windows from
-/// `/api/oauth/usage` (`launch::login_usage`, `login_usage = true`). It is registered for
+/// `/api/oauth/usage` ([`ask_windows`], `login_usage = true`). It is registered for
 /// redaction before it is returned; the caller sends it in that one request and drops it,
 /// never stores or prints it. `None` when there is no token, or it has no expiry, or it has
 /// expired or will within Claude Code's own 5-minute margin: an expired token is never
@@ -218,6 +220,7 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
 
 /// What agent reads of Claude Code's files.
 pub const READERS: Readers = Readers {
+    cli: &adapter::claude::CLI,
     own_store,
     refused_login: super::serves_every_login,
     last_model: |env| super::claude_transcript::last_model(adapter::claude::records(env).first()?),
@@ -237,7 +240,54 @@ pub const READERS: Readers = Readers {
     }),
     // Claude Code runs under the id agent gives it (`--session-id`).
     session_in_output: None,
+    // Claude Code has no command that says its windows: its login is asked at Anthropic's
+    // own usage endpoint, the one Claude Code reads for `/usage` — undocumented, so only
+    // where the backend allows it (`login_usage = true`, DESIGN §12).
+    ask_windows: Some(AskWindows {
+        what: "/api/oauth/usage",
+        answerer: Answerer::Vendor,
+        ask: ask_windows,
+    }),
+    calls: Some(|into| {
+        let roots = super::claude_calls::roots();
+        Some(super::claude_calls::read(&roots, into))
+    }),
 };
+
+/// The windows of the login `asking` runs on, from Anthropic's usage endpoint at the base
+/// URL the rung was resolved with, with the token that login's CLI will use
+/// ([`access_token_for_ask`]); nothing is asked without one.
+fn ask_windows(asking: &Asking) -> Asked {
+    let endpoint = asking.endpoint.filter(|e| e.api == Api::Anthropic);
+    let (Some(config_dir), Some(endpoint)) = (asking.records, endpoint) else {
+        return Asked::Nothing("not a login on Anthropic's API".to_string());
+    };
+    let Some(token) = access_token_for_ask(endpoint.credential.clone(), config_dir, asking.now)
+    else {
+        return Asked::Nothing(
+            "no unexpired access token: not asked (the CLI refreshes it at launch)".to_string(),
+        );
+    };
+    super::claude_oauth_usage::ask(&endpoint.base, &token, asking.timeout, asking.now)
+}
+
+/// The subscription token the rung's CLI will use: one given in `CLAUDE_CODE_OAUTH_TOKEN`
+/// or by an `oauth` account (`credential`, from the one resolver), else Claude Code's own
+/// login's while it has not expired. A key or a proxy's token: none.
+fn access_token_for_ask(
+    credential: Option<Credential>,
+    config_dir: &Path,
+    now: jiff::Timestamp,
+) -> Option<String> {
+    match credential {
+        Some(credential) if credential.is_subscription_login() => {
+            crate::redact::register(&credential.value);
+            Some(credential.value)
+        }
+        Some(_) => None,
+        None => access_token_for_usage(config_dir, now),
+    }
+}
 
 /// The login in the store Claude Code finds in `env`, read as Claude Code reads it there:
 /// on macOS the Keychain item its variables in `env` name first (the default item when

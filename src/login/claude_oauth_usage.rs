@@ -5,11 +5,74 @@
 //! bucket of third-party apps, which Claude Code's runs do not draw on), plus a `limits`
 //! array whose `weekly_scoped` entries name a model (`scope.model.display_name`). A
 //! window with no figure or no reset says nothing and is left out.
+//!
+//! [`ask`] makes that one call, with the login's access token (`login::claude` decides
+//! which, and whether to ask at all).
+
+use std::io::Read as _;
+use std::time::Duration;
 
 use jiff::Timestamp;
 use serde_json::Value;
 
+use super::asking::Asked;
 use crate::state::window::{Scope, Source, Window};
+
+/// Claude Code's own bound for this call (`Ade()`: `timeout: 5000`).
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// An answer larger than this is not the endpoint's.
+const BODY_LIMIT: u64 = 64 * 1024;
+
+/// `GET {base}/api/oauth/usage` with `token`, within `timeout` (and Claude Code's own
+/// bound): the windows it names, or when a `429` says to ask again (its `retry-after`;
+/// `now` when it does not say).
+pub fn ask(base: &str, token: &str, timeout: Duration, now: Timestamp) -> Asked {
+    let agent = crate::http::client(TIMEOUT.min(timeout));
+    let response = agent
+        .get(&format!("{base}/api/oauth/usage"))
+        .header("authorization", &format!("Bearer {token}"))
+        .header("anthropic-beta", "oauth-2025-04-20")
+        .header("accept", "application/json")
+        .call();
+    let mut response = match response {
+        Ok(response) => response,
+        Err(err) => return Asked::Nothing(crate::redact::redact(&err.to_string())),
+    };
+    let status = response.status().as_u16();
+    let headers: Vec<(String, String)> = response
+        .headers()
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_string(),
+                value.to_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let mut bytes = Vec::new();
+    let read = response
+        .body_mut()
+        .as_reader()
+        .take(BODY_LIMIT)
+        .read_to_end(&mut bytes);
+    let body = String::from_utf8_lossy(&bytes);
+    if status == 429 {
+        let clears = crate::http::clears_at(&headers, &body, std::time::SystemTime::now())
+            .and_then(|at| Timestamp::try_from(at).ok());
+        return Asked::NotBefore(clears.unwrap_or(now));
+    }
+    if status != 200 {
+        return Asked::Nothing(format!("HTTP {status}"));
+    }
+    if let Err(err) = read {
+        return Asked::Nothing(err.to_string());
+    }
+    match serde_json::from_str(&body) {
+        Ok(value) => Asked::Windows(parse(&value, now)),
+        Err(err) => Asked::Nothing(format!("not JSON: {err}")),
+    }
+}
 
 /// The windows in the endpoint's answer, observed at `now`.
 pub fn parse(body: &Value, now: Timestamp) -> Vec<Window> {

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::asking::{Answerer, AskWindows};
 use super::{Login, forget_token, jwt, window};
 use super::{OwnStore, Readers};
 use crate::adapter::{self, Env};
@@ -140,6 +141,7 @@ pub fn auth_from_store(store: &Value) -> Option<Auth> {
 
 /// What agent reads of Codex's files.
 pub const READERS: Readers = Readers {
+    cli: &adapter::codex::CLI,
     own_store,
     refused_login: super::serves_every_login,
     last_model: |env| super::codex_rollout::last_model(adapter::codex::records(env).first()?),
@@ -157,6 +159,15 @@ pub const READERS: Readers = Readers {
         super::codex_session::read(&home.join("sessions"), cwd, start, id)
     }),
     session_in_output: Some(session_in_header),
+    ask_windows: Some(AskWindows {
+        what: "codex app-server",
+        answerer: Answerer::Cli,
+        ask: super::codex_app_server::ask,
+    }),
+    calls: Some(|into| {
+        let roots = super::codex_calls::roots();
+        Some(super::codex_calls::read(&roots, into))
+    }),
 };
 
 /// The session id `codex exec` prints in the header it writes to stderr as it starts

@@ -1,7 +1,10 @@
 //! Asking Codex itself for its windows: `codex app-server`'s JSON-RPC method
 //! `account/rateLimits/read` (research §2.2a). Codex answers with its own login and its
-//! own refresh — agent sends no prompt and holds no token. This file builds the lines to
-//! write to the server's stdin and reads its answer; running the server is the caller's.
+//! own refresh — agent sends no prompt and holds no token. This file runs the server
+//! ([`ask`], Codex's `Readers::ask_windows`), builds the lines to write to its stdin and
+//! reads its answer. The server starts Codex and calls Codex's own backend (0.171.0
+//! answered in under a second against a local mock; 10–20 s has been seen), so it is asked
+//! with a bound, and only where a probe would otherwise be due (`launch::ask_windows`).
 //!
 //! Confirmed against the pinned 0.171.0 with `codex app-server generate-json-schema --out
 //! DIR`; the schemas used are kept in `tests/fixtures/codex-app-server/`:
@@ -35,8 +38,52 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::asking::{Asked, Asking};
 use super::codex_rollout::model_limit_family;
 use super::window::{self, Scope, Source, Window};
+use crate::child::{Group, Talk};
+
+/// The longest line of the server's looked at: its answer is a few kilobytes.
+const LINE_CAP: usize = 1 << 20;
+/// The most lines read before giving up on an answer (the handshake's, notifications').
+const LINES: usize = 1_000;
+/// The most bytes read from the server in all.
+const CAP: usize = 4 << 20;
+
+/// Runs `codex app-server` as the rung will run Codex, sends the read and waits for its
+/// answer at most `asking.timeout`, reading at most [`LINES`] lines and [`CAP`] bytes; then
+/// the server and everything it started are ended (`child::converse`).
+pub fn ask(asking: &Asking) -> Asked {
+    let mut command = crate::child_env::command(asking.binary);
+    command
+        .arg("app-server")
+        .envs(asking.env.iter().map(|(k, v)| (k, v)));
+    for name in asking.env_remove {
+        command.env_remove(name);
+    }
+    let mut say = String::new();
+    for line in request_lines(env!("CARGO_PKG_VERSION")) {
+        say.push_str(&line);
+        say.push('\n');
+    }
+    let talk = Talk {
+        timeout: asking.timeout,
+        group: Group::Own,
+        say: say.as_bytes(),
+        line_cap: LINE_CAP,
+        lines: LINES,
+        cap: CAP,
+    };
+    let reply = crate::child::converse(&mut command, &talk, |line| {
+        parse_reply(line, Timestamp::now())
+    })
+    .ok()
+    .and_then(|talked| talked.answer);
+    match reply {
+        Some(Reply::Limits(limits)) => Asked::Windows(limits.windows),
+        other => Asked::Nothing(format!("no windows ({other:?})")),
+    }
+}
 
 /// The id of the `initialize` request.
 pub const INITIALIZE_ID: u64 = 1;

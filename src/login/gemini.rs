@@ -178,6 +178,7 @@ fn names_a_project(path: &Path) -> bool {
 /// What agent reads of Gemini CLI's files (it keeps no record of a run agent reads for
 /// what the run did).
 pub const READERS: Readers = Readers {
+    cli: &adapter::gemini::CLI,
     own_store,
     refused_login,
     last_model: |env| last_model(&adapter::gemini::home(env)?),
@@ -185,6 +186,11 @@ pub const READERS: Readers = Readers {
     run_windows: None,
     run_session: None,
     session_in_output: None,
+    ask_windows: None,
+    calls: Some(|into| {
+        let roots = super::gemini_calls::roots();
+        Some(super::gemini_calls::read(&roots, into))
+    }),
 };
 
 /// The Google login in the Gemini CLI home it finds in `env`; another auth type its

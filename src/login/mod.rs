@@ -1,5 +1,6 @@
 //! Subscription logins (DESIGN §12): what agent may know about each CLI's own login —
-//! Claude Code, Codex, Gemini CLI, Antigravity — and the usage windows the CLIs report.
+//! Claude Code, Codex, Gemini CLI, Antigravity — and the usage windows the CLIs report; and
+//! the CLIs' own records of their calls, which `--usage` counts (`calls`).
 //! The facts, with their sources and versions, are in `research/subscription-logins.md`;
 //! every fact it marks UNCONFIRMED is marked so here where it is used.
 //!
@@ -24,19 +25,26 @@
 //! files that take their directories as arguments. Choosing rungs by them is done elsewhere.
 
 pub mod agy;
+pub mod asking;
+pub mod calls;
 pub mod claude;
+pub mod claude_calls;
 pub mod claude_oauth_usage;
 pub mod claude_session;
 pub mod claude_statusline;
 pub mod claude_transcript;
 pub mod codex;
 pub mod codex_app_server;
+pub mod codex_calls;
 pub mod codex_rollout;
 pub mod codex_session;
 pub mod gemini;
+pub mod gemini_calls;
 pub mod jwt;
 #[cfg(target_os = "macos")]
 pub mod keychain;
+pub mod opencode;
+pub mod opencode_calls;
 pub mod readers;
 pub mod records;
 pub mod reset_text;
@@ -50,8 +58,9 @@ pub use crate::state::window::{self, Scope, Source, Window};
 
 use std::path::Path;
 
-use crate::adapter::Env;
+use crate::adapter::{Cli, Env};
 use crate::backend::Credential;
+use calls::{SourceStats, Transcripts};
 use run_actions::Actions;
 use session::Session;
 
@@ -103,8 +112,14 @@ pub type RunReader<T> = fn(home: &Path, cwd: &Path, start: Timestamp, id: Option
 pub type SessionReader =
     fn(home: &Path, cwd: &Path, start: Timestamp, id: Option<&str>) -> Option<Session>;
 
+/// A reader of the calls a CLI's own records on this machine hold (`--usage`): each call
+/// once into `into`, and what was read; `None` when this machine has none of its records.
+pub type CallsReader = fn(into: &mut Transcripts) -> Option<SourceStats>;
+
 /// The readers of one CLI's files.
 pub struct Readers {
+    /// The CLI they read: its adapter's description (`login::readers` finds them by it).
+    pub cli: &'static Cli,
     /// What its login store holds where the CLI would find it in `env`.
     pub own_store: fn(&Env) -> Option<OwnStore>,
     /// Why the CLI no longer serves the login its store holds in `env`, when it refuses
@@ -126,6 +141,11 @@ pub struct Readers {
     /// names its own sessions (Codex's `session id: …` header): how agent tells its run's
     /// record from another session's in the same folder.
     pub session_in_output: Option<fn(&str) -> Option<String>>,
+    /// How its login is asked for its windows now, with no prompt, for a CLI that can be
+    /// (`launch::ask_windows` is the one door that asks).
+    pub ask_windows: Option<asking::AskWindows>,
+    /// The calls its own records hold (`--usage`), for a CLI whose records agent counts.
+    pub calls: Option<CallsReader>,
 }
 
 /// For a CLI that serves every login its store can hold.

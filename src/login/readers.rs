@@ -1,27 +1,35 @@
 //! Which of agent's parsers reads which CLI's own files: one set of readers per CLI — what
-//! its login store holds, the model it last ran, what one of its runs did. Where each CLI
-//! keeps those files is its adapter's (`crate::adapter`); the parsers of their formats are
-//! the files beside this one. A CLI agent reads nothing of (opencode, a program with no
-//! adapter) has no entry, and every question about it answers "don't know".
+//! its login store holds, the model it last ran, what one of its runs did, the calls its
+//! records hold. Where each CLI keeps those files is its adapter's (`crate::adapter`); the
+//! parsers of their formats are the files beside this one. [`ALL`] registers each CLI's
+//! readers once, each naming the adapter it reads for, so no question here is a `match` on
+//! the CLI. A CLI agent reads nothing of (a program with no adapter) has no entry, and
+//! every question about it answers "don't know".
 
 use std::path::Path;
 
 use jiff::Timestamp;
 
+use super::asking::AskWindows;
+use super::calls::{SourceStats, Transcripts};
 use super::run_actions::Actions;
 use super::session::Session;
 use super::{OwnStore, Readers, Window};
 use crate::adapter::{Env, Family};
 
+/// Every CLI's readers: the one registration of what agent reads of each CLI.
+pub static ALL: &[&Readers] = &[
+    &super::claude::READERS,
+    &super::codex::READERS,
+    &super::gemini::READERS,
+    &super::agy::READERS,
+    &super::opencode::READERS,
+];
+
 /// The readers of `family`'s files; `None` for a CLI agent reads nothing of.
 pub fn of(family: Family) -> Option<&'static Readers> {
-    match family {
-        Family::Claude => Some(&super::claude::READERS),
-        Family::Codex => Some(&super::codex::READERS),
-        Family::Gemini => Some(&super::gemini::READERS),
-        Family::Agy => Some(&super::agy::READERS),
-        _ => None,
-    }
+    let name = family.cli()?.name;
+    ALL.iter().copied().find(|readers| readers.cli.name == name)
 }
 
 /// What `family`'s login store holds in `env`; `None` when nothing agent can see.
@@ -95,4 +103,43 @@ pub fn run_session(
 /// (`stderr_head`); `None` for a CLI that names none there, or when it did not.
 pub fn session_in_output(family: Family, stderr_head: &str) -> Option<String> {
     (of(family)?.session_in_output?)(stderr_head)
+}
+
+/// How a CLI of `family`'s login is asked for its windows, when it can be.
+pub fn ask_windows(family: Family) -> Option<&'static AskWindows> {
+    of(family)?.ask_windows.as_ref()
+}
+
+/// Whether agent counts the calls in a CLI of `family`'s own records (`--usage`).
+pub fn reads_calls(family: Family) -> bool {
+    of(family).is_some_and(|readers| readers.calls.is_some())
+}
+
+/// The calls a CLI of `family`'s records on this machine hold, each once into `into`, and
+/// what was read; `None` when agent reads none of its records, or this machine has none.
+pub fn calls(family: Family, into: &mut Transcripts) -> Option<SourceStats> {
+    (of(family)?.calls?)(into)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cli_has_one_set_of_readers_found_by_its_adapter() {
+        for readers in ALL {
+            let family = Family::named(readers.cli.name).unwrap_or_else(|| {
+                panic!("{}: readers of a CLI with no adapter", readers.cli.name)
+            });
+            assert!(
+                std::ptr::eq(of(family).unwrap(), *readers),
+                "{}: registered twice",
+                readers.cli.name
+            );
+        }
+        for family in crate::adapter::ALL {
+            assert!(of(family).is_some(), "{}: no readers", family.name());
+        }
+        assert!(of(Family::Other).is_none());
+    }
 }

@@ -73,13 +73,22 @@ pub enum Call {
     /// alone guards the launch.
     None,
     /// A CLI asked about its own quota with no prompt and no model call (Antigravity's
-    /// `agy --print /usage`), by a judge the launch floor supplies (it reads the CLI's
-    /// answer with `login::`).
+    /// `agy --print /usage`), by a judge the launch floor supplies (it asks through the
+    /// login readers' `ask_windows`, which this floor may not name).
     SelfReport {
-        binary: std::path::PathBuf,
-        /// What the rung removes from the CLI's environment (other vendors' keys).
-        env_remove: Vec<String>,
-        login_key: String,
-        judge: fn(&std::path::Path, &[String], &str, Duration) -> Outcome,
+        asked: Box<OwnQuota>,
+        judge: fn(&OwnQuota, Duration) -> Outcome,
     },
+}
+
+/// A CLI that reports its own quota, as the rung runs it.
+#[derive(Debug, Clone)]
+pub struct OwnQuota {
+    pub family: crate::adapter::Family,
+    pub binary: std::path::PathBuf,
+    /// What the rung adds to the CLI's environment, and removes (other vendors' keys).
+    pub env: Vec<(String, String)>,
+    pub env_remove: Vec<String>,
+    /// The key its login's windows are filed under.
+    pub login_key: String,
 }

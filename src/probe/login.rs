@@ -94,12 +94,13 @@ pub fn of_endpoint(
 }
 
 impl LoginRung {
-    /// `login (max)`, `login (claude, from env:CLAUDE_CODE_OAUTH_TOKEN)`.
+    /// `login (max)`, `login (Claude Code, from env:CLAUDE_CODE_OAUTH_TOKEN)`: its plan, else
+    /// its CLI as people know it.
     pub fn name(&self) -> String {
         let mut parts = vec![
             self.plan
                 .clone()
-                .unwrap_or_else(|| self.family.name().into()),
+                .unwrap_or_else(|| self.family.display_name().into()),
         ];
         if self.origin != "store" {
             parts.push(format!("from {}", self.origin));

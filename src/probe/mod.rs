@@ -11,7 +11,7 @@ mod usage;
 
 use std::time::Duration;
 
-pub use call::{Call, ProbePlan};
+pub use call::{Call, OwnQuota, ProbePlan};
 pub use classify::{QUOTA_WORDS, classify_output, classify_status, clears_at, snippet};
 pub use http::host;
 pub use plan::{PlanError, plan};
@@ -47,12 +47,7 @@ pub fn run(plan: &ProbePlan, meter: &Meter) -> Outcome {
             latency: Duration::ZERO,
             clears_at: None,
         },
-        Call::SelfReport {
-            binary,
-            env_remove,
-            login_key,
-            judge,
-        } => judge(binary, env_remove, login_key, plan.timeout),
+        Call::SelfReport { asked, judge } => judge(asked, plan.timeout),
         call => http::run(call, plan.model.as_deref(), plan.timeout, meter, &plan.info),
     };
     outcome.reason = crate::redact::redact(&outcome.reason);

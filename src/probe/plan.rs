@@ -251,7 +251,7 @@ fn endpoint(call: &Call) -> String {
         | Call::OpenAi { base, .. }
         | Call::Gemini { base, .. } => base.trim_end_matches('/').to_string(),
         Call::Command { argv, .. } => argv.first().cloned().unwrap_or_default(),
-        Call::SelfReport { binary, .. } => binary.to_string_lossy().into_owned(),
+        Call::SelfReport { asked, .. } => asked.binary.to_string_lossy().into_owned(),
         Call::None => "-".into(),
     }
 }

@@ -148,8 +148,9 @@ fn handoff_json(event: &serde_json::Value) -> serde_json::Value {
     })
 }
 
-/// Every rung resolved, the login rungs' windows asked (with `login_usage` on), and the
-/// store and meter the survey records through.
+/// Every rung resolved, the login rungs' windows asked where their vendors answer for them
+/// (`launch::ask_windows`, `login_usage = true`; all at once, so a slow one costs one
+/// bound), and the store and meter the survey records through.
 pub fn survey_ready(config: &Config) -> (Vec<Rung<'_>>, Store, crate::state::meter::Meter) {
     let rungs: Vec<Rung> = config
         .rungs
@@ -158,9 +159,16 @@ pub fn survey_ready(config: &Config) -> (Vec<Rung<'_>>, Store, crate::state::met
         .map(|(i, def)| resolve::resolve(config, i + 1, def))
         .collect();
     let state_dir = crate::paths::state_dir();
-    for rung in &rungs {
-        crate::launch::login_usage::ask(config, rung, &state_dir, jiff::Timestamp::now());
-    }
+    let now = jiff::Timestamp::now();
+    std::thread::scope(|scope| {
+        for rung in &rungs {
+            let state_dir = &state_dir;
+            scope.spawn(move || {
+                let survey = crate::launch::ask_windows::Occasion::Survey;
+                crate::launch::ask_windows::ask(config, rung, state_dir, now, survey)
+            });
+        }
+    });
     (
         rungs,
         Store::new(&state_dir),

@@ -21,7 +21,7 @@ use super::clock::Day;
 use super::relay_index::RelayIndex;
 use super::scan::{self, Context, Linking, Scan};
 use super::tally::{By, PerRun};
-use super::transcripts::Transcripts;
+use crate::login::calls::Transcripts;
 
 /// How many bytes before the end of what was read are compared at the next read.
 const SEAM: u64 = 64;
@@ -270,10 +270,10 @@ mod tests {
 
     use super::*;
     use crate::config::pricing::Pricing;
+    use crate::login::calls::Call;
     use crate::state::ledger::Tokens;
     use crate::usage::clock::Clock;
     use crate::usage::tally::Rules;
-    use crate::usage::transcripts::Call;
 
     /// What a report shows of a scan: per group, calls, tokens, errors and cost; lines;
     /// which transcript call is tied to which run, and each session's run.

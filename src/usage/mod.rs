@@ -1,7 +1,9 @@
 //! `agent --usage`: where every token went, and what it cost (DESIGN.md §11).
 //!
-//! Sources: agent's own ledger (`usage.jsonl`: probes, relayed calls), Claude Code's
-//! transcripts, Codex's session files and Gemini CLI's chat records. Each call is counted once:
+//! Sources: agent's own ledger (`usage.jsonl`: probes, relayed calls), and every CLI's own
+//! records of its calls that agent reads (`login::readers`: Claude Code's transcripts,
+//! Codex's session files, Gemini CLI's chat records, opencode's database). Each call is
+//! counted once:
 //!
 //! - a CLI writes one answer on several lines (Claude Code: one per content block) or
 //!   copies it into a resumed session: calls are kept once per id (`message.id`, else
@@ -12,14 +14,10 @@
 //!   the CLI sends), which also ties it to the relay line's run for `--reconcile`.
 
 pub mod bar;
-pub mod claude;
 pub mod clock;
-pub mod codex;
 pub mod follow;
-pub mod gemini;
 pub mod links;
 pub mod logins;
-pub mod opencode;
 pub mod query;
 pub mod reconcile;
 pub mod relay_index;
@@ -29,7 +27,6 @@ pub mod stack;
 pub mod summary;
 pub mod table;
 pub mod tally;
-pub mod transcripts;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,11 +34,12 @@ use std::process::ExitCode;
 use crate::cli::usage::{Source, UsageCli};
 use crate::config::Config;
 use crate::exit_codes::usage;
+use crate::login::calls::Transcripts;
+use crate::login::readers;
 use clock::{Clock, Day};
 use query::Query;
 use sources::{CliStats, LedgerStats, Sources};
 use tally::{PerRun, Rules, View};
-use transcripts::Transcripts;
 
 pub fn run(config: &Config, args: &[String], global_json: bool) -> anyhow::Result<ExitCode> {
     let cli: UsageCli = match crate::cli::parse_sub(args) {
@@ -124,6 +122,16 @@ fn gather(
         )));
     }
     let wanted = |source| cli.source.is_empty() || cli.source.contains(&source);
+    if let Some(family) = cli.source.iter().find_map(|source| match source {
+        Source::Cli(family) if !readers::reads_calls(*family) => Some(family),
+        _ => None,
+    }) {
+        return Err(usage(format!(
+            "--source {}: agent reads no record of {}'s calls",
+            family.name(),
+            family.display_name()
+        )));
+    }
     let clock = Clock::new(cli.tz_offset_hours)?;
     let rules = Rules {
         by: query.by,
@@ -132,49 +140,23 @@ fn gather(
         pricing: &config.pricing,
     };
 
+    // Every CLI whose records agent counts, each through its own reader.
     let mut transcripts = Transcripts::default();
     let mut sources = Sources::default();
-    if wanted(Source::Claude) {
-        let read = claude::read(&claude::roots(), &mut transcripts);
-        sources.clis.insert(
-            Source::Claude,
-            CliStats {
-                read,
-                ..CliStats::default()
-            },
-        );
-    }
-    if wanted(Source::Codex) {
-        let read = codex::read(&codex::roots(), &mut transcripts);
-        sources.clis.insert(
-            Source::Codex,
-            CliStats {
-                read,
-                ..CliStats::default()
-            },
-        );
-    }
-    if wanted(Source::Gemini) {
-        let read = gemini::read(&gemini::roots(), &mut transcripts);
-        sources.clis.insert(
-            Source::Gemini,
-            CliStats {
-                read,
-                ..CliStats::default()
-            },
-        );
-    }
-    if wanted(Source::Opencode)
-        && let Some(records) = opencode::find()
-    {
-        let read = opencode::read(&records, &mut transcripts);
-        sources.clis.insert(
-            Source::Opencode,
-            CliStats {
-                read,
-                ..CliStats::default()
-            },
-        );
+    for family in crate::adapter::ALL {
+        if !readers::reads_calls(family) {
+            continue;
+        }
+        let read = if wanted(Source::Cli(family)) {
+            readers::calls(family, &mut transcripts)
+        } else {
+            None
+        };
+        let stats = read.map(|read| CliStats {
+            read,
+            ..CliStats::default()
+        });
+        sources.clis.push((family, stats));
     }
     let logins = logins::Logins::seen(config);
     let mut scanned = scan::Scan::default();
@@ -227,13 +209,8 @@ fn gather(
     let mut client = PerRun::default();
     let mut clock = clock;
     for (call, run) in transcripts.calls.iter().zip(&relayed) {
-        let source = match call.cli {
-            "claude" => Source::Claude,
-            "gemini" => Source::Gemini,
-            "opencode" => Source::Opencode,
-            _ => Source::Codex,
-        };
-        let stats = sources.clis.get_mut(&source);
+        // Counted under the CLI its reader named, and no other.
+        let stats = sources.of_cli(call.cli);
         let Some(day) = clock.day(&call.time) else {
             if let Some(stats) = stats {
                 stats.read.unreadable += 1;

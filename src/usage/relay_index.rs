@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher as _, BuildHasherDefault, DefaultHasher};
 
 use super::links::Links;
-use super::transcripts::Transcripts;
+use crate::login::calls::Transcripts;
 
 /// Where a relay line is in the ledger (its byte offset), and its run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

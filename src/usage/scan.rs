@@ -15,7 +15,7 @@ use super::clock::Clock;
 use super::links::Links;
 use super::relay_index::RelayIndex;
 use super::tally::{PerRun, Rules, Tally, View};
-use super::transcripts::Transcripts;
+use crate::login::calls::Transcripts;
 use crate::state::ledger::Tokens;
 
 /// Below this size one thread is quicker than starting more.
@@ -465,7 +465,7 @@ mod tests {
         )
         .unwrap();
         let mut transcripts = Transcripts::default();
-        crate::usage::claude::read(&[dir.path().join("projects")], &mut transcripts);
+        crate::login::claude_calls::read(&[dir.path().join("projects")], &mut transcripts);
         assert_eq!(transcripts.calls.len(), 1, "{:?}", transcripts.calls);
         let ledger = dir.path().join("usage.jsonl");
         let line = |role: &str, session: &str| {

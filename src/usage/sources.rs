@@ -2,18 +2,28 @@
 //! read, how many calls it held and how many of them the relay counted instead, for the
 //! report's footer and `--json`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::transcripts::SourceStats;
-use crate::cli::usage::Source;
+use crate::adapter::Family;
+use crate::login::calls::SourceStats;
 
 /// What each source gave, for the footer and `--json`.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     pub ledger: Option<LedgerStats>,
-    /// Each CLI's records that were read, by the `--source` that names them.
-    pub clis: BTreeMap<Source, CliStats>,
+    /// Every CLI whose records agent counts, in the adapters' order: what its records gave,
+    /// `None` when they were not read (not asked for, or none on this machine).
+    pub clis: Vec<(Family, Option<CliStats>)>,
+}
+
+impl Sources {
+    /// What the records of the CLI named `cli` (a call's `cli`) gave, when they were read.
+    pub fn of_cli(&mut self, cli: &str) -> Option<&mut CliStats> {
+        self.clis
+            .iter_mut()
+            .find(|(family, _)| family.name() == cli)
+            .and_then(|(_, stats)| stats.as_mut())
+    }
 }
 
 /// agent's own ledger: where it is, its lines, and those that could not be read.

@@ -15,7 +15,6 @@ use super::sources::Sources;
 use super::stack::Stack;
 use super::summary::{CACHE_HINT_BELOW, Cost, Group, Summary};
 use super::tally::{By, Counts};
-use crate::cli::usage::Source;
 use crate::state::ledger::Tokens;
 use crate::term::emit;
 
@@ -315,16 +314,11 @@ fn sources_line(sources: &Sources) -> String {
         }
         parts.push(part);
     }
-    for (name, source) in [
-        ("Claude Code", Source::Claude),
-        ("Codex", Source::Codex),
-        ("Gemini CLI", Source::Gemini),
-        ("opencode", Source::Opencode),
-    ] {
-        let Some(stats) = sources.clis.get(&source) else {
+    for (family, stats) in &sources.clis {
+        let Some(stats) = stats else {
             continue;
         };
-        let mut part = format!("{name} {}", plural(stats.calls, "call"));
+        let mut part = format!("{} {}", family.display_name(), plural(stats.calls, "call"));
         let mut extra = Vec::new();
         if stats.read.duplicates > 0 {
             extra.push(format!(
@@ -583,38 +577,37 @@ struct CliOut {
     relayed: u64,
 }
 
+/// `agent`, then each CLI whose records agent counts by its name (`claude`): `null` for a
+/// source not read.
 #[derive(Serialize)]
 struct SourcesOut {
     agent: Option<LedgerOut>,
-    claude: Option<CliOut>,
-    codex: Option<CliOut>,
-    gemini: Option<CliOut>,
-    /// Only where this machine has opencode's records.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    opencode: Option<CliOut>,
+    #[serde(flatten)]
+    clis: BTreeMap<&'static str, Option<CliOut>>,
 }
 
 fn sources_json(sources: &Sources) -> SourcesOut {
-    let cli = |source: Source| {
-        sources.clis.get(&source).map(|s| CliOut {
-            files: s.read.files,
-            records: s.read.records,
-            duplicates: s.read.duplicates,
-            unreadable: s.read.unreadable,
-            calls: s.calls,
-            relayed: s.relayed,
-        })
-    };
     SourcesOut {
         agent: sources.ledger.as_ref().map(|l| LedgerOut {
             path: l.path.display().to_string(),
             lines: l.lines,
             unreadable: l.unreadable,
         }),
-        claude: cli(Source::Claude),
-        codex: cli(Source::Codex),
-        gemini: cli(Source::Gemini),
-        opencode: cli(Source::Opencode),
+        clis: sources
+            .clis
+            .iter()
+            .map(|(family, stats)| {
+                let out = stats.map(|s| CliOut {
+                    files: s.read.files,
+                    records: s.read.records,
+                    duplicates: s.read.duplicates,
+                    unreadable: s.read.unreadable,
+                    calls: s.calls,
+                    relayed: s.relayed,
+                });
+                (family.name(), out)
+            })
+            .collect(),
     }
 }
 

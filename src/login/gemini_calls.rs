@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::transcripts::{Call, SourceStats, Transcripts};
+use super::calls::{Call, SourceStats, Transcripts};
+use super::records;
 use crate::bounded_read;
-use crate::login::records;
 use crate::state::ledger::Tokens;
 
-/// Gemini CLI's temp directory, where its chats are.
+/// Gemini CLI's temp directory under its home (its adapter's answer), where its chats are.
 pub fn roots() -> Vec<PathBuf> {
-    crate::login::gemini::gemini_dir()
+    crate::adapter::gemini::home(&crate::adapter::Env::process())
         .map(|dir| vec![dir.join("tmp")])
         .unwrap_or_default()
 }
@@ -132,7 +132,7 @@ fn call_of(message: &Value, session: &str) -> Option<Call> {
     let count = |name: &str| tokens.get(name).and_then(Value::as_u64).unwrap_or(0);
     let cached = count("cached");
     Some(Call {
-        cli: "gemini",
+        cli: crate::adapter::gemini::CLI.name,
         time: message
             .get("timestamp")
             .and_then(Value::as_str)

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
+use super::calls::{Call, SourceStats, Transcripts, contains, jsonl_files};
 use crate::bounded_read;
 use crate::state::ledger::Tokens;
 
@@ -116,7 +116,7 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
                 records.push((
                     key,
                     Call {
-                        cli: "codex",
+                        cli: crate::adapter::codex::CLI.name,
                         time,
                         model: model.clone(),
                         session,
@@ -149,7 +149,7 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
                 from_totals.push((
                     key,
                     Call {
-                        cli: "codex",
+                        cli: crate::adapter::codex::CLI.name,
                         time,
                         model: model.clone(),
                         session: session.clone(),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::transcripts::{Call, SourceStats, Transcripts, contains, jsonl_files};
+use super::calls::{Call, SourceStats, Transcripts, contains, jsonl_files};
 use crate::bounded_read;
 use crate::state::ledger::Tokens;
 
@@ -112,7 +112,7 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
             continue;
         };
         let call = Call {
-            cli: "claude",
+            cli: crate::adapter::claude::CLI.name,
             time: line.timestamp.into_owned(),
             model: model.into_owned(),
             session: line

@@ -1,6 +1,7 @@
-//! The CLIs' own records of their calls (Claude Code transcripts, Codex session files),
+//! The CLIs' own records of their calls (Claude Code transcripts, Codex session files…),
 //! each call once: a message written twice — one line per content block, or copied into a
-//! resumed session's file — is one call, found by its id.
+//! resumed session's file — is one call, found by its id. Each CLI's reader is its
+//! `Readers::calls` (`login::readers`); `--usage` adds them up.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -12,7 +13,8 @@ use crate::state::ledger::Tokens;
 /// One call as a CLI recorded it.
 #[derive(Debug, Clone)]
 pub struct Call {
-    /// `claude`, `codex` or `gemini`: the CLI (and the "backend" it is grouped under).
+    /// The CLI's name (its adapter's `name`, `claude`): the source it is counted under, and
+    /// the "backend" it is grouped under.
     pub cli: &'static str,
     /// RFC 3339.
     pub time: String,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::transcripts::{Call, SourceStats, Transcripts};
+use super::calls::{Call, SourceStats, Transcripts};
 use crate::adapter::opencode as adapter;
 use crate::child::{self, Group, Job};
 use crate::state::ledger::Tokens;
@@ -120,7 +120,7 @@ fn call_of(row: &Value, data: &Value) -> Option<Call> {
         .or_else(|| row.get("time_created").and_then(Value::as_i64))?;
     let time = jiff::Timestamp::from_millisecond(created).ok()?;
     Some(Call {
-        cli: "opencode",
+        cli: adapter::CLI.name,
         time: time.to_string(),
         model: crate::text::printable(
             data.get("modelID")
