@@ -27,6 +27,8 @@ pub mod gemini;
 pub mod opencode;
 mod reading;
 pub mod self_check;
+#[cfg(test)]
+pub mod stand_in;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -46,6 +48,9 @@ pub enum Family {
     Gemini,
     Agy,
     Opencode,
+    /// The stand-in sixth CLI of the unit tests (`stand_in`), registered as any CLI is.
+    #[cfg(test)]
+    StandIn,
     /// A program agent has no adapter for: it knows nothing of its home or login.
     Other,
 }
@@ -53,13 +58,18 @@ pub enum Family {
 /// What an OpenAI-style CLI agent has no adapter for is assumed to read its key from.
 const OPENAI_STYLE_CREDENTIAL_VARS: &[&str] = &["OPENAI_API_KEY"];
 
+/// How many CLIs agent has an adapter for (a test build counts its stand-in too).
+const CLIS: usize = if cfg!(test) { 6 } else { 5 };
+
 /// The CLIs agent has an adapter for, in the order tables list them.
-pub const ALL: [Family; 5] = [
+pub const ALL: [Family; CLIS] = [
     Family::Claude,
     Family::Codex,
     Family::Gemini,
     Family::Agy,
     Family::Opencode,
+    #[cfg(test)]
+    Family::StandIn,
 ];
 
 impl Family {
@@ -72,6 +82,8 @@ impl Family {
             Family::Gemini => Some(&gemini::CLI),
             Family::Agy => Some(&agy::CLI),
             Family::Opencode => Some(&opencode::CLI),
+            #[cfg(test)]
+            Family::StandIn => Some(&stand_in::CLI),
             Family::Other => None,
         }
     }

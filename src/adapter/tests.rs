@@ -88,6 +88,17 @@ const TABLE: &[Row] = &[
         model_var: None,
         model_settings: None,
     },
+    Row {
+        family: Family::StandIn,
+        home_vars: &["STAND_IN_HOME"],
+        home: Some("/h/.stand-in"),
+        moved: Some("/moved"),
+        credential_vars: &[],
+        login_key: Some("stand-in:default"),
+        records: &["/h/.stand-in/calls"],
+        model_var: None,
+        model_settings: None,
+    },
 ];
 
 #[test]

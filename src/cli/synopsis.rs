@@ -108,8 +108,15 @@ mod tests {
             usage.starts_with("[--by day|model|account|run|backend|client] [--since DATE]"),
             "{usage}"
         );
+        // `--source`: agent's ledger, then every CLI agent has an adapter for (in this test
+        // build, the stand-in too), by its adapter's name.
         assert!(
-            usage.contains("[--source agent|claude|codex|gemini|agy|opencode[,…]]"),
+            usage.contains("[--source agent|claude|codex|gemini|agy|opencode"),
+            "{usage}"
+        );
+        let every_cli: Vec<&str> = crate::adapter::ALL.iter().map(|f| f.name()).collect();
+        assert!(
+            usage.contains(&format!("[--source agent|{}[,…]]", every_cli.join("|"))),
             "{usage}"
         );
     }

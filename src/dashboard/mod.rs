@@ -55,3 +55,8 @@ pub fn run(config: &Config, args: &[String]) -> anyhow::Result<ExitCode> {
 /// face that may draw on all the others.
 #[cfg(test)]
 mod rung_faces_tests;
+
+/// Tests only: a CLI registered once (the test build's stand-in) is seen by every face that
+/// lists the CLIs — here for the same reason.
+#[cfg(test)]
+mod every_cli_tests;

@@ -50,6 +50,8 @@ pub mod records;
 pub mod reset_text;
 pub mod run_actions;
 pub mod session;
+#[cfg(test)]
+pub mod stand_in;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};

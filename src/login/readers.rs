@@ -24,6 +24,8 @@ pub static ALL: &[&Readers] = &[
     &super::gemini::READERS,
     &super::agy::READERS,
     &super::opencode::READERS,
+    #[cfg(test)]
+    &super::stand_in::READERS,
 ];
 
 /// The readers of `family`'s files; `None` for a CLI agent reads nothing of.

@@ -443,6 +443,7 @@ fn help_of(command: &str) -> &'static str {
         "codex" => include_str!("../../../tests/fixtures/help/codex-0.171.0.txt"),
         "gemini" => include_str!("../../../tests/fixtures/help/gemini-0.61.0.txt"),
         "opencode" => include_str!("../../../tests/fixtures/help/opencode-1.18.33.txt"),
+        "stand-in" => include_str!("../../../tests/fixtures/help/stand-in-1.0.0.txt"),
         _ => panic!("no help captured for {command}"),
     }
 }
