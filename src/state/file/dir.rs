@@ -68,10 +68,76 @@ fn no_state_dir() -> anyhow::Error {
 /// else, or another user could plant a file or a link there, or swap one agent wrote.
 /// Refused with the fix (a usage error: exit 2 where it ends a command).
 pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
+    let seen = fs::metadata(dir).ok().map(|meta| Seen::of(dir, &meta));
+    if seen.as_ref().is_some_and(passed_lately) {
+        return Ok(());
+    }
     match distrust(dir)? {
         Some(Distrust { why, fix }) => Err(crate::exit_codes::usage(format!("{why}; fix: {fix}"))),
-        None => Ok(()),
+        None => {
+            if let Some(seen) = seen {
+                remember_passed(seen);
+            }
+            Ok(())
+        }
     }
+}
+
+/// A directory as [`check_dir`] last saw it pass: a launch checks its state directory before
+/// each file it opens there (four times), and the walk up its parents is a dozen system calls
+/// each time (measured: about a tenth of a warm launch's own instructions). The same
+/// directory — same device, inode, owner, mode and change time — is taken as passed again
+/// for [`PASSED_FOR`]; a change to it, or a directory replaced under the same name, is
+/// checked in full at once, and a change to a parent within that time waits for the next
+/// full check.
+#[derive(Clone, PartialEq)]
+struct Seen {
+    path: std::path::PathBuf,
+    dev: u64,
+    ino: u64,
+    uid: u32,
+    mode: u32,
+    /// Its change time: a directory made anew under the same name (even on a reused inode)
+    /// or chmod-ed has another.
+    ctime: (i64, i64),
+}
+
+impl Seen {
+    fn of(dir: &Path, meta: &fs::Metadata) -> Seen {
+        use std::os::unix::fs::MetadataExt as _;
+        Seen {
+            path: dir.to_path_buf(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            uid: meta.uid(),
+            mode: meta.mode(),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// How long a passed directory is trusted without a full check: longer than any launch's
+/// checks take, short enough that a relay or a dashboard running for days re-checks often.
+const PASSED_FOR: std::time::Duration = std::time::Duration::from_secs(2);
+
+static PASSED: std::sync::Mutex<Vec<(Seen, std::time::Instant)>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn passed_lately(seen: &Seen) -> bool {
+    let passed = PASSED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    passed
+        .iter()
+        .any(|(was, at)| was == seen && at.elapsed() < PASSED_FOR)
+}
+
+fn remember_passed(seen: Seen) {
+    let mut passed = PASSED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    passed.retain(|(was, _)| was.path != seen.path);
+    passed.push((seen, std::time::Instant::now()));
 }
 
 /// Why a directory is not fit for agent's state, and the fix.
@@ -132,5 +198,32 @@ mod tests {
         );
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
         ensure_state_dir(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_directory_that_passed_is_checked_again_once_its_mode_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        check_dir(dir.path()).unwrap();
+        check_dir(dir.path()).unwrap();
+        // Opened to others right after it passed: refused at once, not trusted from before.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        let err = format!("{:#}", check_dir(dir.path()).unwrap_err());
+        assert!(err.contains("chmod 700"), "{err}");
+    }
+
+    #[test]
+    fn a_directory_replaced_under_the_same_name_is_checked_in_full() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("state");
+        fs::DirBuilder::new().mode(0o700).create(&dir).unwrap();
+        check_dir(&dir).unwrap();
+        // The same name, another directory (another inode) whose parent is now open to all:
+        // the parent walk runs again and refuses it.
+        fs::remove_dir(&dir).unwrap();
+        fs::set_permissions(parent.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        fs::DirBuilder::new().mode(0o700).create(&dir).unwrap();
+        let err = format!("{:#}", check_dir(&dir).unwrap_err());
+        assert!(err.contains("can be replaced by another user"), "{err}");
     }
 }
