@@ -40,6 +40,7 @@ mod opencode_checks;
 mod others_paths;
 mod outcome_paths;
 mod parking;
+mod process_start;
 mod prompt_words;
 mod readme_examples;
 mod relay;
