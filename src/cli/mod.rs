@@ -15,7 +15,7 @@ pub mod usage;
 pub mod watchdog;
 
 pub use crate::term::ColorWhen;
-use clap::{ArgAction, CommandFactory, FromArgMatches as _, Parser};
+use clap::{CommandFactory, FromArgMatches as _, Parser};
 pub use mode::Mode;
 
 const AFTER_HELP: &str = "\
@@ -341,11 +341,11 @@ impl Cli {
 /// including values that look like flags, passes through in order. That `--` is agent's when
 /// no word of the CLI's came before it, and the CLI's (kept) when one did (DESIGN.md §23).
 pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
-    // Built once: it both tells agent's flags apart and parses them (the launch path pays
-    // for every clap build). The listings of the management flags' own arguments are read
-    // from their definitions only for `--help`: that is seven more builds (90 µs against
-    // 4 µs, release), which a launch does not need.
-    let mut command = Cli::command();
+    // agent's options are told apart by the static table [`OWN_OPTIONS`], and clap's command
+    // is built only when one was given: a launch (`agent -p hi`, no option of agent's) never
+    // builds it — building and matching it was a quarter of a warm launch's own
+    // instructions. The listings of the management flags' own arguments are read from their
+    // definitions only for `--help`.
     let mut ours: Vec<OsString> = vec!["agent".into()];
     let mut theirs: Vec<OsString> = Vec::new();
     // `--json` is kept in place among the CLI's words until we know whether this is a report.
@@ -374,7 +374,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             Some((name, value)) => (name, Some(value)),
             None => (long, None),
         };
-        match own_option(&command, name) {
+        match own_option(name) {
             // A management flag takes every word after it as its own sub-command line.
             Some(_) if MANAGEMENT.contains(&name) => {
                 ours.push(arg);
@@ -396,7 +396,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             }
             None => {
                 if near_miss.is_none()
-                    && let Some(ours) = closest_option(&command, name)
+                    && let Some(ours) = closest_option(name)
                 {
                     near_miss = Some((format!("--{name}"), format!("--{ours}")));
                 }
@@ -404,11 +404,17 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
             }
         }
     }
-    if ours.iter().skip(1).any(|word| word == "--help") {
-        command = self::command();
-    }
-    let matches = command.try_get_matches_from_mut(ours)?;
-    let mut cli = Cli::from_arg_matches(&matches)?;
+    let mut cli = if ours.len() == 1 {
+        Cli::with_no_option()
+    } else {
+        let mut command = if ours.iter().skip(1).any(|word| word == "--help") {
+            self::command()
+        } else {
+            Cli::command()
+        };
+        let matches = command.try_get_matches_from_mut(ours)?;
+        Cli::from_arg_matches(&matches)?
+    };
     cli.mode = cli.take_mode();
     if !json_at.is_empty() && cli.mode.is_report() {
         cli.json = true;
@@ -422,31 +428,92 @@ pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     Ok(cli)
 }
 
+/// Each of agent's long options: its name, whether it takes the next word as its value (an
+/// option whose value is given only as `--flag=VALUE`, `--wait[=MAX]`, does not: the next
+/// word is the CLI's), and whether `--help` shows it. Read by [`parse`] without building
+/// clap's command; `tests::the_option_table_is_what_clap_defines` holds it to [`Cli`].
+const OWN_OPTIONS: &[(&str, bool, bool)] = &[
+    ("use", true, true),
+    ("dry-run", false, true),
+    ("wait", false, true),
+    ("on-limit", true, true),
+    ("outcome", true, true),
+    ("list", false, true),
+    ("status", false, true),
+    ("check-fallback", false, true),
+    ("budget", true, true),
+    ("relay", true, true),
+    ("dashboard", true, true),
+    ("usage", true, true),
+    ("accounts", true, true),
+    ("doctor", false, true),
+    ("install-watchdog", true, true),
+    ("uninstall-watchdog", true, true),
+    ("statusline", false, true),
+    ("install-statusline", false, true),
+    ("uninstall-statusline", false, true),
+    ("config", true, true),
+    ("json", false, true),
+    ("color", true, true),
+    ("quiet", false, true),
+    ("generate-man", true, false),
+    ("generate-completions", true, false),
+    ("help", false, true),
+    ("version", false, true),
+];
+
 /// `Some(takes_value)` when `name` is one of agent's long options (help and version included).
-fn own_option(command: &clap::Command, name: &str) -> Option<bool> {
-    match name {
-        "help" | "version" => return Some(false),
-        _ => {}
+fn own_option(name: &str) -> Option<bool> {
+    OWN_OPTIONS
+        .iter()
+        .find(|(long, _, _)| *long == name)
+        .map(|(_, takes_value, _)| *takes_value)
+}
+
+impl Cli {
+    /// What clap makes of a command line with no option of agent's (every flag off, `--color
+    /// auto`); `tests::no_option_is_what_clap_makes_of_none` holds it to clap.
+    fn with_no_option() -> Cli {
+        Cli {
+            use_backend: None,
+            dry_run: false,
+            wait: None,
+            on_limit: None,
+            outcome: None,
+            list: false,
+            status: false,
+            check_fallback: false,
+            budget: None,
+            relay: None,
+            dashboard: None,
+            usage: None,
+            accounts: None,
+            doctor: false,
+            install_watchdog: None,
+            uninstall_watchdog: None,
+            statusline: false,
+            install_statusline: false,
+            uninstall_statusline: false,
+            config: None,
+            json: false,
+            color: ColorWhen::Auto,
+            quiet: false,
+            generate_man: None,
+            generate_completions: None,
+            near_miss: None,
+            mode: Mode::Launch,
+            cli_args: Vec::new(),
+        }
     }
-    command
-        .get_arguments()
-        .find(|arg| arg.get_long() == Some(name))
-        // A value given only as `--flag=VALUE` (`--wait[=MAX]`): the next word is the CLI's.
-        .map(|arg| {
-            matches!(arg.get_action(), ArgAction::Set | ArgAction::Append)
-                && !arg.is_require_equals_set()
-        })
 }
 
 /// agent's visible long option closest to `name` (`stauts` → `status`), when it is a slip of
 /// one or two letters: a word that far from all of agent's options is the CLI's.
-fn closest_option(command: &clap::Command, name: &str) -> Option<String> {
-    let longs: Vec<&str> = command
-        .get_arguments()
-        .filter(|arg| !arg.is_hide_set())
-        .filter_map(|arg| arg.get_long())
-        .chain(["help", "version"])
-        .collect();
+fn closest_option(name: &str) -> Option<String> {
+    let longs = OWN_OPTIONS
+        .iter()
+        .filter(|(_, _, shown)| *shown)
+        .map(|(long, _, _)| *long);
     crate::text::closest(name, longs).map(str::to_string)
 }
 
@@ -525,6 +592,45 @@ mod tests {
             cli.cli_args,
             ["-p", "hi", "--model", "x", "--verbose", "-c"]
         );
+    }
+
+    #[test]
+    fn the_option_table_is_what_clap_defines() {
+        use clap::ArgAction;
+        let command = Cli::command();
+        let mut defined: Vec<(String, bool, bool)> = command
+            .get_arguments()
+            .filter_map(|arg| {
+                let long = arg.get_long()?;
+                let takes_value = matches!(arg.get_action(), ArgAction::Set | ArgAction::Append)
+                    && !arg.is_require_equals_set();
+                Some((long.to_string(), takes_value, !arg.is_hide_set()))
+            })
+            .collect();
+        defined.push(("help".into(), false, true));
+        defined.push(("version".into(), false, true));
+        defined.sort();
+        let mut table: Vec<(String, bool, bool)> = OWN_OPTIONS
+            .iter()
+            .map(|(long, takes_value, shown)| (long.to_string(), *takes_value, *shown))
+            .collect();
+        table.sort();
+        assert_eq!(table, defined);
+    }
+
+    #[test]
+    fn no_option_is_what_clap_makes_of_none() {
+        let matches = Cli::command().try_get_matches_from(["agent"]).unwrap();
+        let mut by_clap = Cli::from_arg_matches(&matches).unwrap();
+        by_clap.mode = by_clap.take_mode();
+        assert_eq!(
+            format!("{:?}", Cli::with_no_option()),
+            format!("{by_clap:?}")
+        );
+        // And a launch's words take that way.
+        let cli = split(&["-p", "hi", "--allowedTools", "Write"]);
+        assert_eq!(format!("{:?}", cli.mode), "Launch");
+        assert_eq!(cli.cli_args, ["-p", "hi", "--allowedTools", "Write"]);
     }
 
     #[test]
