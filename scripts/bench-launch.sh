@@ -9,6 +9,7 @@
 #
 #   scripts/bench-launch.sh [--runs N] [--warmup N] [--rss-runs N] [--no-build] [--keep]
 #   BENCH_BASELINE=/tmp/agent-old scripts/bench-launch.sh   # also an older build, side by side
+#   BENCH_AGENT=/tmp/agent scripts/bench-launch.sh   # measure that binary instead of building
 #
 # Needs GNU time (/usr/bin/time), python3, cc and cargo. When GNU time is missing and we
 # are root with apt-get, it is installed; otherwise the script says how.
@@ -21,7 +22,7 @@ BUILD=1
 KEEP=0
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 say() { printf 'bench: %s\n' "$*" >&2; }
@@ -73,10 +74,11 @@ TRUE_BIN=/bin/true
 
 # ---- build --------------------------------------------------------------------------------
 
-AGENT_BIN="$ROOT/target/release/agent"
-if [ "$BUILD" -eq 1 ]; then
-    say "cargo build --release"
-    cargo build --release --quiet
+# The build install.sh installs (scripts/build-release.sh), or BENCH_AGENT's binary.
+AGENT_BIN=${BENCH_AGENT:-"$ROOT/target/release/agent"}
+if [ "$BUILD" -eq 1 ] && [ -z "${BENCH_AGENT:-}" ]; then
+    say "scripts/build-release.sh"
+    AGENT_BIN=$(sh "$ROOT/scripts/build-release.sh")
 fi
 [ -x "$AGENT_BIN" ] || die "$AGENT_BIN is missing (run without --no-build)"
 BASELINE=${BENCH_BASELINE:-}
@@ -234,10 +236,29 @@ RSS_AGENT=$(peak_rss agent -p hi)
 # ---- report -------------------------------------------------------------------------------
 
 python3 - "$SANDBOX/times.json" "$RSS_DIRECT" "$RSS_AGENT" "$RUNS" \
-    "$("$AGENT_BIN" --version)" "$(nproc)" "$(uname -sr)" <<'EOF'
-import json, statistics, sys
+    "$("$AGENT_BIN" --version)" "$(nproc)" "$(uname -sr)" "$AGENT_BIN" <<'EOF'
+import json, statistics, struct, sys
 
-path, rss_direct, rss_agent, runs, version, cpus, kernel = sys.argv[1:]
+path, rss_direct, rss_agent, runs, version, cpus, kernel, binary = sys.argv[1:]
+
+
+def build_of(binary):
+    """How the measured binary is linked, from its ELF header: static or not, PIE or not."""
+    with open(binary, "rb") as f:
+        head = f.read(64)
+        if head[:4] != b"\x7fELF" or head[4] != 2:
+            return "not a 64-bit ELF"
+        e_type, = struct.unpack_from("<H", head, 16)
+        phoff, = struct.unpack_from("<Q", head, 32)
+        phentsize, phnum = struct.unpack_from("<HH", head, 54)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+    types = [struct.unpack_from("<I", table, i * phentsize)[0] for i in range(phnum)]
+    linked = "dynamically linked" if 3 in types else "static"  # PT_INTERP
+    pie = "PIE" if e_type == 3 else "non-PIE"  # ET_DYN / ET_EXEC
+    return f"{linked}, {pie}"
+
+
 times = json.load(open(path))  # command -> milliseconds, one per round, rounds aligned
 median = lambda name: statistics.median(times[name])
 mean = lambda name: statistics.fmean(times[name])
@@ -266,6 +287,7 @@ if "agent-baseline" in times:
     print(f"the BENCH_BASELINE build's own share: {gap('agent-baseline', 'spawn-wrapper'):.3f} ms; "
           f"this build is {gap('agent-baseline', 'agent'):.3f} ms faster")
 print(f"peak RSS: agent {rss_agent} KB, claude-direct {rss_direct} KB")
+print(f"the measured build: {build_of(binary)} ({binary})")
 print()
 print("---- Markdown for the README ----")
 print()
@@ -281,6 +303,7 @@ print()
 print(f"agent adds {added:.2f} ms at the median (ratio {ratio:.2f}×); being a second process at all "
       f"costs {floor_added:.2f} ms here (the C wrapper), so agent's own work is {own:.2f} ms. "
       f"Measured with `scripts/bench-launch.sh`: {runs} rounds, each running every command "
-      f"once in a shuffled order, `claude` a copy of `true(1)`; {version}, {kernel}, {cpus} CPUs.")
+      f"once in a shuffled order, `claude` a copy of `true(1)`; {version} ({build_of(binary)}), "
+      f"{kernel}, {cpus} CPUs.")
 EOF
 say "probes made during the whole run: $PROBES (all before the measurement)"
