@@ -51,6 +51,11 @@ const EDITED: &str = "src/lexer.rs";
 /// [`EDITED`] (and really edits it), quotes the proxy key agent holds (a transcript may
 /// hold any secret a tool printed), writes the limit row and exits 1.
 fn session_out_of_its_window(sb: &Sandbox, reset_in: i64) {
+    session_out_of_its_window_after(sb, reset_in, WORK);
+}
+
+/// [`session_out_of_its_window`], working `work` seconds first.
+fn session_out_of_its_window_after(sb: &Sandbox, reset_in: i64, work: &str) {
     let edited = sb.write_file(EDITED, "pub fn lex() {}\n");
     let rows = [
         prompt_row(TASK),
@@ -65,7 +70,7 @@ fn session_out_of_its_window(sb: &Sandbox, reset_in: i64) {
         five_hour_limit_row_332(),
     ];
     FakeClaude::new(sb)
-        .works(WORK)
+        .works(work)
         .reset_in(reset_in)
         .edits(&edited)
         .rows(&rows)
@@ -269,6 +274,45 @@ fn on_limit_continue_hands_the_session_to_codex_with_a_brief_and_ends_with_codex
     assert_eq!(rungs[1]["code"], 3, "{record}");
     assert_ne!(rungs[0]["cli"], rungs[1]["cli"], "{record}");
     assert_eq!(record["handoff"], &*brief.to_string_lossy(), "{record}");
+}
+
+#[test]
+fn a_run_that_acted_and_ran_out_before_the_fast_failure_threshold_is_handed_off_too() {
+    // The default threshold (25 s) and a session that edits a file and runs out at once:
+    // it acted, then its window ran out — a session cut short, not an error to leave alone.
+    let w = world();
+    w.sb.write_config(CLAUDE_THEN_CODEX);
+    session_out_of_its_window_after(&w.sb, 2 * 3600, "0");
+    w.sb.fake_cli("codex")
+        .script("[ \"$1\" = app-server ] && exit 0\necho codex went on")
+        .install();
+
+    let (run, outcome_path) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, "codex went on\n", "{run:?}");
+    assert!(!run.stderr.contains("not re-run"), "{}", run.stderr);
+    let session = session_id_given(&w.sb.calls("claude")[0]);
+    let codex = codex_runs(&w.sb);
+    assert_eq!(codex.len(), 1, "{}", run.stderr);
+    let brief = brief_named_in(&run.stderr);
+    assert!(
+        codex[0]
+            .argv
+            .iter()
+            .any(|word| word.contains(TASK) && word.contains(&*brief.to_string_lossy())),
+        "{:?}",
+        codex[0].argv
+    );
+    let text = std::fs::read_to_string(&brief).unwrap();
+    assert!(text.contains(EDITED), "the edited file is missing: {text}");
+    let record = outcome(&outcome_path);
+    let rungs = record["rungs"].as_array().expect("rungs");
+    assert_limit_rung(&rungs[0], &session, resets(&w.sb)[0]);
+    assert_eq!(record["handoff"], &*brief.to_string_lossy(), "{record}");
+    // The login is parked until the reset, as every limit ending parks it.
+    let status = w.sb.run(&["--status"]);
+    assert!(status.stdout.contains("parked"), "{}", status.stdout);
 }
 
 #[test]

@@ -27,7 +27,8 @@ pub enum Ending {
     /// Over, with the CLI's own code: it answered (0 or 130), ran past `fastfail_seconds`,
     /// or agent was told to stop.
     Done(i32),
-    /// It ran past `fastfail_seconds` and its own record says its usage window ran out.
+    /// Its own record says its usage window ran out, after it ran past `fastfail_seconds`
+    /// or after it acted (changed files, ran commands) however soon.
     Limit(i32, Spent),
     /// It ran past `fastfail_seconds` and ended on a refused quota its record names no
     /// window for (opencode's provider error), in its own words.
@@ -112,7 +113,12 @@ pub fn judge(seen: &Seen, fastfail: Duration, record: &impl Record) -> Ending {
             } else if let Some(fact) = record.refused_folder(code) {
                 Ending::FolderRefused(code, fact)
             } else if let Some(actions) = record.acted() {
-                Ending::Acted(code, actions)
+                // A run that acted and then ran out of its window is a session cut short,
+                // however soon: exactly what a brief is for, not an error to leave alone.
+                match record.spent() {
+                    Some(spent) => Ending::Limit(code, spent),
+                    None => Ending::Acted(code, actions),
+                }
             } else if seen.silent {
                 Ending::FastFail(code, "printed nothing for a headless prompt".into())
             } else {
@@ -262,6 +268,41 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_fast_failure_that_acted_is_a_limit_when_its_record_says_the_window_ran_out() {
+        let acted = Actions {
+            files: vec!["notes.txt".into()],
+            commands: 0,
+        };
+        let ran_out = Told {
+            acted: Some(acted.clone()),
+            spent: Some(spent()),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(1), 3), NET, &ran_out),
+            Ending::Limit(1, _)
+        ));
+        let only_acted = Told {
+            acted: Some(acted),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(1), 3), NET, &only_acted),
+            Ending::Acted(1, _)
+        ));
+        // Ran out without having done anything: nothing to hand on, the next rung runs the
+        // same words from scratch (the window is filed all the same).
+        let spent_only = Told {
+            spent: Some(spent()),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(1), 3), NET, &spent_only),
+            Ending::FastFail(1, _)
+        ));
     }
 
     #[test]
