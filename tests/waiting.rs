@@ -83,6 +83,50 @@ fn every_rung_parked_exits_75_naming_the_earliest_reset_and_runs_nothing() {
 }
 
 #[test]
+fn a_rung_passed_over_for_its_arguments_beside_a_parked_one_makes_it_69_not_75() {
+    // Claude Code is parked until a known reset; Codex, the other rung, cannot take the
+    // words. A retry at 75 would be refused the same way until the reset, so no rung is
+    // available (69), each named with why.
+    let w = world();
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n",
+    );
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, in_hours(2))],
+    );
+
+    let run =
+        w.sb.run(&["-p", "--permission-mode", "acceptEdits", "fix the typo"]);
+
+    assert_eq!(run.code, Some(69), "{run:?}");
+    assert!(w.sb.calls("claude").is_empty(), "{}", run.stderr);
+    assert!(w.sb.calls("codex").is_empty(), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("every rung is parked"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("agent: no rung is available"),
+        "{}",
+        run.stderr
+    );
+    let listed = run
+        .stderr
+        .split("agent: no rung is available")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(listed.contains("5-hour limit, resets"), "{}", run.stderr);
+    assert!(
+        listed.contains("cannot take --permission-mode acceptEdits"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn wait_runs_the_cli_once_after_the_reset() {
     let w = world();
     w.sb.write_config(ONE_CLAUDE);

@@ -14,10 +14,12 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::config::Config;
+use crate::error_class::ErrorClass;
 use crate::exit_codes::{ExitStatus, usage};
 use crate::launch::cascade::Cascade;
 use crate::launch::parking::{Decision, Parking};
 use crate::launch::rung::Rung;
+use crate::state::health::Verdict;
 use crate::term;
 
 /// How long `--wait` waits when it names no limit.
@@ -120,6 +122,35 @@ pub fn reopening(
         .min_by_key(|reopening| reopening.at)
 }
 
+/// Whether every rung that could run (installed, with a login or key) is parked now — its
+/// login until a window's reset, or its target skipped until a spent quota clears. One
+/// that cannot take these words could run, and is not parked.
+fn every_one_that_could_run_is_parked(
+    config: &Config,
+    rungs: &[Rung],
+    cascade: &Cascade,
+    now: Timestamp,
+) -> bool {
+    let health = cascade.store().load();
+    let now_ms = crate::state::health::now_ms();
+    rungs.iter().all(|rung| match &rung.state {
+        Ok(ready) => {
+            matches!(
+                cascade.parking().check(config, rung, now),
+                Decision::Park { .. }
+            ) || matches!(
+                health.verdict(&ready.plan.target, config.probe_cache, now_ms),
+                Verdict::Cooling {
+                    class: ErrorClass::Quota,
+                    until_ms: Some(_),
+                    ..
+                }
+            )
+        }
+        Err(unusable) => unusable.class != ErrorClass::BadArguments,
+    })
+}
+
 /// What a launch with no rung left does when some rung is parked.
 #[derive(Debug)]
 pub enum Parked {
@@ -129,8 +160,11 @@ pub enum Parked {
     Exit(u8),
 }
 
-/// No rung is left to run: when one is parked until a known reset, exit 75 naming the
-/// earliest, or wait for it up to `max`. `None`: nothing is parked (no rung is available).
+/// No rung is left to run: when every rung that could run is parked until a known reset,
+/// exit 75 naming the earliest; with `--wait`, when one is, wait for it up to `max`.
+/// `None`: no rung is available — none is parked, or one that could run was passed over for
+/// another reason (its arguments, the folder, a failure, its health): a retry would not
+/// find it open at a reset, so 75 would tell cron a lie.
 pub fn every_rung_parked(
     config: &Config,
     cascade: &mut Cascade,
@@ -143,6 +177,9 @@ pub fn every_rung_parked(
     let first = reopening(config, &rungs, cascade.parking(), now)?;
     let parked = || ExitStatus::Parked.code();
     let Some(max) = max else {
+        if !every_one_that_could_run_is_parked(config, &rungs, cascade, now) {
+            return None;
+        }
         term::notice(&format!(
             "every rung is parked: {} reopens at {} ({}) — agent --wait runs it then",
             first.label,
