@@ -305,8 +305,12 @@ fn onramp_a_newcomers_first_hour_by_the_readme_and_a_night_job_from_home() {
         ))
         .install();
     w.api.on(Rule::path_contains("/hook").reply(Reply::ok()));
+    // The real opencode's check starts cold in a scratch directory: on a loaded 2-core
+    // machine it took past the default 10 s (`status_fails_only_the_rung_with_the_broken_key`
+    // says the same), and the night job's `--check-fallback` then saw a dead rung. The bound
+    // is the one opencode's own test uses; the walk is about the newcomer, not that timing.
     w.sb.write_config(&format!(
-        "[alerts.webhook]\nurl = \"{}/hook\"\n",
+        "probe_timeout_seconds = 60\n[alerts.webhook]\nurl = \"{}/hook\"\n",
         w.api.url()
     ));
     walk.says(
@@ -421,7 +425,7 @@ fn onramp_a_newcomers_first_hour_by_the_readme_and_a_night_job_from_home() {
 
     // 10. The fix the notice named: Codex's own words, for Codex only.
     w.sb.write_config(&format!(
-        "[alerts.webhook]\nurl = \"{}/hook\"\n\n[backends.codex]\nheadless_args = [\"--skip-git-repo-check\"]\n",
+        "probe_timeout_seconds = 60\n[alerts.webhook]\nurl = \"{}/hook\"\n\n[backends.codex]\nheadless_args = [\"--skip-git-repo-check\"]\n",
         w.api.url()
     ));
     walk.says(
