@@ -267,6 +267,8 @@ fn on_limit_continue_hands_the_session_to_codex_with_a_brief_and_ends_with_codex
     let rungs = record["rungs"].as_array().expect("rungs");
     assert_eq!(rungs.len(), 2, "{record}");
     assert_limit_rung(&rungs[0], &session, resets(&w.sb)[0]);
+    // The rung passed no model: the one its session answered with, by its own record.
+    assert_eq!(rungs[0]["model"], "claude-opus-5", "{record}");
     assert!(
         rungs[1]["ended"] == "error" || rungs[1]["ended"] == "done",
         "{record}"

@@ -118,12 +118,31 @@ struct Run<'c> {
 impl Run<'_> {
     /// The outcome record's line for this run.
     fn recorded(&self, ended: outcome::Ended, code: Option<i32>) -> outcome::RungRun {
+        let mut model = self.rung.run_model.clone();
+        let mut session = self.session_id.clone();
+        // A script asked for the record: a rung that passed no model, or a session agent
+        // did not name, is told by the run's own record (the model it answered with, the id
+        // its CLI gave the session). Read only then: a launch without one reads nothing.
+        if outcome::wanted()
+            && (model.is_none() || session.is_none())
+            && let Some(read) = std::env::current_dir().ok().and_then(|cwd| {
+                limit_ending::read_session(
+                    &self.rung,
+                    &cwd,
+                    self.started,
+                    self.session_id.as_deref(),
+                )
+            })
+        {
+            model = model.or(read.model);
+            session = session.or(read.id);
+        }
         outcome::RungRun {
             rung: self.index + 1,
             cli: self.rung.backend.family.name().to_string(),
             label: self.rung.label(),
-            model: self.rung.run_model.clone(),
-            session: self.session_id.clone(),
+            model,
+            session,
             seconds: self.elapsed.as_secs_f64(),
             code,
             ended,

@@ -174,6 +174,12 @@ pub fn record_to(path: Option<PathBuf>) -> anyhow::Result<()> {
         .map_err(|err| crate::exit_codes::usage(format!("the outcome record: {err:#}")))
 }
 
+/// Whether a record is to be written (`--outcome` or `AGENT_OUTCOME`): what only the record
+/// needs is read only then.
+pub fn wanted() -> bool {
+    record().path.is_some()
+}
+
 /// A rung was started and its run has ended.
 pub fn rung_ran(run: RungRun) {
     record().rungs.push(run);
