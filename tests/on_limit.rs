@@ -342,6 +342,15 @@ fn off_a_terminal_a_session_out_of_its_window_stops_with_its_code_and_says_how_t
     );
 
     let session = session_id_given(&w.sb.calls("claude")[0]);
+    // The way back to that session, in Claude Code's own words: agent's command run again
+    // would start a new one.
+    assert!(
+        run.stderr.contains(&format!(
+            "the session itself, after the reset: `claude --resume {session}`"
+        )),
+        "{}",
+        run.stderr
+    );
     let rung = the_one_rung(&outcome_path, 1);
     assert_limit_rung(&rung, &session, resets(&w.sb)[0]);
 }
@@ -482,6 +491,43 @@ fn ctrl_c_while_waiting_to_resume_exits_130_and_runs_nothing_more() {
     );
     assert!(codex_runs(&w.sb).is_empty(), "{stderr}");
     assert_eq!(outcome(&outcome_path)["exit"], 130);
+    let session = session_id_given(&w.sb.calls("claude")[0]);
+    assert!(stderr.contains("stopped waiting — nothing ran"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the session itself, after the reset: `claude --resume {session}`"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_resume_whose_reset_is_beyond_the_wait_announces_no_wait_and_names_the_way_back() {
+    let w = out_of_its_window(2 * 3600);
+
+    let (run, _) = launch(&w.sb, &["--on-limit", "resume", "--wait=30s"]);
+
+    assert_eq!(run.code, Some(75), "{run:?}");
+    assert_eq!(w.sb.calls("claude").len(), 1, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("waiting for the reset"),
+        "a wait announced that never began: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("beyond the 30 s a wait takes — not waiting"),
+        "{}",
+        run.stderr
+    );
+    let session = session_id_given(&w.sb.calls("claude")[0]);
+    assert!(
+        run.stderr.contains(&format!(
+            "was not resumed; the session itself, after the reset: `claude --resume {session}`"
+        )),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

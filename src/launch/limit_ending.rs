@@ -245,18 +245,27 @@ pub fn follow<'c>(
             // From this line on a Ctrl-C means "do not resume": noted, so the wait ends as
             // it says (130, nothing run) and the outcome record is written.
             crate::signals::note_interrupts();
-            term::notice(&format!(
-                "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
-                ending.spent
-            ));
             let max = asked.wait.unwrap_or(waiting::DEFAULT_MAX);
-            let waited = waiting::until_reopens(config, cascade, chain.index, max);
+            // Said only once the wait is sure to begin: a reset beyond `max` is said instead.
+            let announce = || {
+                term::notice(&format!(
+                    "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
+                    ending.spent
+                ));
+            };
+            let waited = waiting::until_reopens(config, cascade, chain.index, max, &announce);
             let stopped = crate::signals::interrupted();
             crate::signals::stop_noting_interrupts();
+            let back = way_back(rung, ending)
+                .map(|command| format!("; the session itself, after the reset: `{command}`"))
+                .unwrap_or_default();
             match waited {
-                waiting::Parked::Exit(code) => Next::Exit(code),
+                waiting::Parked::Exit(code) => {
+                    term::notice(&format!("{label} was not resumed{back}"));
+                    Next::Exit(code)
+                }
                 waiting::Parked::Reopened if stopped => {
-                    term::notice("stopped waiting — nothing ran");
+                    term::notice(&format!("stopped waiting — nothing ran{back}"));
                     Next::Exit(130)
                 }
                 waiting::Parked::Reopened => {
@@ -273,7 +282,8 @@ pub fn follow<'c>(
             Next::Exit(passed_through)
         }
         OnLimit::Stop | OnLimit::Ask => {
-            term::notice(&stopped(&label, &ending.spent));
+            let back = way_back(rung, ending);
+            term::notice(&stopped(&label, &ending.spent, back.as_deref()));
             Next::Exit(passed_through)
         }
     }
@@ -302,10 +312,41 @@ fn next_open_rung(cascade: &mut Cascade, chain: &Chain) -> Option<String> {
 }
 
 /// The one line a stopped limit ending prints.
-pub fn stopped(label: &str, spent: &str) -> String {
+pub fn stopped(label: &str, spent: &str, way_back: Option<&str>) -> String {
+    let back = way_back.map_or_else(String::new, |command| {
+        format!("; the session itself, after the reset: `{command}`")
+    });
     format!(
-        "{label} ran out of its window mid-session ({spent}) — its exit code is passed through and the next launch skips this login until then; --on-limit=continue hands the session to the next open rung, --on-limit=resume resumes it after the reset"
+        "{label} ran out of its window mid-session ({spent}) — its exit code is passed through and the next launch skips this login until then; --on-limit=continue hands the session to the next open rung, --on-limit=resume resumes it after the reset{back}"
     )
+}
+
+/// The command that takes the user back into `ending`'s session, in its CLI's own words
+/// (`claude --resume ID`): running agent's command again starts a new session. `None` when
+/// its CLI has no resume form agent knows, or the session's id is unknown.
+/// A rung on another home than the user's own (a pool account's) names it first, as the
+/// CLI must be given it: `CLAUDE_CONFIG_DIR=~/.claude-work claude --resume ID`.
+pub fn way_back(rung: &Rung, ending: &LimitEnding) -> Option<String> {
+    let family = rung.backend.family;
+    let words = family.session_words()?;
+    let id = ending.session_id.as_deref()?;
+    let home = super::parking::login_of(rung)
+        .and_then(|login| login.records)
+        .filter(|home| family.home(&crate::adapter::Env::process()).as_ref() != Some(home))
+        .zip(family.home_vars().first())
+        .map(|(home, var)| {
+            format!(
+                "{var}={} ",
+                crate::text::shell_quote(&home.to_string_lossy())
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "{home}{} {} {}",
+        family.name(),
+        words.resume_flag,
+        crate::text::shell_quote(id)
+    ))
 }
 
 /// How often the question looks for an answer or a Ctrl-C.

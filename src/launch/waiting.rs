@@ -211,12 +211,14 @@ pub fn every_rung_parked(
 
 /// After a limit ending that is to be resumed (DESIGN §21): waits, as `--wait` does, until
 /// rung `index` reopens — at most `max`, with the same countdown and Ctrl-C (130, nothing
-/// run). A reset beyond `max` is not waited for: the launch ends as a parked one (75).
+/// run); `announce` says the wait once it is sure to begin. A reset beyond `max` is not
+/// waited for (said instead): the launch ends as a parked one (75).
 pub fn until_reopens(
     config: &Config,
     cascade: &mut Cascade,
     index: usize,
     max: Duration,
+    announce: &dyn Fn(),
 ) -> Parked {
     let rungs = [cascade.rung(index).clone()];
     let now = Timestamp::now();
@@ -237,6 +239,7 @@ pub fn until_reopens(
         ));
         return Parked::Exit(ExitStatus::Parked.code());
     }
+    announce();
     let parking = Parking::read_only(cascade.store().state_dir());
     wait(first, deadline, max, |now| {
         reopening(config, &rungs, &parking, now)
@@ -358,11 +361,19 @@ fn in_words(left: SignedDuration) -> String {
     format!("in {}", length_words(left))
 }
 
-/// `42 min`, `3 h 12 min`, `2 d 3 h`, `30 s` (minutes rounded up: it is not open before).
+/// `42 min`, `3 h 12 min`, `2 d 3 h`, `30 s`, `1 min 10 s` (under ten minutes the seconds
+/// are said: "2 min" for 70 s was a minute's lie; past that, minutes rounded up — it is not
+/// open before).
 fn length_words(length: SignedDuration) -> String {
     let seconds = u64::try_from(length.as_secs()).unwrap_or(0);
     if seconds < 60 {
         return format!("{seconds} s");
+    }
+    if seconds < 600 {
+        return match seconds % 60 {
+            0 => format!("{} min", seconds / 60),
+            rest => format!("{} min {rest} s", seconds / 60),
+        };
     }
     let minutes = seconds.div_ceil(60);
     let (days, hours, minutes) = (minutes / 1440, minutes / 60 % 24, minutes % 60);
@@ -420,6 +431,9 @@ mod tests {
     fn how_long_is_left_reads_as_a_person_says_it() {
         let s = SignedDuration::from_secs;
         assert_eq!(in_words(s(30)), "in 30 s");
+        assert_eq!(in_words(s(70)), "in 1 min 10 s");
+        assert_eq!(in_words(s(120)), "in 2 min");
+        assert_eq!(in_words(s(9 * 60 + 59)), "in 9 min 59 s");
         assert_eq!(in_words(s(42 * 60 - 10)), "in 42 min");
         assert_eq!(in_words(s(3 * 3600 + 12 * 60)), "in 3 h 12 min");
         assert_eq!(in_words(s(6 * 3600)), "in 6 h");
