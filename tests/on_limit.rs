@@ -56,6 +56,16 @@ fn session_out_of_its_window(sb: &Sandbox, reset_in: i64) {
 
 /// [`session_out_of_its_window`], working `work` seconds first.
 fn session_out_of_its_window_after(sb: &Sandbox, reset_in: i64, work: &str) {
+    session_out_of_its_window_printing(sb, reset_in, work, None);
+}
+
+/// [`session_out_of_its_window_after`], printing `stdout`'s bytes as it ends.
+fn session_out_of_its_window_printing(
+    sb: &Sandbox,
+    reset_in: i64,
+    work: &str,
+    stdout: Option<&Path>,
+) {
     let edited = sb.write_file(EDITED, "pub fn lex() {}\n");
     let rows = [
         prompt_row(TASK),
@@ -69,12 +79,16 @@ fn session_out_of_its_window_after(sb: &Sandbox, reset_in: i64, work: &str) {
         ])),
         five_hour_limit_row_332(),
     ];
-    FakeClaude::new(sb)
+    let fake = FakeClaude::new(sb)
         .works(work)
         .reset_in(reset_in)
         .edits(&edited)
-        .rows(&rows)
-        .install();
+        .rows(&rows);
+    match stdout {
+        Some(file) => fake.prints(file),
+        None => fake,
+    }
+    .install();
 }
 
 /// [`world`] on [`config`] with [`session_out_of_its_window`].
@@ -315,6 +329,64 @@ fn a_run_that_acted_and_ran_out_before_the_fast_failure_threshold_is_handed_off_
     // The login is parked until the reset, as every limit ending parks it.
     let status = w.sb.run(&["--status"]);
     assert!(status.stdout.contains("parked"), "{}", status.stdout);
+}
+
+/// A recorded reply of a real CLI (`tests/fixtures/self_check/NAME.stdout`), replayed with
+/// its exit code, as a fake's script.
+fn replay(name: &str) -> String {
+    let fixture = |ext: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/fixtures/self_check/{name}.{ext}"))
+    };
+    format!(
+        "[ \"$1\" = app-server ] && exit 0\ncat '{}'; exit {}",
+        fixture("stdout").display(),
+        std::fs::read_to_string(fixture("exit")).unwrap().trim()
+    )
+}
+
+#[test]
+fn a_json_launch_handed_off_prints_one_result_document_the_last_rungs_naming_the_brief() {
+    let w = world();
+    w.sb.write_config(&config());
+    // Claude Code prints its own result document as its window runs out (2.1.332's words),
+    // after working past the threshold; Codex answers "ok" in its `exec --json` events.
+    let limit_doc =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/self_check/claude-limit.stdout");
+    session_out_of_its_window_printing(&w.sb, 2 * 3600, WORK, Some(&limit_doc));
+    w.sb.fake_cli("codex")
+        .script(&replay("codex-answered"))
+        .install();
+
+    let (run, _) = launch(
+        &w.sb,
+        &["--on-limit", "continue", "--output-format", "json"],
+    );
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let doc: Value = serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", run.stdout));
+    assert_eq!(doc["result"], "ok", "Codex's answer: {doc}");
+    assert_eq!(doc["is_error"], false, "{doc}");
+    assert_eq!(doc["agent_cli"], "codex", "{doc}");
+    let brief = brief_named_in(&run.stderr);
+    assert_eq!(
+        doc["agent_handoff"]["brief"],
+        &*brief.to_string_lossy(),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["agent_handoff"]["from"],
+        json!(["Claude Code (its default model)"]),
+        "{doc}"
+    );
+    // Claude Code's refused document went to stderr, in its own words.
+    assert!(
+        run.stderr
+            .contains("Claude Code (its default model) said: "),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

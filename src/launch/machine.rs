@@ -91,6 +91,9 @@ struct Launch<'c, 'o> {
     /// A launch waits for a parked rung at most once.
     wait: Option<Duration>,
     handoff: Option<Handoff>,
+    /// The hand-off the session went through, as the final result document names it
+    /// (`agent_handoff`: the brief and the rungs handed from); set when it is announced.
+    handed_on: Option<serde_json::Value>,
     /// The rungs (and logins) a session was handed off from: never again, never back up.
     handed_from: Vec<(usize, Option<String>)>,
     /// A session is resumed after its reset at most once.
@@ -113,6 +116,8 @@ struct Run<'c> {
     elapsed: Duration,
     stderr_head: String,
     printed: Option<bool>,
+    /// The hand-off that led to this run, as its result document names it (`agent_handoff`).
+    handoff: Option<serde_json::Value>,
 }
 
 impl Run<'_> {
@@ -170,6 +175,7 @@ impl Run<'_> {
             &self.stderr_head,
             code,
             self.elapsed,
+            self.handoff.as_ref(),
         );
     }
 
@@ -199,6 +205,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             ran_failed: Vec::new(),
             wait: options.wait,
             handoff: None,
+            handed_on: None,
             handed_from: Vec::new(),
             resumed: false,
         }
@@ -328,6 +335,7 @@ impl<'c, 'o> Launch<'c, 'o> {
         let session_id = session_id
             .or_else(|| crate::login::readers::session_in_output(family, &outcome.stderr_head));
         let run = Run {
+            handoff: self.handed_on.clone(),
             index: winner,
             rung,
             login_key,
@@ -355,6 +363,15 @@ impl<'c, 'o> Launch<'c, 'o> {
             term::notice(&notice);
         }
         if let Some(handoff) = self.handoff.take() {
+            let from: Vec<String> = self
+                .handed_from
+                .iter()
+                .map(|(index, _)| self.cascade.rung(*index).label())
+                .collect();
+            self.handed_on = Some(serde_json::json!({
+                "brief": handoff.brief.as_ref().map(|path| path.to_string_lossy()),
+                "from": from,
+            }));
             announce_handoff(&self.state_dir, &handoff, &rung.label());
         } else if winner > 0 {
             term::notice(&format!("using {}", rung.label()));
@@ -665,9 +682,11 @@ fn stdout_plan(config: &Config, family: crate::adapter::Family, args: &[OsString
     } else {
         dialect::Mode::Interactive
     };
+    // Kept whole for every CLI, Claude Code's too: its document reaches stdout only if its
+    // run is the launch's last — a session handed on leaves one result, the final one.
     held::Plan::for_launch(
         mode,
-        !family.prints_claudes_result() && dialect::asks_json_result(args),
+        dialect::asks_json_result(args),
         family.needs_terminal(),
         std::io::IsTerminal::is_terminal(&std::io::stdout()),
         config.fastfail,
@@ -684,19 +703,42 @@ fn deliver(
     stderr: &str,
     code: i32,
     elapsed: Duration,
+    handoff: Option<&serde_json::Value>,
 ) {
     use std::io::Write as _;
     let Some(held) = held else { return };
     let mut stdout = std::io::stdout();
     if plan == held::Plan::Whole {
-        let doc = claude_result::document(
-            rung.backend.family,
-            &rung.label(),
-            &held.text(),
-            stderr,
-            code,
-            elapsed,
-        );
+        let family = rung.backend.family;
+        // Claude Code's own document is its own, byte for byte; only a hand-off is added to
+        // it. Another CLI's output becomes one.
+        let doc = if family.prints_claudes_result() {
+            let Some(handoff) = handoff else {
+                let _ = held.write_to(&mut stdout);
+                return;
+            };
+            let text = held.text();
+            match serde_json::from_str::<serde_json::Value>(text.trim()) {
+                Ok(mut doc) if doc.is_object() => {
+                    doc["agent_handoff"] = handoff.clone();
+                    doc.to_string()
+                }
+                _ => {
+                    let _ = stdout
+                        .write_all(text.as_bytes())
+                        .and_then(|()| stdout.flush());
+                    return;
+                }
+            }
+        } else {
+            let text = held.text();
+            let mut doc =
+                claude_result::document(family, &rung.label(), &text, stderr, code, elapsed);
+            if let Some(handoff) = handoff {
+                doc["agent_handoff"] = handoff.clone();
+            }
+            doc.to_string()
+        };
         let _ = writeln!(stdout, "{doc}").and_then(|()| stdout.flush());
     } else {
         let _ = held.write_to(&mut stdout);

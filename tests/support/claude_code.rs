@@ -52,6 +52,7 @@ pub struct FakeClaude<'a> {
     rows: Vec<Value>,
     reset_in: i64,
     edits: Option<PathBuf>,
+    prints: Option<PathBuf>,
 }
 
 impl<'a> FakeClaude<'a> {
@@ -63,6 +64,7 @@ impl<'a> FakeClaude<'a> {
             rows: Vec::new(),
             reset_in: 2 * 3600,
             edits: None,
+            prints: None,
         }
     }
 
@@ -90,6 +92,13 @@ impl<'a> FakeClaude<'a> {
         self
     }
 
+    /// What a new session prints on stdout before it exits (as `--output-format json`'s
+    /// result document): the bytes of `file`.
+    pub fn prints(mut self, file: &Path) -> Self {
+        self.prints = Some(file.to_path_buf());
+        self
+    }
+
     /// Writes `bin/claude`. A run with `--resume ID` does no work: it appends
     /// [`resumed_row`] to that session's transcript and exits 0, the session done.
     pub fn install(self) -> PathBuf {
@@ -101,6 +110,9 @@ impl<'a> FakeClaude<'a> {
         let edit = self.edits.map_or_else(String::new, |file| {
             format!("printf '// fixed\\n' >> '{}'\n", file.display())
         });
+        let prints = self
+            .prints
+            .map_or_else(String::new, |file| format!("cat '{}'\n", file.display()));
         self.sb
             .fake_cli("claude")
             .script(&format!(
@@ -124,7 +136,7 @@ if [ -n "$resumed" ]; then
   code=0
 else
   sleep {seconds}
-  {edit}rows='{template}'
+  {edit}{prints}rows='{template}'
   code=1
 fi
 mkdir -p '{dir}'
