@@ -670,14 +670,16 @@ impl Asked {
             outcome,
             exit,
         };
-        let screen = asked
-            .pane
-            .wait_for_joined(|screen| screen.contains("or stop [s]?"), PATIENCE_SECONDS);
+        let screen = asked.pane.wait_for_joined(
+            |screen| screen.contains("or stop [s, Enter]?"),
+            PATIENCE_SECONDS,
+        );
         assert!(
             screen.contains("ran out of its window (5-hour limit, resets ")
                 && screen.contains("Continue in Codex")
-                && screen
-                    .contains("with a brief [c], wait for the reset and resume [r], or stop [s]?"),
+                && screen.contains(
+                    "with a brief [c], wait for the reset and resume [r], or stop [s, Enter]?"
+                ),
             "{screen}"
         );
         // Until it is answered, nothing else runs and agent does not end.
@@ -704,6 +706,164 @@ impl Asked {
                 .ok()
         })
     }
+}
+
+/// `agent --outcome FILE` at a terminal, no `-p`: an interactive Claude Code session that
+/// edits a file, runs out of its window and says so, and waits for the user, who quits it
+/// with `/exit` (0). With `answered_after`, the session waited for the reset and answered
+/// after it before the user quit.
+fn interactive_session(answered_after: bool) -> Option<Asked> {
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: tmux is not installed (apt-get install tmux)");
+        return None;
+    }
+    let w = world();
+    w.sb.write_config(&config());
+    let edited = w.sb.write_file(EDITED, "pub fn lex() {}\n");
+    let mut rows = vec![
+        prompt_row(TASK),
+        assistant_row(&json!([
+            {"type": "text", "text": DID},
+            {"type": "tool_use", "id": "t1", "name": "Edit",
+             "input": {"file_path": edited.to_string_lossy(), "old_string": "{}", "new_string": "{ todo }"}},
+        ])),
+        five_hour_limit_row_332(),
+    ];
+    if answered_after {
+        rows.push(assistant_row(
+            &json!([{"type": "text", "text": "Continuing: the tests pass now."}]),
+        ));
+    }
+    FakeClaude::new(&w.sb)
+        .reset_in(2 * 3600)
+        .edits(&edited)
+        .rows(&rows)
+        .interactive()
+        .install();
+    codex_working_then_exiting_3(&w.sb);
+    let (outcome, outcome_word) = outcome_file(&w.sb);
+    let exit = w.sb.tmp_dir().join("exit-code");
+    let script = format!(
+        "trap : INT; \"$@\"; echo $? > '{}'; sleep 600",
+        exit.display()
+    );
+    let pane = Tmux::start(
+        &w.sb,
+        w.sb.home(),
+        &[
+            "/bin/sh",
+            "-c",
+            &script,
+            "sh",
+            env!("CARGO_BIN_EXE_agent"),
+            "--outcome",
+            &outcome_word,
+        ],
+    );
+    let asked = Asked {
+        w,
+        pane,
+        outcome,
+        exit,
+    };
+    asked.pane.wait_for_joined(
+        |screen| screen.contains("You've hit your 5-hour limit"),
+        PATIENCE_SECONDS,
+    );
+    asked.pane.send_line("/exit");
+    Some(asked)
+}
+
+/// The login is parked until the reset: a launch now passes Claude Code over, saying why.
+fn assert_parked(sb: &Sandbox) {
+    let dry = sb.run(&["--dry-run", "-p", "hi"]);
+    assert!(dry.stdout.contains("5-hour limit, resets"), "{dry:?}");
+}
+
+#[test]
+fn an_interactive_session_that_ran_out_asks_after_the_user_quits_and_c_continues_in_codex() {
+    let Some(asked) = interactive_session(false) else {
+        return;
+    };
+    let screen = asked.pane.wait_for_joined(
+        |screen| screen.contains("or stop [s, Enter]?"),
+        PATIENCE_SECONDS,
+    );
+    assert!(screen.contains("Continue in Codex"), "{screen}");
+
+    asked.pane.send_line("c");
+
+    assert_eq!(asked.exit_code(), 3, "Codex's code: {}", asked.screen());
+    let codex = codex_runs(&asked.w.sb);
+    assert_eq!(codex.len(), 1, "{}", asked.screen());
+    let brief = briefs(&asked.w.sb);
+    assert_eq!(brief.len(), 1, "{}", asked.screen());
+    let text = std::fs::read_to_string(&brief[0]).unwrap();
+    assert!(text.contains(TASK) && text.contains(EDITED), "{text}");
+    assert!(
+        codex[0]
+            .argv
+            .iter()
+            .any(|word| word.contains(&*brief[0].to_string_lossy())),
+        "{:?}",
+        codex[0].argv
+    );
+    let record = outcome(&asked.outcome);
+    assert_eq!(record["rungs"][0]["ended"], "limit", "{record}");
+    assert_eq!(record["rungs"][0]["code"], 0, "{record}");
+    assert_parked(&asked.w.sb);
+}
+
+#[test]
+fn an_interactive_session_that_ran_out_and_s_stops_naming_the_way_back() {
+    let Some(asked) = interactive_session(false) else {
+        return;
+    };
+    asked.pane.wait_for_joined(
+        |screen| screen.contains("or stop [s, Enter]?"),
+        PATIENCE_SECONDS,
+    );
+
+    asked.pane.send_line("s");
+
+    assert_eq!(
+        asked.exit_code(),
+        0,
+        "Claude Code's code: {}",
+        asked.screen()
+    );
+    assert!(codex_runs(&asked.w.sb).is_empty(), "{}", asked.screen());
+    let session = session_id_given(&asked.w.sb.calls("claude")[0]);
+    let screen = asked.screen();
+    assert!(
+        screen.contains(&format!("`claude --resume {session}`")),
+        "{screen}"
+    );
+    // The question said what ran out; the stop does not say it again.
+    assert_eq!(
+        screen.matches("ran out of its window").count(),
+        1,
+        "{screen}"
+    );
+    assert_eq!(the_one_rung(&asked.outcome, 0)["ended"], "limit");
+    assert_parked(&asked.w.sb);
+}
+
+#[test]
+fn an_interactive_session_that_waited_for_the_reset_and_answered_is_done_and_nothing_is_asked() {
+    let Some(asked) = interactive_session(true) else {
+        return;
+    };
+
+    assert_eq!(asked.exit_code(), 0, "{}", asked.screen());
+    let screen = asked.screen();
+    assert!(!screen.contains("or stop [s"), "{screen}");
+    assert!(codex_runs(&asked.w.sb).is_empty(), "{screen}");
+    assert_eq!(the_one_rung(&asked.outcome, 0)["ended"], "done");
 }
 
 #[test]
@@ -757,7 +917,7 @@ fn on_a_terminal_agent_asks_again_on_an_unknown_answer_and_s_stops_running_nothi
 
     asked.pane.send_line("maybe");
     asked.pane.wait_for_joined(
-        |screen| screen.matches("or stop [s]?").count() == 2,
+        |screen| screen.matches("or stop [s, Enter]?").count() == 2,
         PATIENCE_SECONDS,
     );
     assert!(codex_runs(&asked.w.sb).is_empty(), "{}", asked.screen());

@@ -24,11 +24,12 @@ pub struct Spent {
 pub enum Ending {
     /// Killed by this signal.
     Signal(i32),
-    /// Over, with the CLI's own code: it answered (0 or 130), ran past `fastfail_seconds`,
-    /// or agent was told to stop.
+    /// Over, with the CLI's own code: it answered (0 or 130) and its session did not end
+    /// on its limit, ran past `fastfail_seconds`, or agent was told to stop.
     Done(i32),
-    /// Its own record says its usage window ran out, after it ran past `fastfail_seconds`
-    /// or after it acted (changed files, ran commands) however soon.
+    /// Its own record says its usage window ran out: its session's last turn was refused
+    /// for it (whatever the code), or it failed after running past `fastfail_seconds` or
+    /// after it acted (changed files, ran commands) however soon.
     Limit(i32, Spent),
     /// It ran past `fastfail_seconds` and ended on a refused quota its record names no
     /// window for (opencode's provider error), in its own words.
@@ -83,6 +84,9 @@ pub trait Record {
     fn refused_folder(&self, code: i32) -> Option<String>;
     /// What it did before it failed, when it did anything.
     fn acted(&self) -> Option<Actions>;
+    /// Its session's last turn was refused for its usage limit and nothing answered after
+    /// it (the CLI's own record; a session that waited for the reset and went on is not).
+    fn ended_on_its_limit(&self) -> bool;
 }
 
 /// The one judgement of how a run ended.
@@ -96,6 +100,16 @@ pub fn judge(seen: &Seen, fastfail: Duration, record: &impl Record) -> Ending {
     } else {
         fastfail::judge(seen.ended, seen.elapsed, fastfail, seen.silent)
     };
+    // However it exited and however long it ran — an interactive session the user quit
+    // after the CLI said the limit exits 0 — a session whose last turn was refused for its
+    // limit ran out. Not when the user told agent to stop: nothing more is to happen.
+    if matches!(verdict, Verdict::Final)
+        && !seen.told_to_stop
+        && record.ended_on_its_limit()
+        && let Some(spent) = record.spent()
+    {
+        return Ending::Limit(code, spent);
+    }
     match verdict {
         Verdict::Final if code != 0 && seen.elapsed >= fastfail => {
             if let Some(spent) = record.spent() {
@@ -145,6 +159,7 @@ mod tests {
         arguments: Option<String>,
         folder: Option<String>,
         acted: Option<Actions>,
+        ran_out: bool,
         asked: Cell<usize>,
     }
 
@@ -168,6 +183,9 @@ mod tests {
         fn acted(&self) -> Option<Actions> {
             self.asked.set(self.asked.get() + 1);
             self.acted.clone()
+        }
+        fn ended_on_its_limit(&self) -> bool {
+            self.ran_out
         }
     }
 
@@ -198,7 +216,7 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_and_a_signal_read_no_record() {
+    fn an_answer_asks_only_whether_its_session_ran_out_and_a_signal_asks_nothing() {
         let record = Told::default();
         assert!(matches!(
             judge(&seen(Ended::Code(0), 1), NET, &record),
@@ -209,6 +227,40 @@ mod tests {
             Ending::Signal(15)
         ));
         assert_eq!(record.asked.get(), 0);
+    }
+
+    #[test]
+    fn a_session_that_ended_on_its_limit_is_a_limit_whatever_its_code_and_length() {
+        let ran_out = Told {
+            ran_out: true,
+            spent: Some(spent()),
+            ..Told::default()
+        };
+        // The user quit an interactive session after the limit (/exit: 0, Ctrl-C: 130).
+        for (code, secs) in [(0, 600), (130, 600), (0, 2), (1, 60)] {
+            assert!(
+                matches!(
+                    judge(&seen(Ended::Code(code), secs), NET, &ran_out),
+                    Ending::Limit(c, _) if c == code
+                ),
+                "{code} after {secs}s"
+            );
+        }
+        // Told to stop: nothing more is to happen.
+        let stopped = Seen {
+            told_to_stop: true,
+            ..seen(Ended::Code(0), 600)
+        };
+        assert!(matches!(judge(&stopped, NET, &ran_out), Ending::Done(0)));
+        // A full window its record names but a session that answered after it: done.
+        let answered_after = Told {
+            spent: Some(spent()),
+            ..Told::default()
+        };
+        assert!(matches!(
+            judge(&seen(Ended::Code(0), 600), NET, &answered_after),
+            Ending::Done(0)
+        ));
     }
 
     #[test]

@@ -228,6 +228,16 @@ pub fn follow<'c>(
         let next = next_open_rung(cascade, chain);
         cascade.retarget(args);
         choice = ask(&label, &ending.spent, next.as_deref(), resume.is_some());
+        if choice == OnLimit::Stop {
+            // The question said what ran out; the stop says only the way back.
+            let back = way_back(rung, ending)
+                .map(|command| format!("; the session itself, after the reset: `{command}`"))
+                .unwrap_or_default();
+            term::notice(&format!(
+                "stopped — its exit code is passed through and the next launch skips this login until the reset{back}"
+            ));
+            return Next::Exit(passed_through);
+        }
     }
     match choice {
         OnLimit::Continue => {
@@ -365,7 +375,7 @@ pub fn ask(label: &str, spent: &str, next: Option<&str>, resume: bool) -> OnLimi
     if resume {
         options.push("wait for the reset and resume [r]".to_string());
     }
-    options.push("stop [s]".to_string());
+    options.push("stop [s, Enter]".to_string());
     let question = format!(
         "{label} ran out of its window ({spent}). {}? ",
         capitalized(&or_list(&options))

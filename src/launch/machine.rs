@@ -448,9 +448,7 @@ impl<'c, 'o> Launch<'c, 'o> {
         code: i32,
         spent: Spent,
     ) -> Next {
-        let session = record.cwd().and_then(|cwd| {
-            limit_ending::read_session(&run.rung, cwd, run.started, run.session_id.as_deref())
-        });
+        let session = record.session().cloned();
         let ending = limit_ending::LimitEnding {
             window: spent.window,
             spent: spent.words,

@@ -15,6 +15,7 @@ use super::parking::{self, Parking};
 use super::rung::Rung;
 use crate::config::Config;
 use crate::login::Window;
+use crate::login::session::Session;
 
 pub struct RunRecord<'r, 'c> {
     config: &'c Config,
@@ -30,6 +31,7 @@ pub struct RunRecord<'r, 'c> {
     cwd: Option<PathBuf>,
     windows: OnceCell<Vec<Window>>,
     filed: OnceCell<()>,
+    session: OnceCell<Option<Session>>,
 }
 
 impl<'r, 'c> RunRecord<'r, 'c> {
@@ -51,6 +53,7 @@ impl<'r, 'c> RunRecord<'r, 'c> {
             cwd: std::env::current_dir().ok(),
             windows: OnceCell::new(),
             filed: OnceCell::new(),
+            session: OnceCell::new(),
         }
     }
 
@@ -75,6 +78,17 @@ impl<'r, 'c> RunRecord<'r, 'c> {
             parking.file(self.rung, self.windows(), Timestamp::now());
         });
         self.spent()
+    }
+
+    /// The run's session by its CLI's own record, read on first use (the judgement and a
+    /// limit ending share it).
+    pub fn session(&self) -> Option<&Session> {
+        self.session
+            .get_or_init(|| {
+                let cwd = self.cwd.as_deref()?;
+                super::limit_ending::read_session(self.rung, cwd, self.started, self.session_id)
+            })
+            .as_ref()
     }
 
     /// Whether the windows were read (and so are to be filed whatever the ending).
@@ -121,5 +135,10 @@ impl Record for RunRecord<'_, '_> {
     fn acted(&self) -> Option<Actions> {
         let cwd = self.cwd.as_deref()?;
         Some(acted::by_run(self.rung, cwd, self.started, self.session_id)).filter(Actions::acted)
+    }
+
+    fn ended_on_its_limit(&self) -> bool {
+        self.session()
+            .is_some_and(|session| session.ended_on_its_limit)
     }
 }

@@ -90,6 +90,9 @@ pub fn read(project_dir: &Path, start: Timestamp, id: Option<&str>) -> Option<Se
                     collector.prompt(&prompt);
                 }
             }
+            Some("assistant") if super::claude_transcript::parse_row(&line).is_some() => {
+                collector.ran_out();
+            }
             Some("assistant") => answer(&row, &mut collector),
             _ => {}
         }
@@ -122,6 +125,7 @@ fn answer(row: &Value, collector: &mut Collector) {
     if model == Some(SYNTHETIC_MODEL) || flag(row, "isApiErrorMessage") {
         return;
     }
+    collector.answered();
     if let Some(model) = model {
         collector.model(model);
     }
@@ -223,6 +227,11 @@ mod tests {
         );
         limit["message"]["model"] = "<synthetic>".into();
         limit["isApiErrorMessage"] = true.into();
+        limit["error"] = "rate_limit".into();
+        // 2.1.332's limit as data beside its text.
+        limit["apiError"] = "usage_limit_reached".into();
+        limit["apiErrorParams"] = json!({"rate_limit_info": {"status": "rejected",
+            "resetsAt": Timestamp::now().as_second() + 3600, "rateLimitType": "five_hour"}});
         vec![
             meta,
             user(
@@ -315,10 +324,36 @@ mod tests {
                     "Running `cargo test`.".into()
                 ],
                 files: vec!["/home/u/proj/src/lib.rs".into()],
+                ended_on_its_limit: true,
             }
         );
         assert_eq!(read(&dir, Timestamp::now(), Some("missing-id")), None);
         assert_eq!(read(&dir, Timestamp::now(), Some("../projects/x")), None);
+    }
+
+    #[test]
+    fn a_session_that_answered_after_its_limit_did_not_end_on_it() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("projects/-home-u-proj");
+        // Claude Code waited for the reset and went on: its answer comes after the limit row.
+        let mut rows = this_session(-600);
+        rows.push(assistant(
+            SESSION,
+            &at(-10),
+            "msg_03",
+            &json!([{"type": "text", "text": "The tests pass now."}]),
+        ));
+        write(&dir, &format!("{SESSION}.jsonl"), &rows);
+        let session = read(&dir, Timestamp::now(), Some(SESSION)).unwrap();
+        assert!(!session.ended_on_its_limit, "{session:?}");
+        // A prompt typed after the limit that is refused again ends on it once more.
+        let mut refused_again = this_session(-600);
+        let limit = refused_again.last().unwrap().clone();
+        refused_again.push(user(SESSION, &at(-5), &json!("are you there?")));
+        refused_again.push(limit);
+        write(&dir, &format!("{SESSION}.jsonl"), &refused_again);
+        let session = read(&dir, Timestamp::now(), Some(SESSION)).unwrap();
+        assert!(session.ended_on_its_limit, "{session:?}");
     }
 
     #[test]

@@ -258,6 +258,7 @@ mod tests {
                     "Done with the patch; the changelog next.".into()
                 ],
                 files: vec!["src/lib.rs".into()],
+                ended_on_its_limit: false,
             }
         );
         assert_eq!(read(&sessions, Path::new("/work/other"), start, None), None);

@@ -26,6 +26,10 @@ pub struct Session {
     pub last_replies: Vec<String>,
     /// The files its edit tool calls changed, as [`super::run_actions`] reads them.
     pub files: Vec<String>,
+    /// Its last turn was refused for its usage limit, by a row its CLI wrote itself, and no
+    /// answer came after it: a session that ran out, whatever its CLI's exit code (one that
+    /// waited for the reset and went on answered after it, and is not).
+    pub ended_on_its_limit: bool,
 }
 
 /// A session built row by row, in the order its record holds them.
@@ -91,6 +95,16 @@ impl Collector {
             }
         }
         self.reply_of = message.map(str::to_string);
+    }
+
+    /// A turn refused for the usage limit, by the CLI's own record.
+    pub fn ran_out(&mut self) {
+        self.session.ended_on_its_limit = true;
+    }
+
+    /// The model answered (text or a tool call): a limit before it is behind the session.
+    pub fn answered(&mut self) {
+        self.session.ended_on_its_limit = false;
     }
 
     /// The session, or `None` when no row of it was read.

@@ -53,6 +53,7 @@ pub struct FakeClaude<'a> {
     reset_in: i64,
     edits: Option<PathBuf>,
     prints: Option<PathBuf>,
+    interactive: bool,
 }
 
 impl<'a> FakeClaude<'a> {
@@ -65,6 +66,7 @@ impl<'a> FakeClaude<'a> {
             reset_in: 2 * 3600,
             edits: None,
             prints: None,
+            interactive: false,
         }
     }
 
@@ -96,6 +98,13 @@ impl<'a> FakeClaude<'a> {
     /// result document): the bytes of `file`.
     pub fn prints(mut self, file: &Path) -> Self {
         self.prints = Some(file.to_path_buf());
+        self
+    }
+
+    /// As an interactive session at a terminal: once its rows are written it shows the
+    /// limit, as 2.1.332 does, and waits for the user — `/exit` ends it with 0.
+    pub fn interactive(mut self) -> Self {
+        self.interactive = true;
         self
     }
 
@@ -147,12 +156,18 @@ echo "$reset" >> "$TMPDIR/claude-resets"
 f="{dir}/$sid.jsonl"
 sed "s/@NOW@/$now/g; s/@SID@/$sid/g; s/\"@RESET@\"/$reset/g; s/@RESET_AT@/$at/g" "$rows" >> "$f"
 touch -d "$now" "$f"
+if [ -n "{interactive}" ] && [ -z "$resumed" ]; then
+  echo "You've hit your 5-hour limit · resets $at (UTC)"
+  while IFS= read -r line; do [ "$line" = /exit ] && break; done
+  exit 0
+fi
 exit $code"#,
                 dir = dir.display(),
                 template = template.display(),
                 resumed = resumed.display(),
                 seconds = self.seconds,
                 reset_in = self.reset_in,
+                interactive = if self.interactive { "1" } else { "" },
             ))
             .install()
     }
