@@ -346,6 +346,33 @@ fn replay(name: &str) -> String {
 }
 
 #[test]
+fn a_night_jobs_output_file_holds_the_next_rungs_answer_and_not_the_limit_line_above_it() {
+    let w = world();
+    w.sb.write_config(&config());
+    // Past the hold (`fastfail_seconds = 1`), Claude Code prints its limit line as it ends,
+    // as 2.1.332 does in `-p` text mode.
+    let limit_line = w.sb.tmp_dir().join("limit-line.txt");
+    std::fs::write(
+        &limit_line,
+        "You've hit your 5-hour limit · resets 7:59pm (UTC)\n",
+    )
+    .unwrap();
+    session_out_of_its_window_printing(&w.sb, 2 * 3600, WORK, Some(&limit_line));
+    codex_working_then_exiting_3(&w.sb);
+
+    let (run, _) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(3), "{run:?}");
+    assert_eq!(run.stdout, "codex went on\n", "only the answer: {run:?}");
+    assert!(
+        run.stderr
+            .contains("Claude Code (its default model) said: You've hit your 5-hour limit"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_json_launch_handed_off_prints_one_result_document_the_last_rungs_naming_the_brief() {
     let w = world();
     w.sb.write_config(&config());

@@ -67,7 +67,15 @@ pub struct Hold {
     held: Option<Spool>,
     /// When a timed hold is released; `None`: held to the end (or never held).
     until: Option<Instant>,
+    /// After a timed hold's release, the last line (and any part line after it) is kept
+    /// back until the next one comes or the run ends: a CLI's last line may be its limit
+    /// ("You've hit your 5-hour limit"), which belongs on stderr above the next rung's
+    /// answer, not in a night job's output file. At most [`LAST_LINE`] bytes.
+    last_line: Vec<u8>,
 }
+
+/// The most of a last line a released hold keeps back: a longer one is written through.
+const LAST_LINE: usize = 64 * 1024;
 
 impl Hold {
     /// A hold for `plan`, for a run that started at `started`.
@@ -76,14 +84,17 @@ impl Hold {
             Plan::Own | Plan::Stream => Hold {
                 held: None,
                 until: None,
+                last_line: Vec::new(),
             },
             Plan::HoldFor(limit) => Hold {
                 held: Some(Spool::default()),
                 until: Some(started + limit),
+                last_line: Vec::new(),
             },
             Plan::Whole => Hold {
                 held: Some(Spool::default()),
                 until: None,
+                last_line: Vec::new(),
             },
         }
     }
@@ -102,12 +113,30 @@ impl Hold {
         }
         match &mut self.held {
             Some(spool) => spool.push(bytes),
+            None if self.until.is_some() => self.flow_but_the_last_line(bytes, out),
             // Agent's stdout gone (a closed pipe): the CLI's output is still read on, so
             // it does not block on a full one.
             None => {
                 let _ = out.write_all(bytes).and_then(|()| out.flush());
             }
         }
+    }
+
+    /// Writes what came, all but its last line (kept back in `last_line`).
+    fn flow_but_the_last_line(&mut self, bytes: &[u8], out: &mut dyn Write) {
+        self.last_line.extend_from_slice(bytes);
+        let body = self
+            .last_line
+            .strip_suffix(b"\n")
+            .unwrap_or(&self.last_line);
+        let cut = match body.iter().rposition(|byte| *byte == b'\n') {
+            Some(newline) => newline + 1,
+            None if self.last_line.len() > LAST_LINE => self.last_line.len(),
+            None => return,
+        };
+        let rest = self.last_line.split_off(cut);
+        let _ = out.write_all(&self.last_line).and_then(|()| out.flush());
+        self.last_line = rest;
     }
 
     /// Whether a timed hold has run its time at `now`.
@@ -122,9 +151,18 @@ impl Hold {
         }
     }
 
-    /// What is still held when the run has ended: `None` when it all went through.
+    /// What is still held when the run has ended: `None` when it all went through. A
+    /// released hold's last line is still held: the ending says where it goes.
     pub fn into_held(self) -> Option<Spool> {
-        self.held
+        match self.held {
+            Some(spool) => Some(spool),
+            None if !self.last_line.is_empty() => {
+                let mut spool = Spool::default();
+                spool.push(&self.last_line);
+                Some(spool)
+            }
+            None => None,
+        }
     }
 }
 
@@ -273,8 +311,25 @@ mod tests {
         assert!(!hold.due(started));
         assert!(hold.due(started + Duration::from_secs(60)));
         hold.release(&mut out);
-        hold.take(b"two", &mut out);
-        assert_eq!(out, b"one two");
+        hold.take(b"two\nthree", &mut out);
+        assert_eq!(out, b"one two\n");
+        hold.take(b" four\n", &mut out);
+        assert_eq!(out, b"one two\n", "the last line is kept back");
+        hold.take(b"You've hit your 5-hour limit\n", &mut out);
+        assert_eq!(out, b"one two\nthree four\n");
+        // The last line is still held when the run ends: its ending says where it goes.
+        let mut last = Vec::new();
+        hold.into_held()
+            .expect("the last line")
+            .write_to(&mut last)
+            .unwrap();
+        assert_eq!(last, b"You've hit your 5-hour limit\n");
+        // A line longer than what is kept back goes through.
+        let mut hold = Hold::new(Plan::HoldFor(Duration::ZERO), started);
+        let mut out = Vec::new();
+        hold.release(&mut out);
+        hold.take(&vec![b'x'; LAST_LINE + 1], &mut out);
+        assert_eq!(out.len(), LAST_LINE + 1);
         assert!(hold.into_held().is_none());
     }
 
