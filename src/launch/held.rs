@@ -182,10 +182,16 @@ pub struct Spool {
 }
 
 impl Spool {
-    /// Whether `more` bytes would take it past what memory and its file keep.
+    /// Whether `more` bytes would take it past what memory and its file keep — exactly
+    /// when [`Spool::push`] would keep only their end. (The sum of both caps was asked
+    /// before: with memory not quite full when the file began, the file reached its cap
+    /// first, and a timed hold dropped the middle of a flood it should have written
+    /// through — on a loaded machine, where reads come in other sizes.)
     fn would_overflow(&self, more: usize) -> bool {
-        let kept = self.memory.len() as u64 + self.on_disk;
-        kept + more as u64 > IN_MEMORY as u64 + ON_DISK
+        if self.file.is_none() && self.memory.len() + more <= IN_MEMORY {
+            return false;
+        }
+        self.left_out > 0 || self.on_disk + more as u64 > ON_DISK
     }
 
     fn push(&mut self, bytes: &[u8]) {
@@ -331,6 +337,34 @@ mod tests {
         hold.take(&vec![b'x'; LAST_LINE + 1], &mut out);
         assert_eq!(out.len(), LAST_LINE + 1);
         assert!(hold.into_held().is_none());
+    }
+
+    #[test]
+    fn a_timed_hold_flooded_past_its_file_is_written_through_whole_whatever_the_read_sizes() {
+        // Memory far from full when the file begins (a read larger than what memory had
+        // left): every byte still comes out, in order.
+        let mut hold = Hold::new(Plan::HoldFor(Duration::from_secs(60)), Instant::now());
+        let mut out = Vec::new();
+        let mut sent = 0usize;
+        let mut chunk = |n: usize, byte: u8, hold: &mut Hold, out: &mut Vec<u8>| {
+            hold.take(&vec![byte; n], out);
+            sent += n;
+        };
+        chunk(1 << 20, b'a', &mut hold, &mut out);
+        chunk(IN_MEMORY, b'b', &mut hold, &mut out);
+        for round in 0..70u8 {
+            chunk(1 << 20, b'c' + round % 20, &mut hold, &mut out);
+        }
+        if let Some(spool) = hold.into_held() {
+            spool.write_to(&mut out).unwrap();
+        }
+        assert_eq!(out.len(), sent, "bytes were dropped");
+        assert!(out[..1 << 20].iter().all(|b| *b == b'a'));
+        assert!(
+            out[1 << 20..(1 << 20) + IN_MEMORY]
+                .iter()
+                .all(|b| *b == b'b')
+        );
     }
 
     #[test]
