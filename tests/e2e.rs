@@ -711,6 +711,117 @@ fn the_real_claude_code_runs_a_prompt_through_the_relay() {
     assert!(!ledger.contains(RELAY_TOKEN) && !ledger.contains(UPSTREAM_KEY));
 }
 
+/// What the API answers a subscription login whose 5-hour window is used up until `reset`
+/// (unix seconds): 429 with the unified rate-limit headers, as Claude Code reads them.
+fn five_hour_limit_refusal(reset: i64) -> Reply {
+    Reply::anthropic_error(
+        429,
+        "rate_limit_error",
+        "This request would exceed your account's rate limit. Please try again later.",
+    )
+    .header("retry-after", "3600")
+    .header("anthropic-ratelimit-unified-status", "rejected")
+    .header("anthropic-ratelimit-unified-reset", &reset.to_string())
+    .header(
+        "anthropic-ratelimit-unified-representative-claim",
+        "five_hour",
+    )
+    .header("anthropic-ratelimit-unified-5h-status", "rejected")
+    .header("anthropic-ratelimit-unified-5h-utilization", "1.0")
+    .header("anthropic-ratelimit-unified-5h-reset", &reset.to_string())
+    .header("anthropic-ratelimit-unified-7d-utilization", "0.5")
+    .header(
+        "anthropic-ratelimit-unified-7d-reset",
+        &(reset + 3 * 86_400).to_string(),
+    )
+    .header("anthropic-ratelimit-unified-overage-status", "rejected")
+    .header(
+        "anthropic-ratelimit-unified-overage-disabled-reason",
+        "org_level_disabled",
+    )
+}
+
+/// The real Claude Code, interactive under `tmux` as a person uses it (issue 41): a prompt,
+/// the 5-hour limit refusal, Claude Code says so, the user quits with `/exit` (exit 0).
+/// agent reads that session's transcript, parks the login, asks, and `c` starts the real
+/// Codex with a brief of the session as its first prompt.
+#[test]
+fn the_real_interactive_claude_code_out_of_its_window_is_asked_about_and_c_continues_in_codex() {
+    const TASK: &str = "fix the lexer in src/lexer.rs";
+    let w = e2e();
+    w.sb.env_remove("ANTHROPIC_API_KEY");
+    w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", OAUTH_TOKEN);
+    w.sb.env("TZ", "UTC");
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\nrun_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n",
+    );
+    // agent's check of Claude Code is answered; the session's prompt is refused.
+    let reset = (jiff::Timestamp::now().as_second() / 60 + 90) * 60;
+    w.api.on(Rule::path_contains("/v1/messages")
+        .and_body_contains(TASK)
+        .reply(five_hour_limit_refusal(reset)));
+    let project = w.sb.set_cwd("project");
+    w.sb.write_file(
+        ".claude.json",
+        &serde_json::json!({
+            "hasCompletedOnboarding": true,
+            "theme": "dark",
+            "projects": { project.display().to_string(): {
+                "hasTrustDialogAccepted": true,
+                "hasCompletedProjectOnboarding": true,
+            }},
+        })
+        .to_string(),
+    );
+    let agent = env!("CARGO_BIN_EXE_agent");
+    let session = Tmux::start(&w.sb, &project, &[agent]);
+    session.wait_for(|screen| screen.contains('❯'), 60);
+    session.send_line(TASK);
+    let screen = session.wait_for(|screen| screen.contains("5-hour limit"), 90);
+    eprintln!("--- Claude Code at its limit\n{screen}---");
+    session.send_line("/exit");
+    let asked = session.wait_for_joined(|screen| screen.contains("or stop [s, Enter]?"), 90);
+    assert!(
+        asked.contains("ran out of its window (5-hour limit, resets "),
+        "{asked}"
+    );
+    assert!(asked.contains("Continue in Codex"), "{asked}");
+
+    session.send_line("c");
+
+    // The real Codex starts, its first prompt naming the brief.
+    let handoffs = w.sb.state_dir().join("handoffs");
+    let codex = support::wait::for_some("Codex started with the brief", || {
+        session.processes().into_iter().find(|process| {
+            process
+                .argv
+                .iter()
+                .any(|word| word.contains("[agent] This task began in Claude Code"))
+        })
+    });
+    let brief = fs::read_dir(&handoffs)
+        .expect("the brief's directory")
+        .flatten()
+        .map(|entry| entry.path())
+        .next()
+        .expect("a brief");
+    assert!(
+        codex
+            .argv
+            .iter()
+            .any(|word| word.contains(&*brief.to_string_lossy())),
+        "{:?}",
+        codex.argv
+    );
+    let text = fs::read_to_string(&brief).unwrap();
+    assert!(text.contains(TASK), "{text}");
+    drop(session);
+
+    // The login is parked until the reset: the next launch passes it over with no call.
+    let dry = w.run(&["--dry-run", "-p", "hi"]);
+    assert!(dry.stdout.contains("5-hour limit, resets"), "{dry:?}");
+}
+
 /// A subscription token for Claude Code (any value works against the mock).
 const OAUTH_TOKEN: &str = "sk-ant-oat01-e2e-0123456789abcdef";
 
@@ -748,33 +859,8 @@ backend = "spare"
     // seconds ahead is read back exactly.
     let now = jiff::Timestamp::now().as_second();
     let reset = (now + 5 + 59) / 60 * 60;
-    let refused = Reply::anthropic_error(
-        429,
-        "rate_limit_error",
-        "This request would exceed your account's rate limit. Please try again later.",
-    )
-    .header("retry-after", "3600")
-    .header("anthropic-ratelimit-unified-status", "rejected")
-    .header("anthropic-ratelimit-unified-reset", &reset.to_string())
-    .header(
-        "anthropic-ratelimit-unified-representative-claim",
-        "five_hour",
-    )
-    .header("anthropic-ratelimit-unified-5h-status", "rejected")
-    .header("anthropic-ratelimit-unified-5h-utilization", "1.0")
-    .header("anthropic-ratelimit-unified-5h-reset", &reset.to_string())
-    .header("anthropic-ratelimit-unified-7d-utilization", "0.5")
-    .header(
-        "anthropic-ratelimit-unified-7d-reset",
-        &(reset + 3 * 86_400).to_string(),
-    )
-    .header("anthropic-ratelimit-unified-overage-status", "rejected")
-    .header(
-        "anthropic-ratelimit-unified-overage-disabled-reason",
-        "org_level_disabled",
-    );
     w.api
-        .on(Rule::path_contains("/v1/messages?beta=true").reply(refused));
+        .on(Rule::path_contains("/v1/messages?beta=true").reply(five_hour_limit_refusal(reset)));
 
     let first = w.run(&["-p", "hi"]);
     assert_eq!(first.code, Some(0), "{first:?}");
