@@ -1345,3 +1345,44 @@ fn the_tokens_of_every_login_store_never_reach_the_brief() {
         "{brief}"
     );
 }
+
+#[test]
+fn a_handoff_names_the_spent_login_once_and_not_its_other_models_above_it() {
+    // Two rungs on the one Claude login (Opus, then Sonnet), then Codex: the window that ran
+    // out is the login's, so Sonnet is passed over for it — said once, by the hand-off line,
+    // not as "(claude-sonnet-5) unavailable" printed above the line saying Opus ran out.
+    let w = world();
+    w.sb.write_config(&format!(
+        "fastfail_seconds = 1\n{}",
+        r#"
+[[rungs]]
+backend = "claude"
+probe_model = "opus"
+
+[[rungs]]
+backend = "claude"
+probe_model = "sonnet"
+
+[[rungs]]
+backend = "codex"
+"#
+    ));
+    session_out_of_its_window(&w.sb, 2 * 3600);
+    codex_working_then_exiting_3(&w.sb);
+
+    let (run, _) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(3), "Codex's code is agent's: {run:?}");
+    assert_eq!(w.sb.calls("claude").len(), 1, "{}", run.stderr);
+    assert_eq!(codex_runs(&w.sb).len(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("— continuing in Codex"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("unavailable"),
+        "a rung on the spent login was announced apart from the hand-off:\n{}",
+        run.stderr
+    );
+}

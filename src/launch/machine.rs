@@ -219,10 +219,26 @@ impl<'c, 'o> Launch<'c, 'o> {
             dry_run::print(&mut self.cascade, &choice, &self.args, self.options.json)?;
             return Ok(Chosen::Exit(0));
         }
-        // The rung a session was just handed off from is passed over as parked: the hand-off
-        // notice says so once.
+        // The rung a session was just handed off from, and every rung on the login that ran
+        // out (its other models), are passed over as parked: the hand-off notice says so
+        // once — not "(claude-sonnet-5) unavailable — 5-hour limit" above the line saying
+        // Opus ran out.
         let said: Vec<usize> = match self.handoff {
-            Some(_) => self.handed_from.iter().map(|(index, _)| *index).collect(),
+            Some(_) => {
+                let spent: Vec<String> = self
+                    .handed_from
+                    .iter()
+                    .filter_map(|(_, login)| login.clone())
+                    .collect();
+                let mut said = Vec::new();
+                for index in 0..self.cascade.len() {
+                    let handed_from = self.handed_from.iter().any(|(from, _)| *from == index);
+                    if handed_from || self.login_of(index).is_some_and(|key| spent.contains(&key)) {
+                        said.push(index);
+                    }
+                }
+                said
+            }
             None => Vec::new(),
         };
         announce_passed(&mut self.cascade, &choice, &said, &mut self.why_not);
