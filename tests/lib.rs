@@ -21,6 +21,7 @@ mod config_errors;
 mod dashboard;
 mod default_home;
 mod endpoints;
+mod every_cli_sessions;
 mod fast_fail_after_acting;
 mod foreign_files;
 mod gemini_personal;

@@ -84,7 +84,7 @@ pub const CLI: Cli = Cli {
     prints_claudes_result: false,
     // Its words go to it as given.
     dialect: None,
-    session: None,
+    takes_a_session_id: false,
 };
 
 /// Its own check (DESIGN §17). No agy binary was available: the form is the one its

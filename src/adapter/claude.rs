@@ -25,7 +25,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::cli::{Cli, SessionWords};
+use super::cli::Cli;
 use super::endpoint::{EndpointDefaults, KeyVar, OpenAiBase, Scheme, WireApi};
 use super::env::{Account, Env};
 use super::reading::{count, json_documents, non_empty, read_json, text_of};
@@ -177,12 +177,6 @@ pub fn transcript_history(env: &Env) -> Vec<PathBuf> {
     roots
 }
 
-/// Its session flags (2.1.332 `--help`: `--session-id <uuid>`, `-r, --resume [value]`).
-const SESSION_WORDS: SessionWords = SessionWords {
-    id_flag: "--session-id",
-    resume_flag: "--resume",
-};
-
 /// What agent knows of Claude Code.
 pub const CLI: Cli = Cli {
     name: "claude",
@@ -211,7 +205,8 @@ pub const CLI: Cli = Cli {
     prints_claudes_result: true,
     // Its words are the source language.
     dialect: None,
-    session: Some(&SESSION_WORDS),
+    // 2.1.332 `--help`: `--session-id <uuid>`, `-r, --resume [value]`.
+    takes_a_session_id: true,
 };
 
 /// Its own check (DESIGN §17), measured with 2.1.332 against the mock

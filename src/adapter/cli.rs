@@ -82,18 +82,15 @@ pub struct Cli {
     pub prints_claudes_result: bool,
     /// Claude Code's command line in its words; `None`: the words go unchanged.
     pub dialect: Option<&'static Dialect>,
-    /// How a session of it is named and resumed by id, when agent knows (DESIGN §21).
-    pub session: Option<&'static SessionWords>,
-}
-
-/// A CLI's words for its sessions: agent names a new session itself, so the record of the
-/// run it started is found by id (never mistaken for another session in the same folder),
-/// and a session that ran out of its window is resumed by that id after the reset.
-pub struct SessionWords {
-    /// The flag that gives a new session its id (`--session-id UUID`).
-    pub id_flag: &'static str,
-    /// The flag that resumes a session by id (`--resume ID`).
-    pub resume_flag: &'static str,
+    /// Whether it starts a new session under an id agent chooses (Claude Code's
+    /// `--session-id UUID`, said in its own words by its dialect), so the record of the run
+    /// agent started is found by id, never mistaken for another session in the same folder.
+    /// Otherwise it names its own, and agent reads the id from what it printed or its record.
+    /// How it resumes a session by id is its dialect's (a start for [`Session::ById`]), or
+    /// Claude Code's own `--resume ID` for a CLI that takes Claude Code's words unchanged.
+    ///
+    /// [`Session::ById`]: super::dialect::Session::ById
+    pub takes_a_session_id: bool,
 }
 
 impl Cli {

@@ -23,8 +23,8 @@ use serde::Deserialize;
 
 use super::cli::Cli;
 use super::dialect::Mode::{Headless, Interactive};
-use super::dialect::Session::{Last, New, Pick};
-use super::dialect::{Dialect, Form, Prompt, Words, rule, start, start_lacking_both};
+use super::dialect::Session::{ById, Last, New, Pick};
+use super::dialect::{Dialect, Form, Prompt, SESSION_ID, Words, rule, start, start_lacking_both};
 use super::endpoint::{
     EndpointDefaults, KeyVar, OpenAiBase, OpenAiForm, Provider, Scheme, WireApi,
 };
@@ -200,7 +200,7 @@ pub const CLI: Cli = Cli {
     self_check: &SELF_CHECK,
     prints_claudes_result: false,
     dialect: Some(&DIALECT),
-    session: None,
+    takes_a_session_id: false,
 };
 
 /// A spent limit reaches agent only as words: `codex exec --json` prints it as the text of an
@@ -364,6 +364,26 @@ const EXEC_LACKS: &[&str] = &[
     "--all",
 ];
 
+/// `codex exec`'s flags that `codex exec resume` does not take (0.171 `--help`).
+const EXEC_RESUME_LACKS: &[&str] = &[
+    "--oss",
+    "--local-provider",
+    "--profile",
+    "-s",
+    "--sandbox",
+    "--approve-for-me",
+    "-C",
+    "--cd",
+    "--add-dir",
+    "-a",
+    "--ask-for-approval",
+    "--search",
+    "--no-alt-screen",
+    "--no-daemon",
+    "--color",
+    "-V",
+];
+
 /// Its dialect: Claude Code's command line in Codex's words, as its `--help` says them at
 /// the version named (`tests/fixtures/help/codex-*.txt`). Its TUI, `codex resume` and
 /// `codex exec` take different flags, so each start lists the ones it lacks.
@@ -381,24 +401,17 @@ pub const DIALECT: Dialect = Dialect {
             Headless,
             Last,
             &["exec", "resume", "--last"],
-            &[
-                "--oss",
-                "--local-provider",
-                "--profile",
-                "-s",
-                "--sandbox",
-                "--approve-for-me",
-                "-C",
-                "--cd",
-                "--add-dir",
-                "-a",
-                "--ask-for-approval",
-                "--search",
-                "--no-alt-screen",
-                "--no-daemon",
-                "--color",
-                "-V",
-            ],
+            EXEC_RESUME_LACKS,
+        ),
+        // `codex resume ID`, `codex exec resume ID` (0.171 `--help`: `[SESSION_ID] [PROMPT]`,
+        // "Session id (UUID) or session name"): the id before the flags, the prompt after
+        // the end of options.
+        start(Interactive, ById, &["resume", SESSION_ID], EXEC_ONLY),
+        start(
+            Headless,
+            ById,
+            &["exec", "resume", SESSION_ID],
+            EXEC_RESUME_LACKS,
         ),
     ],
     prompt: [Prompt::Joined, Prompt::Joined],

@@ -43,6 +43,9 @@ pub enum Form {
     Debug,
     /// `--fallback-model M`: a Claude model to fall back to.
     FallbackModel,
+    /// `--session-id UUID`: a new session under an id the caller chose (agent names its
+    /// runs' sessions so, where the CLI lets it).
+    SessionId,
     /// A flag of Claude Code's with no counterpart in another CLI.
     Other,
 }
@@ -85,6 +88,7 @@ pub const CLAUDE_FLAGS: &[ClaudeFlag] = &[
     claude(&["--verbose"], Arity::Flag, Form::Verbose),
     claude(&["-d", "--debug"], Arity::Optional, Form::Debug),
     claude(&["--fallback-model"], Arity::Value, Form::FallbackModel),
+    claude(&["--session-id"], Arity::Value, Form::SessionId),
     claude(
         &[
             "--agent",
@@ -110,7 +114,6 @@ pub const CLAUDE_FLAGS: &[ClaudeFlag] = &[
             "--plugin-dir",
             "--plugin-url",
             "--remote-control-session-name-prefix",
-            "--session-id",
             "--setting-sources",
             "--settings",
             "--system-prompt",
@@ -182,7 +185,14 @@ pub enum Session {
     Last,
     /// `--resume` with no id: the CLI's own picker.
     Pick,
+    /// One of the CLI's own sessions, by the id it recorded: agent's resume of a session that
+    /// ran out of its window (never the user's `--resume ID`, which names a Claude Code
+    /// session). Its start's words hold [`SESSION_ID`] where the id goes.
+    ById,
 }
+
+/// Where a start for [`Session::ById`] puts the session's id.
+pub const SESSION_ID: &str = "{session id}";
 
 /// The words a command line starts with, for one mode and session; a combination a dialect
 /// does not list is one its CLI cannot start.
@@ -295,7 +305,7 @@ pub struct Dialect {
 }
 
 use Mode::{Headless, Interactive};
-use Session::{Last, New, Pick};
+use Session::{ById, Last, New, Pick};
 
 /// What one launch asks for.
 pub struct Request<'a> {
@@ -310,6 +320,9 @@ pub struct Request<'a> {
     /// The backend's own words for its CLI, `[interactive, headless]`: put after the
     /// translated flags (before the prompt's end of options), for the form that runs only.
     pub own: [&'a [String]; 2],
+    /// The id of the CLI's own session agent resumes (its words then carry no session of
+    /// their own): said in the CLI's words for a session by id.
+    pub resume: Option<&'a str>,
 }
 
 /// The words to run after the program, and what agent did to get them.
@@ -364,6 +377,20 @@ impl Dialect {
 
     fn rule(&self, form: Form) -> Option<&Rule> {
         self.rules.iter().find(|r| r.form == form)
+    }
+
+    /// Its words that resume its session `id` (a plain name), headless or with a screen,
+    /// as they begin its command line; `None` when it has no start for a session by id.
+    pub fn resume_words(&self, id: &str, headless: bool) -> Option<Vec<String>> {
+        let mode = if headless { Headless } else { Interactive };
+        let start = self.start(mode, ById)?;
+        Some(
+            start
+                .words
+                .iter()
+                .map(|word| if *word == SESSION_ID { id } else { word }.to_string())
+                .collect(),
+        )
     }
 
     fn start(&self, mode: Mode, session: Session) -> Option<&Start> {
@@ -601,6 +628,13 @@ const LONGEST_WORD: usize = usize::MAX;
 pub fn translate(dialect: Option<&Dialect>, request: &Request) -> Result<Translation, Refusal> {
     let Some(dialect) = dialect else {
         let mut argv = Vec::new();
+        if let Some(id) = request.resume {
+            // Claude Code's own words: a CLI without a dialect takes them unchanged.
+            argv.extend(os(&[
+                "--resume",
+                plain_session_id(id).ok_or_else(|| bad_session_id("Claude Code", id))?,
+            ]));
+        }
         if let (Some(flag), Some(model)) = (request.model_flag, request.model) {
             argv.extend(os(&[flag, model]));
         }
@@ -635,8 +669,11 @@ impl<'a> Translator<'a> {
             dialect,
             request,
             mode: if headless { Headless } else { Interactive },
-            session: New,
-            session_word: String::new(),
+            session: if request.resume.is_some() { ById } else { New },
+            session_word: match request.resume {
+                Some(_) => RESUMED.to_string(),
+                None => String::new(),
+            },
             user_model: None,
             flags: Vec::new(),
             prompt: Vec::new(),
@@ -712,6 +749,9 @@ impl<'a> Translator<'a> {
         match form {
             // Read before the loop; said with the start words.
             Form::Print => return Ok(()),
+            Form::Continue | Form::Resume if self.session == ById => {
+                return Err(self.refuse(name, "agent resumes a session of its own here"));
+            }
             Form::Continue => {
                 self.session = Last;
                 self.session_word = name.to_string();
@@ -805,6 +845,7 @@ impl<'a> Translator<'a> {
             };
             let why = match self.session {
                 Pick => "it has no session picker to open",
+                ById => "agent knows no way to resume one of its sessions by id",
                 _ => "it cannot start that way",
             };
             return Err(self.refuse(what, why));
@@ -829,7 +870,17 @@ impl<'a> Translator<'a> {
             );
             return Err(self.refuse(lacking, why));
         }
-        let start = os(start.words);
+        let start = match self.request.resume {
+            Some(id) => {
+                let id = plain_session_id(id).ok_or_else(|| bad_session_id(dialect.label, id))?;
+                start
+                    .words
+                    .iter()
+                    .map(|word| OsString::from(if *word == SESSION_ID { id } else { word }))
+                    .collect()
+            }
+            None => os(start.words),
+        };
         let from = match (self.mode, self.session) {
             (Headless, New) => "-p".to_string(),
             (Headless, _) => format!("-p {}", self.session_word),
@@ -910,6 +961,36 @@ impl<'a> Translator<'a> {
         }
         self.out.argv = argv;
         Ok(self.out)
+    }
+}
+
+/// How `--dry-run` names agent's resume of a session by id.
+const RESUMED: &str = "agent's resume of the session";
+
+/// The most of a session id agent puts on a command line.
+const SESSION_ID_CHARS: usize = 128;
+
+/// `id` when it is a plain name a CLI could have given a session (`0199a…`, `ses_…`): the
+/// id comes from the CLI's own output or record, which agent does not trust — it never
+/// starts with `-` (a flag) and holds nothing a shell or a CLI would read otherwise.
+pub fn plain_session_id(id: &str) -> Option<&str> {
+    let plain = !id.is_empty()
+        && id.len() <= SESSION_ID_CHARS
+        && !id.starts_with('-')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    plain.then_some(id)
+}
+
+fn bad_session_id(label: &'static str, id: &str) -> Refusal {
+    Refusal {
+        label,
+        flag: RESUMED.to_string(),
+        why: format!(
+            "its id {:?} is not a plain name",
+            crate::text::printable(&id.chars().take(40).collect::<String>())
+        ),
     }
 }
 

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use super::cli::Cli;
 use super::dialect::Mode::{Headless, Interactive};
-use super::dialect::Session::{Last, New};
-use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
+use super::dialect::Session::{ById, Last, New};
+use super::dialect::{Dialect, Form, Prompt, SESSION_ID, Words, rule, start};
 use super::endpoint::{EndpointDefaults, KeyVar, OpenAiBase, Scheme, WireApi};
 use super::env::{Account, Env};
 use super::reading::{count, non_empty, read_json, text_of};
@@ -141,7 +141,8 @@ pub const CLI: Cli = Cli {
     self_check: &SELF_CHECK,
     prints_claudes_result: false,
     dialect: Some(&DIALECT),
-    session: None,
+    // 0.61 `--help`: "--session-id  Start a new session with a manually provided UUID."
+    takes_a_session_id: true,
 };
 
 /// Its own check (DESIGN §17), measured with 0.61.0 against the mock
@@ -329,6 +330,8 @@ pub const DIALECT: Dialect = Dialect {
         start(Interactive, Last, &["--resume", "latest"], &[]),
         start(Headless, New, &[], &[]),
         start(Headless, Last, &["--resume", "latest"], &[]),
+        start(Interactive, ById, &["--resume", SESSION_ID], &[]),
+        start(Headless, ById, &["--resume", SESSION_ID], &[]),
     ],
     // Gemini CLI 0.61 drops the words after its `--`, refuses a positional prompt beside
     // -p, and reads a lone positional word as a sub-command (`mcp`, `hooks`): the prompt
@@ -340,6 +343,11 @@ pub const DIALECT: Dialect = Dialect {
     model_flag: "-m",
     model_needs_provider: false,
     rules: &[
+        rule(
+            Form::SessionId,
+            Words::Say(&["--session-id"]),
+            "the same: a new session under this id",
+        ),
         rule(
             Form::OutputFormat,
             Words::Say(&["-o"]),
@@ -388,6 +396,7 @@ pub const DIALECT: Dialect = Dialect {
         ("-l", false),
         ("--list-extensions", false),
         ("--session-file", true),
+        ("--session-id", true),
         ("--list-sessions", false),
         ("--delete-session", true),
         ("--include-directories", true),

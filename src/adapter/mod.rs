@@ -294,9 +294,28 @@ impl Family {
         Some(self.cli()?.self_check)
     }
 
-    /// How agent names and resumes the CLI's sessions; `None` when it does not know.
-    pub fn session_words(self) -> Option<&'static cli::SessionWords> {
-        self.cli()?.session
+    /// Whether it starts a new session under an id agent chooses (`Cli::takes_a_session_id`).
+    pub fn takes_a_session_id(self) -> bool {
+        self.cli().is_some_and(|cli| cli.takes_a_session_id)
+    }
+
+    /// The CLI's own words that resume its session `id` (`resume ID`, `--session ID`),
+    /// headless or with a screen: its dialect's start for a session by id, or Claude Code's
+    /// `--resume ID` for a CLI that takes Claude Code's words and names its sessions. `None`
+    /// when agent knows no way, or the id is not a plain name.
+    pub fn resume_words(self, id: &str, headless: bool) -> Option<Vec<String>> {
+        let cli = self.cli()?;
+        let id = dialect::plain_session_id(id)?;
+        match cli.dialect {
+            Some(dialect) => dialect.resume_words(id, headless),
+            None if cli.takes_a_session_id => Some(vec!["--resume".to_string(), id.to_string()]),
+            None => None,
+        }
+    }
+
+    /// Whether agent can resume one of the CLI's sessions by id.
+    pub fn resumes_sessions(self, headless: bool) -> bool {
+        self.resume_words("0", headless).is_some()
     }
 
     /// The CLI's dialect; `None`: the words go unchanged (Claude Code itself, Antigravity,

@@ -34,8 +34,8 @@ use serde_json::Value;
 
 use super::cli::Cli;
 use super::dialect::Mode::{Headless, Interactive};
-use super::dialect::Session::{Last, New};
-use super::dialect::{Dialect, Form, Prompt, Words, rule, start};
+use super::dialect::Session::{ById, Last, New};
+use super::dialect::{Dialect, Form, Prompt, SESSION_ID, Words, rule, start};
 use super::reading::{count, json_documents, non_empty, text_of};
 use super::self_check::{Said, SelfCheck, never_trusted};
 
@@ -205,7 +205,7 @@ pub const CLI: Cli = Cli {
     self_check: &SELF_CHECK,
     prints_claudes_result: false,
     dialect: Some(&DIALECT),
-    session: None,
+    takes_a_session_id: false,
 };
 
 /// Its own check (DESIGN §17), measured with 1.18.33 against the mock
@@ -332,6 +332,9 @@ pub const DIALECT: Dialect = Dialect {
         start(Interactive, Last, &["-c"], RUN_ONLY),
         start(Headless, New, &["run"], TUI_ONLY),
         start(Headless, Last, &["run", "-c"], TUI_ONLY),
+        // 1.18 `--help`: `-s, --session  session id to continue`, the TUI's and `run`'s.
+        start(Interactive, ById, &["--session", SESSION_ID], RUN_ONLY),
+        start(Headless, ById, &["run", "--session", SESSION_ID], TUI_ONLY),
     ],
     // Its TUI's positional is a project path; the prompt is --prompt.
     prompt: [Prompt::Flag("--prompt"), Prompt::Words],

@@ -68,7 +68,7 @@ pub const CLI: Cli = Cli {
     self_check: &SELF_CHECK,
     prints_claudes_result: false,
     dialect: Some(&DIALECT),
-    session: None,
+    takes_a_session_id: false,
 };
 
 /// Its own check: it prints its answer, and says so when its login is refused or spent.

@@ -15,6 +15,16 @@ impl Backend {
         model: Option<&str>,
         args: &[OsString],
     ) -> Result<Translation, Refusal> {
+        self.in_own_words_resuming(model, args, None)
+    }
+
+    /// [`Backend::in_own_words`], resuming the CLI's own session `resume` when given.
+    pub fn in_own_words_resuming(
+        &self,
+        model: Option<&str>,
+        args: &[OsString],
+        resume: Option<&str>,
+    ) -> Result<Translation, Refusal> {
         let dialect = if self.translate {
             self.family.dialect()
         } else {
@@ -29,6 +39,7 @@ impl Backend {
                 model_flag: self.model_flag.as_deref(),
                 vendor: &self.vendor,
                 own: [&own[0], &own[1]],
+                resume,
             },
         )?;
         let headless = dialect::runs_headless(args);

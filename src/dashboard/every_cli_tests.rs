@@ -106,6 +106,7 @@ fn a_cli_registered_once_is_seen_by_every_face_under_its_own_name() {
             model_flag: None,
             vendor: "stand-in",
             own: [&[], &[]],
+            resume: None,
         },
     )
     .unwrap();

@@ -153,6 +153,8 @@ pub struct Cascade<'a> {
     /// The user's words for a launch: a rung whose CLI cannot take them is passed over
     /// before it is probed or run.
     args: Option<Vec<OsString>>,
+    /// The session those words resume, when they do: only its own rung can take them.
+    resuming: Option<rung::Resuming>,
     /// The rungs this launch already ran (or could not start), with why: never chosen
     /// again by it, and no cover for a rung above.
     tried: HashMap<usize, String>,
@@ -178,6 +180,7 @@ impl<'a> Cascade<'a> {
             tx,
             rx,
             args: None,
+            resuming: None,
             tried: HashMap::new(),
         }
     }
@@ -210,8 +213,9 @@ impl<'a> Cascade<'a> {
     /// The same launch with other words (a hand-off's first prompt, a resume's): which
     /// rungs can take them is judged again as each is next looked at; what is known of
     /// health, probes and windows stays.
-    pub fn retarget(&mut self, args: &[OsString]) {
+    pub fn retarget(&mut self, args: &[OsString], resuming: Option<rung::Resuming>) {
         self.args = Some(args.to_vec());
+        self.resuming = resuming;
         self.rungs.fill(None);
     }
 
@@ -247,17 +251,34 @@ impl<'a> Cascade<'a> {
             let def = &self.config.rungs[index];
             let mut rung = resolve::resolve(self.config, index + 1, def);
             if let (Some(args), Ok(_)) = (&self.args, &rung.state)
-                && let Err(refusal) = rung.translate(args)
+                && let Some(reason) = self.refusal(index, &rung, args)
             {
                 rung.state = Err(rung::Unusable {
                     class: ErrorClass::BadArguments,
-                    reason: refusal.to_string(),
+                    reason,
                     skip: false,
                 });
             }
             self.rungs[index] = Some(rung);
         }
         self.rungs[index].as_ref().expect("resolved above")
+    }
+
+    /// Why rung `index` cannot take the launch's words `args`, if it cannot: its CLI refuses
+    /// them, or they resume a session of another rung's.
+    fn refusal(&self, index: usize, rung: &Rung, args: &[OsString]) -> Option<String> {
+        let resume = match &self.resuming {
+            Some(resuming) if resuming.index != index => {
+                return Some(format!(
+                    "the session being resumed is rung {}'s: passed over",
+                    resuming.index + 1
+                ));
+            }
+            resuming => resuming.as_ref().map(|resuming| resuming.id.as_str()),
+        };
+        rung.translate_resuming(args, resume)
+            .err()
+            .map(|refusal| refusal.to_string())
     }
 
     /// Chooses the first usable rung at or after `start`.

@@ -55,27 +55,30 @@ fn someone_can_answer() -> bool {
     std::io::stdin().is_terminal() && term::notices_on_terminal()
 }
 
-/// The session id of the run about to start: the one the user named, or — for a CLI whose
-/// adapter knows how to name one and words that leave it to agent — a new one agent gives
-/// it (`claude --session-id UUID …`), so the run's record is found by id. The words to run
-/// are returned with it.
+/// The session id of the run about to start: the one the user named, or — for a CLI that
+/// starts a session under an id agent chooses, and words that leave it to agent — a new one
+/// agent gives it (`claude --session-id UUID …`), so the run's record is found by id. The
+/// words to run are returned with it.
 pub fn name_the_session(rung: &Rung, args: &[OsString]) -> (Vec<OsString>, Option<String>) {
-    let Some(words) = rung.backend.family.session_words() else {
+    if !rung.backend.family.takes_a_session_id() {
         return (args.to_vec(), None);
-    };
+    }
     if !names_a_new_session(rung, args) {
         return (args.to_vec(), session_words::named_session(args));
     }
     let id = new_session_id();
-    let mut named = vec![OsString::from(words.id_flag), OsString::from(&id)];
+    let mut named = vec![OsString::from(SESSION_ID_FLAG), OsString::from(&id)];
     named.extend(args.iter().cloned());
     (named, Some(id))
 }
 
+/// Claude Code's flag that starts a session under a given id; a dialect says it in its
+/// CLI's words.
+const SESSION_ID_FLAG: &str = "--session-id";
+
 /// Whether a launch of `rung` with `args` gives the CLI a new session id of agent's.
 pub fn names_a_new_session(rung: &Rung, args: &[OsString]) -> bool {
-    rung.backend.family.session_words().is_some()
-        && session_words::leaves_the_session_to_agent(args)
+    rung.backend.family.takes_a_session_id() && session_words::leaves_the_session_to_agent(args)
 }
 
 /// A random (version 4) UUID, the form Claude Code's `--session-id` takes.
@@ -109,16 +112,24 @@ pub fn read_session(
     crate::login::readers::run_session(login.family, home, cwd, start, id)
 }
 
-/// The words that resume `ending`'s session on `rung` once: the user's flags, the CLI's
-/// resume form, and — headless — a short prompt to go on (interactive, the session opens
-/// and the user goes on). `None`: agent cannot resume it (its CLI has no resume form agent
-/// knows, or the session's id is unknown).
-pub fn resume_words(rung: &Rung, args: &[OsString], ending: &LimitEnding) -> Option<Vec<OsString>> {
-    let words = rung.backend.family.session_words()?;
+/// The words that resume `ending`'s session on `rung` once — the user's flags and, headless,
+/// a short prompt to go on (interactive, the session opens and the user goes on) — and the
+/// session to resume, which the rung's CLI says in its own words (`--resume ID`, `codex exec
+/// resume ID`). `None`: agent cannot resume it (its CLI has no way agent knows, or the
+/// session's id is unknown).
+pub fn resume_words(
+    rung: &Rung,
+    args: &[OsString],
+    ending: &LimitEnding,
+) -> Option<(Vec<OsString>, String)> {
     let id = ending.session_id.as_deref()?;
-    let session = [OsString::from(words.resume_flag), OsString::from(id)];
-    let prompt = dialect::runs_headless(args).then_some(RESUME_PROMPT);
-    Some(session_words::with_prompt(args, &session, prompt))
+    let headless = dialect::runs_headless(args);
+    rung.backend.family.resume_words(id, headless)?;
+    let prompt = headless.then_some(RESUME_PROMPT);
+    Some((
+        session_words::with_prompt(args, &[], prompt),
+        id.to_string(),
+    ))
 }
 
 /// The prompt a resumed headless session goes on with.
@@ -194,8 +205,9 @@ pub enum Next {
         words: Vec<OsString>,
         brief: Option<PathBuf>,
     },
-    /// Run the same rung once more with these words (its resume form); the reset has come.
-    Resume { words: Vec<OsString> },
+    /// Run the same rung once more with these words, resuming its session `id` in its CLI's
+    /// own words; the reset has come.
+    Resume { words: Vec<OsString>, id: String },
 }
 
 /// Follows `on_limit` after `ending` of the run on `rung` with Claude Code's words `args`
@@ -224,9 +236,9 @@ pub fn follow<'c>(
     let mut choice = choice(config, asked.on_limit, rung);
     if choice == OnLimit::Ask {
         // The next open rung, by the one rule, so the question can name it.
-        cascade.retarget(&continue_words(args, &label, Path::new("BRIEF")));
+        cascade.retarget(&continue_words(args, &label, Path::new("BRIEF")), None);
         let next = next_open_rung(cascade, chain);
-        cascade.retarget(args);
+        cascade.retarget(args, None);
         choice = ask(&label, &ending.spent, next.as_deref(), resume.is_some());
         if choice == OnLimit::Stop {
             // The question said what ran out; the stop says only the way back.
@@ -250,8 +262,7 @@ pub fn follow<'c>(
             };
             Next::HandOff { words, brief }
         }
-        OnLimit::Resume if let Some(words) = resume => {
-            let id = ending.session_id.as_deref().unwrap_or_default();
+        OnLimit::Resume if let Some((words, id)) = resume => {
             // From this line on a Ctrl-C means "do not resume": noted, so the wait ends as
             // it says (130, nothing run) and the outcome record is written.
             crate::signals::note_interrupts();
@@ -280,7 +291,7 @@ pub fn follow<'c>(
                 }
                 waiting::Parked::Reopened => {
                     term::notice(&format!("resuming {label} session {id}"));
-                    Next::Resume { words }
+                    Next::Resume { words, id }
                 }
             }
         }
@@ -338,8 +349,8 @@ pub fn stopped(label: &str, spent: &str, way_back: Option<&str>) -> String {
 /// CLI must be given it: `CLAUDE_CONFIG_DIR=~/.claude-work claude --resume ID`.
 pub fn way_back(rung: &Rung, ending: &LimitEnding) -> Option<String> {
     let family = rung.backend.family;
-    let words = family.session_words()?;
     let id = ending.session_id.as_deref()?;
+    let words = family.resume_words(id, false)?;
     let home = super::parking::login_of(rung)
         .and_then(|login| login.records)
         .filter(|home| family.home(&crate::adapter::Env::process()).as_ref() != Some(home))
@@ -352,10 +363,9 @@ pub fn way_back(rung: &Rung, ending: &LimitEnding) -> Option<String> {
         })
         .unwrap_or_default();
     Some(format!(
-        "{home}{} {} {}",
+        "{home}{} {}",
         family.name(),
-        words.resume_flag,
-        crate::text::shell_quote(id)
+        crate::text::shell_join(&words)
     ))
 }
 

@@ -96,8 +96,9 @@ struct Launch<'c, 'o> {
     handed_on: Option<serde_json::Value>,
     /// The rungs (and logins) a session was handed off from: never again, never back up.
     handed_from: Vec<(usize, Option<String>)>,
-    /// A session is resumed after its reset at most once.
-    resumed: bool,
+    /// The session the words resume, after its reset — at most once a launch, and only on
+    /// the rung it ran on.
+    resuming: Option<rung::Resuming>,
 }
 
 /// One run of a rung, as agent started it.
@@ -207,7 +208,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             handoff: None,
             handed_on: None,
             handed_from: Vec::new(),
-            resumed: false,
+            resuming: None,
         }
     }
 
@@ -316,10 +317,19 @@ impl<'c, 'o> Launch<'c, 'o> {
         };
         let login_key = ready.login.as_ref().map(|login| login.key.clone());
         self.announce_start(winner, &rung);
-        let (args, session_id) = limit_ending::name_the_session(&rung, &self.args);
+        // A resume runs the session it names; any other run may get a new one of agent's.
+        let resume = self
+            .resuming
+            .as_ref()
+            .filter(|resuming| resuming.index == winner)
+            .map(|resuming| resuming.id.clone());
+        let (args, session_id) = match &resume {
+            Some(id) => (self.args.clone(), Some(id.clone())),
+            None => limit_ending::name_the_session(&rung, &self.args),
+        };
         // The cascade passed over every rung whose CLI cannot take the words.
         let translation = rung
-            .translate(&args)
+            .translate_resuming(&args, resume.as_deref())
             .map_err(|refusal| usage(refusal.to_string()))?;
         for notice in &translation.notices {
             term::notice(notice);
@@ -483,7 +493,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             index: run.index,
             login: run.login_key.as_ref(),
             handed_from: &self.handed_from,
-            resumed: self.resumed,
+            resumed: self.resuming.is_some(),
         };
         let asked = limit_ending::Asked {
             on_limit: self.options.on_limit,
@@ -514,16 +524,20 @@ impl<'c, 'o> Launch<'c, 'o> {
                     brief,
                 });
                 self.args = words;
+                self.resuming = None;
             }
-            limit_ending::Next::Resume { words } => {
+            limit_ending::Next::Resume { words, id } => {
                 run.show_words(held);
-                self.resumed = true;
+                self.resuming = Some(rung::Resuming {
+                    index: run.index,
+                    id,
+                });
                 self.args = words;
             }
         }
         // From the rung that ran out down (its other logins first), with health, probes
         // and windows as they are now. `--wait` is still the launch's.
-        self.cascade.retarget(&self.args);
+        self.cascade.retarget(&self.args, self.resuming.clone());
         self.cascade.start_over();
         self.start = run.index;
         self.why_not.clear();

@@ -157,8 +157,26 @@ impl Rung<'_> {
     /// The words the launch gives its binary: the user's (Claude Code's command line) in
     /// this rung's CLI's dialect, with the rung's model — or the flag it cannot take.
     pub fn translate(&self, args: &[OsString]) -> Result<Translation, Refusal> {
-        self.backend.in_own_words(self.run_model.as_deref(), args)
+        self.translate_resuming(args, None)
     }
+
+    /// [`Rung::translate`], resuming the CLI's own session `resume` when given.
+    pub fn translate_resuming(
+        &self,
+        args: &[OsString],
+        resume: Option<&str>,
+    ) -> Result<Translation, Refusal> {
+        self.backend
+            .in_own_words_resuming(self.run_model.as_deref(), args, resume)
+    }
+}
+
+/// A session a launch resumes after its reset: the rung it ran on (0-based) — the only
+/// one that can take it, its CLI's and its login's — and the id its CLI gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resuming {
+    pub index: usize,
+    pub id: String,
 }
 
 /// What a label says of a rung that passes no model: the CLI runs its own default.

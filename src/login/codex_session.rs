@@ -37,6 +37,11 @@ const CONTEXT_TAGS: &[&str] = &[
 ];
 const AGENTS_MD_HEADING: &str = "# AGENTS.md instructions for ";
 
+/// How a turn refused for its login's usage limit is marked in its `task_complete` event
+/// (0.171: `"error": {"message": "You've hit your usage limit…", "codex_error_info":
+/// "usage_limit_exceeded"}`, measured against the mock's `usage_limit_reached` 429).
+const USAGE_LIMIT: &str = "usage_limit_exceeded";
+
 /// The session `id` under `sessions` (`$CODEX_HOME/sessions`), all of its rollout, when it
 /// was written since `start`; with no id, the rollout of the run that started at `start` in
 /// `cwd` ([`codex_rollout::find_run`]) and of it only the lines written since then. `None`
@@ -88,6 +93,17 @@ pub fn read(sessions: &Path, cwd: &Path, start: Timestamp, id: Option<&str>) -> 
                         collector.reply(&text_of(payload, "output_text"), None);
                     }
                     _ => run_actions::codex_item(payload, &mut collector.actions),
+                }
+            }
+            Some("event_msg") if field("type") == Some("task_complete") => {
+                // Codex's own verdict on the turn (0.171): `error.codex_error_info` is
+                // data, never the model's words; a turn that completed without one answered.
+                let info = payload
+                    .and_then(|p| p.pointer("/error/codex_error_info"))
+                    .and_then(Value::as_str);
+                match info {
+                    Some(USAGE_LIMIT) => collector.ran_out(),
+                    _ => collector.answered(),
                 }
             }
             _ => {}
@@ -298,5 +314,46 @@ mod tests {
             read(&sessions, Path::new("/work/p"), start, Some("nope")),
             None
         );
+    }
+
+    /// Codex 0.171's `task_complete` of a turn its usage limit refused, as it wrote it
+    /// against the mock's `usage_limit_reached` 429.
+    fn refused_turn(at: &str) -> Value {
+        json!({"timestamp": at, "type": "event_msg", "payload": {"type": "task_complete",
+            "turn_id": "t2", "last_agent_message": null,
+            "error": {"message": "You’ve hit your usage limit. Upgrade to Pro or try again at 7:17 AM.",
+                      "codex_error_info": "usage_limit_exceeded"},
+            "started_at": 1, "completed_at": 1, "duration_ms": 63}})
+    }
+
+    #[test]
+    fn a_turn_codex_marked_usage_limit_exceeded_ends_the_session_on_its_limit_until_one_answers() {
+        let home = tempfile::tempdir().unwrap();
+        let sessions = home.path().join("sessions");
+        let start = Timestamp::now();
+        let mut rows = rollout(ID, 1, "/work/p");
+        rows.push(refused_turn(&at(5)));
+        write(&sessions, &today(), &format!("rollout-x-{ID}.jsonl"), &rows);
+        let session = read(&sessions, Path::new("/work/p"), start, Some(ID)).unwrap();
+        assert!(session.ended_on_its_limit, "{session:?}");
+
+        // Resumed after the reset, the next turn completed: the limit is behind it.
+        rows.push(json!({"timestamp": at(7), "type": "event_msg", "payload": {
+            "type": "task_complete", "turn_id": "t3", "last_agent_message": "done"}}));
+        write(&sessions, &today(), &format!("rollout-x-{ID}.jsonl"), &rows);
+        let session = read(&sessions, Path::new("/work/p"), start, Some(ID)).unwrap();
+        assert!(!session.ended_on_its_limit, "{session:?}");
+
+        // The same words as a message of the model's are not Codex's verdict.
+        let mut rows = rollout(ID, 1, "/work/p");
+        rows.push(message(
+            &at(5),
+            "assistant",
+            "output_text",
+            "{\"codex_error_info\": \"usage_limit_exceeded\"}",
+        ));
+        write(&sessions, &today(), &format!("rollout-x-{ID}.jsonl"), &rows);
+        let session = read(&sessions, Path::new("/work/p"), start, Some(ID)).unwrap();
+        assert!(!session.ended_on_its_limit, "{session:?}");
     }
 }

@@ -22,6 +22,7 @@ fn run_with(dialect: &Dialect, args: &[&str], model: Option<&str>) -> Result<Tra
             model_flag: Some("--model"),
             vendor,
             own: [&[], &[]],
+            resume: None,
         },
     )
 }
@@ -380,6 +381,7 @@ fn without_a_dialect_the_words_go_unchanged_after_the_model_flag() {
             model_flag: Some("--model"),
             vendor: "anthropic",
             own: [&[], &[]],
+            resume: None,
         },
     )
     .unwrap();
@@ -406,6 +408,7 @@ fn words_that_are_not_utf8_keep_their_bytes() {
             model_flag: None,
             vendor: "openai",
             own: [&[], &[]],
+            resume: None,
         },
     )
     .unwrap();
@@ -522,7 +525,12 @@ fn the_tables_match_each_clis_help_at_the_version_named() {
         let help = help_of(dialect.command);
         for start in dialect.starts {
             let mut heading = vec!["###", dialect.command];
-            heading.extend(start.words.iter().take_while(|w| !w.starts_with('-')));
+            heading.extend(
+                start
+                    .words
+                    .iter()
+                    .take_while(|w| !w.starts_with('-') && **w != SESSION_ID),
+            );
             heading.push("--help");
             let heading = heading.join(" ");
             let Some(section) = help.split(&format!("{heading}\n")).nth(1) else {
@@ -638,6 +646,7 @@ fn a_backends_own_words_go_before_the_prompts_end_of_options_for_their_form_only
                 model_flag: None,
                 vendor: "openai",
                 own: [&screen, &headless],
+                resume: None,
             },
         )
         .unwrap()
@@ -648,4 +657,112 @@ fn a_backends_own_words_go_before_the_prompts_end_of_options_for_their_form_only
         os(&["exec", "--skip-git-repo-check", "--", "--not-a-flag"])
     );
     assert_eq!(say(&["hi"]), os(&["--search", "--", "hi"]));
+}
+
+fn resuming(dialect: Option<&Dialect>, args: &[&str], id: &str) -> Result<Vec<String>, Refusal> {
+    let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let out = translate(
+        dialect,
+        &Request {
+            args: &args,
+            model: None,
+            model_flag: None,
+            vendor: "any",
+            own: [&[], &[]],
+            resume: Some(id),
+        },
+    )?;
+    Ok(out
+        .argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect())
+}
+
+#[test]
+fn agents_resume_of_a_session_by_id_is_said_in_each_clis_own_words() {
+    type Row<'a> = (&'a [&'a str], [&'a [&'a str]; 3]);
+    let id = "0199a7c2-5e1b-7d30-9f4e-3c2b1a0f9e8d";
+    let rows: &[Row<'_>] = &[
+        (
+            &["-p", "--", "go on"],
+            [
+                &["exec", "resume", id, "--", "go on"],
+                &["--resume", id, "--prompt=go on"],
+                &["run", "--session", id, "--", "go on"],
+            ],
+        ),
+        (
+            &[],
+            [&["resume", id], &["--resume", id], &["--session", id]],
+        ),
+        (
+            &["-p", "--dangerously-skip-permissions", "--", "go on"],
+            [
+                &[
+                    "exec",
+                    "resume",
+                    id,
+                    "--dangerously-bypass-approvals-and-sandbox",
+                    "--",
+                    "go on",
+                ],
+                &["--resume", id, "--yolo", "--prompt=go on"],
+                &["run", "--session", id, "--auto", "--", "go on"],
+            ],
+        ),
+    ];
+    for (args, expected) in rows {
+        for (dialect, want) in [&codex::DIALECT, &gemini::DIALECT, &opencode::DIALECT]
+            .into_iter()
+            .zip(expected)
+        {
+            let got = resuming(Some(dialect), args, id)
+                .unwrap_or_else(|r| panic!("{} {args:?}: {r}", dialect.command));
+            assert_eq!(&got, want, "{} {args:?}", dialect.command);
+        }
+    }
+    // Claude Code's own words, for a CLI that takes them unchanged.
+    assert_eq!(
+        resuming(None, &["-p", "--", "go on"], id).unwrap(),
+        ["--resume", id, "-p", "--", "go on"]
+    );
+}
+
+#[test]
+fn a_resume_refuses_an_id_that_is_not_a_plain_name_and_a_session_of_the_users() {
+    for id in [
+        "--yolo",
+        "",
+        "a b",
+        "x;rm -rf ~",
+        "ses\u{1b}[2J",
+        &"a".repeat(200),
+    ] {
+        for dialect in [Some(&codex::DIALECT), Some(&gemini::DIALECT), None] {
+            let refused = resuming(dialect, &["-p", "--", "go on"], id)
+                .expect_err(&format!("{id:?} was taken"));
+            assert!(refused.why.contains("not a plain name"), "{refused}");
+        }
+    }
+    // The user's own session words beside agent's resume: which session would run?
+    for args in [&["-p", "-c", "--", "go on"][..], &["--resume"][..]] {
+        let refused = resuming(Some(&codex::DIALECT), args, "ses_1").unwrap_err();
+        assert!(
+            refused.why.contains("resumes a session of its own"),
+            "{refused}"
+        );
+    }
+}
+
+#[test]
+fn a_new_session_under_agents_id_is_said_by_the_clis_that_take_one() {
+    let args = ["-p", "--session-id", "5f0c", "--", "hi"];
+    assert_eq!(
+        argv(&gemini::DIALECT, &args),
+        ["--session-id", "5f0c", "--prompt=hi"]
+    );
+    for dialect in [&codex::DIALECT, &opencode::DIALECT] {
+        assert!(run(dialect, &args).is_err(), "{}", dialect.command);
+    }
 }

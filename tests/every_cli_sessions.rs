@@ -1,0 +1,213 @@
+//! A session of any CLI can outlive its window (DESIGN §21, issue 42), not only Claude
+//! Code's: a Codex session that works past `fastfail_seconds` and runs out — its rollout
+//! marks the turn `usage_limit_exceeded` and names the full window — is handed to the next
+//! rung with a brief, or resumed after the reset in Codex's own words
+//! (`codex exec resume ID … -- PROMPT`), the session found by the id its record holds.
+
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use serde_json::json;
+
+use crate::support::{Invocation, Sandbox};
+use crate::world::world;
+
+/// The task, more than one line, so "verbatim" means something.
+const TASK: &str = "Port the parser to nom 8.\n\nKeep `parse()` public.";
+
+/// The session id Codex gave the session (a UUIDv7, as 0.171 names them).
+const SESSION: &str = "019a7c2e-5e1b-7d30-9f4e-3c2b1a0f9e8d";
+
+/// What the session said before its window ran out.
+const DID: &str = "Ported the lexer; the grammar is next.";
+
+/// The file the session's patch changed.
+const EDITED: &str = "src/lexer.rs";
+
+/// Codex (a ChatGPT login, run unprobed) with a one-second fast-failure threshold, then
+/// Claude Code.
+fn codex_then_claude(sb: &Sandbox) {
+    sb.write_file(".codex/config.toml", "model = \"gpt-test-codex\"\n");
+    sb.write_file(
+        ".codex/auth.json",
+        r#"{"auth_mode": "chatgpt", "tokens": {"id_token": "x", "access_token": "y", "refresh_token": "z", "account_id": "a"}}"#,
+    );
+    sb.write_config(
+        "fastfail_seconds = 1\n\n[backends.codex]\nprobe = { kind = \"none\" }\n\n[[rungs]]\nbackend = \"codex\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n",
+    );
+}
+
+/// The rollout lines of a session that took the task, patched [`EDITED`], said [`DID`] and
+/// was refused for its usage limit — as Codex 0.171 writes them (`@NOW@`, `@CWD@` and
+/// `@RESET@` stand for the time, the directory and the reset when it runs).
+fn rollout_out_of_its_window() -> Vec<serde_json::Value> {
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: {EDITED}\n@@\n-fn lex() {{}}\n+fn lex() {{ todo!() }}\n*** End Patch\n"
+    );
+    vec![
+        json!({"timestamp": "@NOW@", "type": "session_meta", "payload": {"id": SESSION,
+            "timestamp": "@NOW@", "cwd": "@CWD@", "originator": "codex_exec",
+            "cli_version": "0.171.0", "source": "exec"}}),
+        json!({"timestamp": "@NOW@", "type": "turn_context", "payload": {"cwd": "@CWD@",
+            "model": "gpt-test-codex"}}),
+        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {"type": "message",
+            "role": "user", "content": [{"type": "input_text", "text": TASK}]}}),
+        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {
+            "type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": patch}}),
+        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {"type": "message",
+            "role": "assistant", "content": [{"type": "output_text", "text": DID}]}}),
+        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "token_count",
+            "info": null, "rate_limits": {"limit_id": "codex",
+            "primary": {"used_percent": 100.0, "window_minutes": 300, "resets_at": "@RESET@"},
+            "secondary": {"used_percent": 40.0, "window_minutes": 10080, "resets_at": "@RESET@"}}}}),
+        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "task_complete",
+            "turn_id": "t1", "last_agent_message": null,
+            "error": {"message": "You’ve hit your usage limit. Try again later.",
+                      "codex_error_info": "usage_limit_exceeded"}}}),
+    ]
+}
+
+/// A fake Codex whose first run works past the threshold, writes [`rollout_out_of_its_window`]
+/// (the reset `reset_in` seconds after it ends) and exits 1; a resumed run (`exec resume`,
+/// `resume`) says so and exits 0.
+fn codex_out_of_its_window(sb: &Sandbox, reset_in: i64) {
+    let template = sb.tmp_dir().join("rollout-lines.jsonl");
+    let text: Vec<String> = rollout_out_of_its_window()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    std::fs::write(
+        &template,
+        format!("{}\n", text.join("\n")).replace("\"@RESET@\"", "@RESET@"),
+    )
+    .unwrap();
+    let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
+    let dir = sb.home().join(".codex/sessions").join(day);
+    sb.fake_cli("codex")
+        .script(&format!(
+            r#"[ "$1" = app-server ] && exit 0
+if [ "$2" = resume ] || [ "$1" = resume ]; then echo "codex went on"; exit 0; fi
+sleep 1.3
+mkdir -p '{dir}'
+now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+reset=$(( $(date +%s) + {reset_in} ))
+cwd=$(pwd -P)
+f='{dir}/rollout-2026-01-01T00-00-00-{SESSION}.jsonl'
+sed "s|@NOW@|$now|g; s|@CWD@|$cwd|g; s|@RESET@|$reset|g" '{template}' >> "$f"
+echo "You've hit your usage limit." >&2
+exit 1"#,
+            dir = dir.display(),
+            template = template.display(),
+        ))
+        .install();
+}
+
+/// The runs of the fake Codex that were launches (not `codex app-server`).
+fn codex_runs(sb: &Sandbox) -> Vec<Invocation> {
+    sb.calls("codex")
+        .into_iter()
+        .filter(|call| call.argv.first().map(String::as_str) != Some("app-server"))
+        .collect()
+}
+
+/// The brief the hand-off notice names.
+fn brief_named_in(stderr: &str) -> PathBuf {
+    let words = "with a brief of the session: ";
+    let at = stderr
+        .find(words)
+        .unwrap_or_else(|| panic!("no hand-off notice: {stderr}"));
+    let rest = &stderr[at + words.len()..];
+    PathBuf::from(rest.lines().next().unwrap_or_default().trim())
+}
+
+#[test]
+fn a_codex_session_out_of_its_window_is_handed_to_the_next_rung_with_a_brief() {
+    let w = world();
+    codex_then_claude(&w.sb);
+    codex_out_of_its_window(&w.sb, 2 * 3600);
+
+    let run = w.sb.run(&[
+        "--on-limit",
+        "continue",
+        "-p",
+        "--dangerously-skip-permissions",
+        "--",
+        TASK,
+    ]);
+
+    assert_eq!(run.code, Some(0), "Claude Code's code is agent's: {run:?}");
+    assert_eq!(codex_runs(&w.sb).len(), 1, "{}", run.stderr);
+    let claude = w.sb.calls("claude");
+    assert_eq!(claude.len(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "[agent] Codex (its default model) ran out of its window (5-hour limit, resets "
+        ),
+        "{}",
+        run.stderr
+    );
+    let brief = brief_named_in(&run.stderr);
+    let prompt = claude[0]
+        .argv
+        .iter()
+        .find(|word| word.contains(TASK))
+        .unwrap_or_else(|| panic!("the task is not verbatim in {:?}", claude[0].argv));
+    assert!(prompt.contains(&*brief.to_string_lossy()), "{prompt}");
+    assert!(
+        prompt.contains("[agent] This task began in Codex"),
+        "{prompt}"
+    );
+    let text = std::fs::read_to_string(&brief).unwrap();
+    assert!(text.starts_with("# Hand-off from Codex"), "{text}");
+    assert!(text.contains(TASK), "the task is not verbatim: {text}");
+    assert!(text.contains(DID), "what it did is missing: {text}");
+    assert!(text.contains(EDITED), "the changed file is missing: {text}");
+    assert!(text.contains(SESSION), "the session id is missing: {text}");
+}
+
+#[test]
+fn a_codex_session_out_of_its_window_is_resumed_in_codexs_own_words_after_the_reset() {
+    let w = world();
+    codex_then_claude(&w.sb);
+    codex_out_of_its_window(&w.sb, 3);
+
+    let run = w.sb.run(&[
+        "--on-limit",
+        "resume",
+        "-p",
+        "--dangerously-skip-permissions",
+        "--",
+        TASK,
+    ]);
+
+    assert_eq!(run.code, Some(0), "the resumed run's code: {run:?}");
+    assert_eq!(run.stdout, "codex went on\n", "{run:?}");
+    assert!(w.sb.calls("claude").is_empty(), "{}", run.stderr);
+    let codex = codex_runs(&w.sb);
+    assert_eq!(codex.len(), 2, "{}", run.stderr);
+    let resumed = &codex[1].argv;
+    assert_eq!(
+        &resumed[..3],
+        ["exec", "resume", SESSION],
+        "not resumed by id: {resumed:?}"
+    );
+    assert!(
+        resumed
+            .iter()
+            .any(|word| word == "--dangerously-bypass-approvals-and-sandbox"),
+        "the user's flags were dropped: {resumed:?}"
+    );
+    let marker = resumed.iter().position(|word| word == "--").unwrap();
+    assert_eq!(resumed.len(), marker + 2, "{resumed:?}");
+    assert!(
+        resumed[marker + 1].starts_with("[agent] Your usage window ran out"),
+        "{resumed:?}"
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "— waiting for the reset to resume session {SESSION}"
+        )),
+        "{}",
+        run.stderr
+    );
+}
