@@ -521,7 +521,10 @@ fn a_headless_prompt_falls_to_codex_exec_then_gemini_p() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(launched_words(&w.sb.calls("claude")[0].argv), ["-p", "hi"]);
     assert_eq!(w.sb.calls("codex")[0].argv, ["exec", "--", "hi"]);
-    assert_eq!(w.sb.calls("gemini")[0].argv, ["--prompt=hi"]);
+    assert_eq!(
+        launched_words(&w.sb.calls("gemini")[0].argv),
+        ["--prompt=hi"]
+    );
 }
 
 #[test]

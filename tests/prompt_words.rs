@@ -28,7 +28,14 @@ fn claude_capped_then(next: &str) -> World {
 fn argv_of(w: &World, cli: &str) -> Vec<String> {
     let calls = w.sb.calls(cli);
     assert_eq!(calls.len(), 1, "{cli} runs once: {calls:?}");
-    calls[0].argv.clone()
+    let argv = &calls[0].argv;
+    // Gemini CLI starts a session under agent's id (`--session-id UUID`), as Claude Code
+    // does, unless the words name a session or a sub-command of their own.
+    let flags = argv.iter().position(|w| w == "--").unwrap_or(argv.len());
+    if cli == "gemini" && argv[..flags].iter().any(|w| w == "--session-id") {
+        return crate::support::launched_words(argv);
+    }
+    argv.clone()
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! it started. Tests that compare what Claude Code received check that id here and then
 //! compare the rest — the user's words as they became — exactly.
 
-/// The words a Claude Code launch received, less the `--session-id <UUID>` agent gave it.
+/// The words a Claude Code (or Gemini CLI) launch received, less the `--session-id <UUID>`
+/// agent gave it.
 ///
 /// Panics unless the flags (the words before any `--`) hold `--session-id` exactly once,
 /// followed by a version 4 UUID: a launch whose id is missing, doubled or malformed fails
@@ -17,7 +18,7 @@ pub fn launched_words(argv: &[String]) -> Vec<String> {
         .map(|(i, _)| i)
         .collect();
     let [at] = named[..] else {
-        panic!("Claude Code was not given exactly one --session-id: {argv:?}");
+        panic!("the CLI was not given exactly one --session-id: {argv:?}");
     };
     assert_eq!(
         argv[at], "--session-id",
