@@ -216,6 +216,7 @@ impl Sandbox {
             .envs(self.env.borrow().iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .current_dir(&cwd);
+        as_a_foreground_job(&mut cmd);
         cmd
     }
 
@@ -522,4 +523,22 @@ env -0 > "$calls/$n/env.tmp" && mv "$calls/$n/env.tmp" "$calls/$n/env"
 /// cargo test --test lib NAME`).
 pub fn agent_binary() -> std::ffi::OsString {
     std::env::var_os("AGENT_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_agent").into())
+}
+
+/// Starts `command` with Ctrl-C and Ctrl-\ at their defaults, as a terminal's foreground job
+/// has them, whatever the process running the tests has: a script's background job (`cmd &`
+/// in a shell without job control) ignores both, agent keeps an ignored signal ignored for
+/// its CLI (as `nohup` asks), and a fake CLI in `sh` cannot then trap the Ctrl-C a test sends.
+fn as_a_foreground_job(command: &mut Command) {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        command.pre_exec(|| {
+            use nix::sys::signal::{SigHandler, Signal, signal};
+            for stop in [Signal::SIGINT, Signal::SIGQUIT] {
+                signal(stop, SigHandler::SigDfl).map_err(std::io::Error::from)?;
+            }
+            Ok(())
+        });
+    }
 }
