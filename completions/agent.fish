@@ -19,7 +19,7 @@ complete -c agent -l accounts -d 'Credential pools (`add` reads the secret from 
 complete -c agent -l install-watchdog -d 'Schedule --check-fallback (launchd, systemd user timer, or cron). The check runs in DIR (default: the current directory), where each CLI must trust the folder. Takes the rest of the command line: [--every INTERVAL] [--dir DIR] [--dry-run] [--scheduler launchd|systemd|cron]' -r
 complete -c agent -l uninstall-watchdog -d 'Remove the scheduled watchdog. Takes the rest of the command line: [--dry-run] [--scheduler launchd|systemd|cron]' -r
 complete -c agent -l dry-run -d 'Choose a rung (probing as a launch would) and print the command, environment names and the reason; run nothing'
-complete -c agent -l list -d 'Print the backends and the rung table'
+complete -c agent -l list -d 'Print the backends, what agent can do with their sessions, and the rung table'
 complete -c agent -l status -d 'Check every rung for real, in parallel (ignoring cached health): an API probe, or for a subscription login the CLI\'s own headless check, with the model and home the launch uses, once per login and model (reused for self_check_cache_seconds). One row per rung, its state said once, fitted to COLUMNS or the terminal\'s width'
 complete -c agent -l check-fallback -d 'Check every provider-independent rung as --status does; exit 1 unless every one is proved: one failed, parked or not proved is DEGRADED, none answering is DOWN. For the watchdog'
 complete -c agent -l doctor -d 'Check the setup — config, state directory, binaries (with --version), credentials (present or not, never shown), budget, watchdog — and say how to fix each problem; changes nothing. Exit 1 when a problem is found'

@@ -211,3 +211,123 @@ fn a_codex_session_out_of_its_window_is_resumed_in_codexs_own_words_after_the_re
         run.stderr
     );
 }
+
+/// Gemini CLI (on the world's API key, run unprobed) with a one-second fast-failure
+/// threshold, then Claude Code.
+fn gemini_then_claude(sb: &Sandbox) {
+    sb.write_config(
+        "fastfail_seconds = 1\n\n[backends.gemini]\nprobe = { kind = \"none\" }\n\n[[rungs]]\nbackend = \"gemini\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n",
+    );
+}
+
+/// A fake Gemini CLI whose first run, started under agent's `--session-id`, works past the
+/// threshold, records the session as 0.61 does (its chat under `~/.gemini/tmp/<project>/chats`,
+/// named after the id: the task, a `replace` of [`EDITED`], [`DID`], a failed shell command),
+/// then ends on its quota as 0.61 does headless — nothing of it in the record, its
+/// `TerminalQuotaError` on stderr with the API's delay, exit 1. A resumed run says so and
+/// exits 0.
+fn gemini_out_of_its_quota(sb: &Sandbox, reset_in_ms: u64) {
+    let chats = sb.home().join(".gemini/tmp/project/chats");
+    let rows = [
+        json!({"sessionId": "@ID@", "projectHash": "h", "startTime": "@NOW@", "kind": "main"}),
+        json!({"id": "m1", "timestamp": "@NOW@", "type": "user", "content": [{"text": TASK}]}),
+        json!({"id": "m2", "timestamp": "@NOW@", "type": "gemini", "content": DID,
+               "model": "gemini-test-pro", "toolCalls": [
+                   {"id": "t1", "name": "replace", "status": "success",
+                    "args": {"file_path": EDITED, "old_string": "fn lex() {}", "new_string": "fn lex() { todo!() }"}},
+                   {"id": "t2", "name": "run_shell_command", "status": "error",
+                    "args": {"command": "cargo test"}}]}),
+    ];
+    let template = sb.tmp_dir().join("gemini-chat.jsonl");
+    let text: Vec<String> = rows.iter().map(ToString::to_string).collect();
+    std::fs::write(&template, text.join("\n") + "\n").unwrap();
+    sb.fake_cli("gemini")
+        .script(&format!(
+            r#"for word in "$@"; do case "$word" in --resume) echo "gemini went on"; exit 0;; esac; done
+id=
+while [ "$#" -gt 0 ]; do [ "$1" = --session-id ] && id=$2; shift; done
+[ -n "$id" ] || {{ echo "no session id given" >&2; exit 2; }}
+sleep 1.3
+mkdir -p '{chats}'
+now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+short=$(printf %s "$id" | cut -c1-8)
+sed "s|@ID@|$id|g; s|@NOW@|$now|g" '{template}' > '{chats}'/session-2026-12-04T10-00-$short.jsonl
+cat >&2 <<'ERR'
+Error when talking to Gemini API Full report available at: /tmp/gemini-client-error.json TerminalQuotaError: You have exhausted your daily quota on this model.
+    at classifyGoogleError (file:///gemini/bundle/chunk.js:307333:14) {{
+  retryDelayMs: {reset_in_ms},
+  status: 429
+}}
+ERR
+exit 1"#,
+            chats = chats.display(),
+            template = template.display(),
+        ))
+        .install();
+}
+
+#[test]
+fn a_gemini_session_that_ends_on_its_quota_is_handed_on_with_a_brief_of_its_record() {
+    let w = world();
+    gemini_then_claude(&w.sb);
+    gemini_out_of_its_quota(&w.sb, 3_600_000);
+
+    let run = w.sb.run(&["--on-limit", "continue", "-p", "--", TASK]);
+
+    assert_eq!(run.code, Some(0), "Claude Code's code is agent's: {run:?}");
+    assert_eq!(w.sb.calls("gemini").len(), 1, "{}", run.stderr);
+    let claude = w.sb.calls("claude");
+    assert_eq!(claude.len(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("ran out of its window (usage limit, resets "),
+        "{}",
+        run.stderr
+    );
+    let brief = brief_named_in(&run.stderr);
+    let text = std::fs::read_to_string(&brief).unwrap();
+    assert!(text.starts_with("# Hand-off from Gemini CLI"), "{text}");
+    assert!(text.contains(TASK), "the task is not verbatim: {text}");
+    assert!(text.contains(DID), "what it did is missing: {text}");
+    assert!(text.contains(EDITED), "the changed file is missing: {text}");
+
+    // The next launch passes Gemini CLI over until the reset its error named.
+    let again = w.sb.run(&["-p", "hi"]);
+    assert_eq!(again.code, Some(0), "{again:?}");
+    assert_eq!(w.sb.calls("gemini").len(), 1, "{}", again.stderr);
+}
+
+#[test]
+fn a_gemini_session_that_ends_on_its_quota_is_resumed_by_its_id_after_the_delay_it_named() {
+    let w = world();
+    gemini_then_claude(&w.sb);
+    gemini_out_of_its_quota(&w.sb, 3_000);
+
+    let run = w.sb.run(&["--on-limit", "resume", "-p", "--", TASK]);
+
+    assert_eq!(run.code, Some(0), "the resumed run's code: {run:?}");
+    assert_eq!(run.stdout, "gemini went on\n", "{run:?}");
+    assert!(w.sb.calls("claude").is_empty(), "{}", run.stderr);
+    let gemini = w.sb.calls("gemini");
+    assert_eq!(gemini.len(), 2, "{}", run.stderr);
+    let first = &gemini[0].argv;
+    let id = &first[first.iter().position(|w| w == "--session-id").unwrap() + 1];
+    let resumed = &gemini[1].argv;
+    assert_eq!(&resumed[..2], ["--resume", id.as_str()], "{resumed:?}");
+    assert!(
+        !resumed.iter().any(|w| w == "--session-id"),
+        "a resume starts no new session: {resumed:?}"
+    );
+    assert!(
+        resumed
+            .last()
+            .is_some_and(|w| w.starts_with("--prompt=[agent] Your usage window ran out")),
+        "{resumed:?}"
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("— waiting for the reset to resume session {id}")),
+        "{}",
+        run.stderr
+    );
+}

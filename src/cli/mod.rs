@@ -44,7 +44,7 @@ Examples:
   agent --dry-run -p hi          show what would run, and why; run nothing
   agent --wait=2h -p \"nightly\"   every rung parked? wait up to 2h for the first reset, then run
   agent --on-limit=continue -p hi  window out mid-session? go on in the next CLI, with a brief
-  agent --list                   the backends and the rung table
+  agent --list                   the backends, their sessions, the rung table
   agent --status                 check every rung for real (in parallel) and report
   agent --check-fallback         exit 1 unless every provider-independent rung is proved
   agent --budget status          today's calls and tokens against the daily caps
@@ -131,7 +131,7 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub outcome: Option<PathBuf>,
 
-    /// Print the backends and the rung table
+    /// Print the backends, what agent can do with their sessions, and the rung table
     #[arg(long)]
     pub list: bool,
 

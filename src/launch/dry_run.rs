@@ -143,6 +143,7 @@ impl Found<'_, '_> {
             "dialect": self.translation.rules,
             "notices": self.translation.notices,
             "names_session": self.names_session,
+            "sessions": super::session_answers::of(rung.backend.family).json(),
             "env": self.env_names,
             "env_removed": self.env_removed,
             "reason": self.status.reason(),
@@ -175,9 +176,14 @@ impl Found<'_, '_> {
         if self.names_session {
             let _ = writeln!(
                 out,
-                "session:   a new --session-id UUID goes before these words at launch, so agent knows which session it started (DESIGN §21)"
+                "session:   a new --session-id UUID goes before these words at launch, so agent knows which session it started"
             );
         }
+        let _ = writeln!(
+            out,
+            "on limit:  {}",
+            super::session_answers::of(rung.backend.family).line()
+        );
         let _ = writeln!(out, "env:       {}", env_line(&self.env_names));
         if !self.env_removed.is_empty() {
             let _ = writeln!(out, "unset:     {}", self.env_removed.join(", "));

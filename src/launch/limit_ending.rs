@@ -100,16 +100,18 @@ fn new_session_id() -> String {
     )
 }
 
-/// What the session that ran on `rung` from `start` in `cwd` was, by its CLI's record.
+/// What the session that ran on `rung` from `start` in `cwd` was, by its CLI's record in
+/// the home the rung's CLI had (a login's or a key's: a session is one either way).
 pub fn read_session(
     rung: &Rung,
     cwd: &Path,
     start: Timestamp,
     id: Option<&str>,
 ) -> Option<Session> {
-    let login = super::parking::login_of(rung)?;
-    let home = login.records.as_ref()?;
-    crate::login::readers::run_session(login.family, home, cwd, start, id)
+    let ready = rung.state.as_ref().ok()?;
+    let family = rung.backend.family;
+    let home = family.home(&crate::adapter::Env::child(&ready.env, &ready.env_remove))?;
+    crate::login::readers::run_session(family, &home, cwd, start, id)
 }
 
 /// The words that resume `ending`'s session on `rung` once — the user's flags and, headless,
@@ -274,7 +276,14 @@ pub fn follow<'c>(
                     ending.spent
                 ));
             };
-            let waited = waiting::until_reopens(config, cascade, chain.index, max, &announce);
+            let waited = waiting::until_reopens(
+                config,
+                cascade,
+                chain.index,
+                ending.window.resets_at,
+                max,
+                &announce,
+            );
             let stopped = crate::signals::interrupted();
             crate::signals::stop_noting_interrupts();
             let back = way_back(rung, ending)

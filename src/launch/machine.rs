@@ -440,7 +440,7 @@ impl<'c, 'o> Launch<'c, 'o> {
         );
         let ending = ending::judge(&seen, self.config.fastfail, &record);
         if record.read_windows() {
-            record.file_windows(self.cascade.parking());
+            record.file_windows(self.cascade.parking(), self.cascade.store());
         }
         if matches!(
             ending,
@@ -645,7 +645,7 @@ impl<'c, 'o> Launch<'c, 'o> {
     /// What every fast failure leaves: the windows its run's record names (a limit it hit
     /// parks the login until the reset, said), and an event.
     fn file_fast_failure(&self, run: &Run, record: &RunRecord, reason: &str) {
-        if let Some(spent) = record.file_windows(self.cascade.parking()) {
+        if let Some(spent) = record.file_windows(self.cascade.parking(), self.cascade.store()) {
             term::notice(&format!(
                 "{}: {} — parked until then",
                 run.rung.label(),

@@ -28,6 +28,7 @@ pub mod rung;
 pub mod rung_state;
 pub mod same_way;
 pub mod self_check;
+pub mod session_answers;
 pub mod survey;
 pub mod waiting;
 

@@ -14,8 +14,11 @@ use super::ending::{Record, Spent};
 use super::parking::{self, Parking};
 use super::rung::Rung;
 use crate::config::Config;
+use crate::error_class::ErrorClass;
 use crate::login::Window;
 use crate::login::session::Session;
+use crate::state::health::{Outcome, Store};
+use crate::state::window::Source;
 
 pub struct RunRecord<'r, 'c> {
     config: &'c Config,
@@ -62,20 +65,64 @@ impl<'r, 'c> RunRecord<'r, 'c> {
         self.cwd.as_deref()
     }
 
-    /// The windows its record names, read on first use.
+    /// The windows its record names, read on first use — else the limit its CLI's final
+    /// error named, as a window of its own.
     fn windows(&self) -> &[Window] {
-        self.windows.get_or_init(|| match &self.cwd {
-            Some(cwd) => parking::run_windows(self.rung, cwd, self.started, self.session_id),
-            None => Vec::new(),
+        self.windows.get_or_init(|| {
+            let recorded = match &self.cwd {
+                Some(cwd) => parking::run_windows(self.rung, cwd, self.started, self.session_id),
+                None => Vec::new(),
+            };
+            if !recorded.is_empty() {
+                return recorded;
+            }
+            self.said_limit().into_iter().collect()
         })
+    }
+
+    /// The usage limit the CLI's final error named, as a window: login-wide (the CLI did not
+    /// say which), full, resetting when it said or after `quota_minutes`.
+    fn said_limit(&self) -> Option<Window> {
+        let family = self.rung.backend.family;
+        let said = crate::login::readers::limit_in_output(family, self.stderr_head)?;
+        let now = Timestamp::now();
+        let wait = said.resets_in.unwrap_or(self.config.quota_cooldown);
+        let resets_at = now
+            .checked_add(jiff::SignedDuration::try_from(wait).ok()?)
+            .ok()?;
+        Window::new(
+            crate::state::window::Scope::Unstated,
+            100.0,
+            resets_at,
+            Source::CliError,
+            now,
+        )
     }
 
     /// Files the windows its record names under its login (once), and returns the spent
     /// one that resets last — so the next launch parks the login until the reset instead
     /// of running it into the same wall.
-    pub fn file_windows(&self, parking: &Parking) -> Option<Spent> {
+    ///
+    /// A limit only the CLI's final error named is no window of a login agent knows (the
+    /// CLI's records name none): the rung's target is skipped until its reset instead, as a
+    /// spent quota is, whatever login or key it runs on.
+    pub fn file_windows(&self, parking: &Parking, store: &Store) -> Option<Spent> {
         self.filed.get_or_init(|| {
-            parking.file(self.rung, self.windows(), Timestamp::now());
+            let windows = self.windows();
+            parking.file(self.rung, windows, Timestamp::now());
+            let said = windows.iter().find(|w| w.source == Source::CliError);
+            if let (Some(said), Ok(ready)) = (said, &self.rung.state) {
+                let refused = Outcome {
+                    class: ErrorClass::Quota,
+                    reason: format!(
+                        "its final error named its usage limit, resetting {}",
+                        said.resets_at
+                    ),
+                    latency: std::time::Duration::ZERO,
+                    clears_at: std::time::SystemTime::try_from(said.resets_at).ok(),
+                };
+                store.record(&ready.plan.target, &refused, &self.config.policy());
+            }
         });
         self.spent()
     }

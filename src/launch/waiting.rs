@@ -213,16 +213,29 @@ pub fn every_rung_parked(
 /// rung `index` reopens — at most `max`, with the same countdown and Ctrl-C (130, nothing
 /// run); `announce` says the wait once it is sure to begin. A reset beyond `max` is not
 /// waited for (said instead): the launch ends as a parked one (75).
+///
+/// It reopens no sooner than `not_before`, the reset the ending named: a limit only the
+/// CLI's final error named parks no login (its target is skipped instead), and resuming
+/// before the reset would only run into the same wall.
 pub fn until_reopens(
     config: &Config,
     cascade: &mut Cascade,
     index: usize,
+    not_before: Timestamp,
     max: Duration,
     announce: &dyn Fn(),
 ) -> Parked {
     let rungs = [cascade.rung(index).clone()];
+    let label = rungs[0].label();
+    let reset = move |now: Timestamp| {
+        (now < not_before).then(|| Reopening {
+            label: label.clone(),
+            at: not_before,
+        })
+    };
     let now = Timestamp::now();
-    let Some(first) = reopening(config, &rungs, cascade.parking(), now) else {
+    let Some(first) = reopening(config, &rungs, cascade.parking(), now).or_else(|| reset(now))
+    else {
         return Parked::Reopened;
     };
     let deadline = SignedDuration::try_from(max)
@@ -242,7 +255,7 @@ pub fn until_reopens(
     announce();
     let parking = Parking::read_only(cascade.store().state_dir());
     wait(first, deadline, max, |now| {
-        reopening(config, &rungs, &parking, now)
+        reopening(config, &rungs, &parking, now).or_else(|| reset(now))
     })
 }
 

@@ -191,6 +191,7 @@ pub const READERS: Readers = Readers {
     run_windows: None,
     run_session: None,
     session_in_output: None,
+    limit_in_output: None,
     // Its quota read is its probe, run by the probe (`launch::own_quota`).
     ask_windows: Some(AskWindows {
         what: "agy /usage",

@@ -240,6 +240,7 @@ pub const READERS: Readers = Readers {
     }),
     // Claude Code runs under the id agent gives it (`--session-id`).
     session_in_output: None,
+    limit_in_output: None,
     // Claude Code has no command that says its windows: its login is asked at Anthropic's
     // own usage endpoint, the one Claude Code reads for `/usage` — undocumented, so only
     // where the backend allows it (`login_usage = true`, DESIGN §12).

@@ -159,6 +159,7 @@ pub const READERS: Readers = Readers {
         super::codex_session::read(&home.join("sessions"), cwd, start, id)
     }),
     session_in_output: Some(session_in_header),
+    limit_in_output: None,
     ask_windows: Some(AskWindows {
         what: "codex app-server",
         answerer: Answerer::Cli,

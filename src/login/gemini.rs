@@ -182,10 +182,13 @@ pub const READERS: Readers = Readers {
     own_store,
     refused_login,
     last_model: |env| last_model(&adapter::gemini::home(env)?),
-    run_actions: super::no_run_actions,
+    run_actions: |home, _cwd, _start, id| super::gemini_session::actions(&home.join("tmp"), id),
     run_windows: None,
-    run_session: None,
+    run_session: Some(|home, cwd, start, id| {
+        super::gemini_session::read(&home.join("tmp"), cwd, start, id)
+    }),
     session_in_output: None,
+    limit_in_output: Some(super::gemini_session::limit_in_output),
     ask_windows: None,
     calls: Some(|into| {
         let roots = super::gemini_calls::roots();

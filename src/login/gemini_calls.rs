@@ -1,18 +1,15 @@
 //! Gemini CLI's chat records: `~/.gemini/tmp/<project>/chats/session-*.jsonl` (research
 //! §3.4; `login::gemini` has the layout). Each `gemini` message carries the model and
-//! `tokens: {input, output, cached, thoughts, tool, total}` as the API reported them; a
-//! message may be written again as it grows, a `{"$set": {"messages": […]}}` line rewrites
-//! the conversation and `{"$rewindTo": id}` drops a message and what followed. So each file
-//! is replayed to its final conversation, and a call is counted once per session and
-//! message id. Older releases wrote one `.json` object with `messages`.
+//! `tokens: {input, output, cached, thoughts, tool, total}` as the API reported them; each
+//! file is replayed to its final conversation ([`gemini_chat`]), and a call is counted once
+//! per session and message id.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::calls::{Call, SourceStats, Transcripts};
-use super::records;
-use crate::bounded_read;
+use super::{gemini_chat, records};
 use crate::state::ledger::Tokens;
 
 /// Gemini CLI's temp directory under its home (its adapter's answer), where its chats are.
@@ -59,56 +56,22 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut session = None;
-    // The conversation as the file leaves it, in order.
-    let mut messages: Vec<Value> = Vec::new();
-    if path.extension().is_some_and(|e| e == "json") {
-        let Some(chat) = bounded_read::json(path, bounded_read::CHAT) else {
-            stats.unreadable += 1;
-            return;
-        };
-        session = chat
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .map(String::from);
-        messages = chat
-            .get("messages")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-    } else {
-        for line in records::lines(path) {
-            let Ok(record) = serde_json::from_str::<Value>(&line) else {
-                stats.unreadable += 1;
-                continue;
-            };
-            if let Some(id) = record.get("sessionId").and_then(Value::as_str) {
-                session.get_or_insert_with(|| id.to_string());
-            }
-            if let Some(all) = record.pointer("/$set/messages").and_then(Value::as_array) {
-                messages.clone_from(all);
-            } else if let Some(id) = record.get("$rewindTo").and_then(Value::as_str) {
-                if let Some(at) = messages.iter().position(|m| id_of(m) == Some(id)) {
-                    messages.truncate(at);
-                }
-            } else if let Some(id) = id_of(&record) {
-                match messages.iter_mut().find(|m| id_of(m) == Some(id)) {
-                    Some(known) => {
-                        stats.duplicates += 1;
-                        *known = record;
-                    }
-                    None => messages.push(record),
-                }
-            }
-        }
-    }
-    let session = session.unwrap_or(file_session);
-    for message in &messages {
+    let Some(chat) = gemini_chat::replay(path) else {
+        stats.unreadable += 1;
+        return;
+    };
+    stats.unreadable += chat.unreadable;
+    stats.duplicates += chat.rewritten;
+    let session = chat.session.unwrap_or(file_session);
+    for message in &chat.messages {
         let Some(call) = call_of(message, &session) else {
             continue;
         };
         stats.records += 1;
-        let key = format!("gemini:{session}:{}", id_of(message).unwrap_or_default());
+        let key = format!(
+            "gemini:{session}:{}",
+            gemini_chat::id_of(message).unwrap_or_default()
+        );
         if !call.tokens.is_plausible() {
             stats.unreadable += 1;
             continue;
@@ -119,13 +82,9 @@ fn read_file(path: &Path, into: &mut Transcripts, stats: &mut SourceStats) {
     }
 }
 
-fn id_of(message: &Value) -> Option<&str> {
-    message.get("id").and_then(Value::as_str)
-}
-
 /// One answer of the model, with the tokens the API reported for it.
 fn call_of(message: &Value, session: &str) -> Option<Call> {
-    if message.get("type").and_then(Value::as_str) != Some("gemini") {
+    if gemini_chat::kind_of(message) != Some("gemini") {
         return None;
     }
     let tokens = message.get("tokens").filter(|t| t.is_object())?;

@@ -40,6 +40,8 @@ pub mod codex_rollout;
 pub mod codex_session;
 pub mod gemini;
 pub mod gemini_calls;
+pub mod gemini_chat;
+pub mod gemini_session;
 pub mod jwt;
 #[cfg(target_os = "macos")]
 pub mod keychain;
@@ -49,6 +51,7 @@ pub mod readers;
 pub mod records;
 pub mod reset_text;
 pub mod run_actions;
+pub mod said_limit;
 pub mod session;
 #[cfg(test)]
 pub mod stand_in;
@@ -143,6 +146,9 @@ pub struct Readers {
     /// names its own sessions (Codex's `session id: …` header): how agent tells its run's
     /// record from another session's in the same folder.
     pub session_in_output: Option<fn(&str) -> Option<String>>,
+    /// The usage limit its final error names (what it printed on stderr as it ended), for a
+    /// CLI whose run records name no window: a session cut short by its quota all the same.
+    pub limit_in_output: Option<fn(&str) -> Option<said_limit::SaidLimit>>,
     /// How its login is asked for its windows now, with no prompt, for a CLI that can be
     /// (`launch::ask_windows` is the one door that asks).
     pub ask_windows: Option<asking::AskWindows>,

@@ -14,6 +14,7 @@ pub const READERS: Readers = Readers {
     run_windows: None,
     run_session: None,
     session_in_output: None,
+    limit_in_output: None,
     ask_windows: None,
     // Only where this machine has its database and the binary that reads it.
     calls: Some(|into| {

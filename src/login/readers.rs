@@ -13,6 +13,7 @@ use jiff::Timestamp;
 use super::asking::AskWindows;
 use super::calls::{SourceStats, Transcripts};
 use super::run_actions::Actions;
+use super::said_limit::SaidLimit;
 use super::session::Session;
 use super::{OwnStore, Readers, Window};
 use crate::adapter::{Env, Family};
@@ -105,6 +106,12 @@ pub fn run_session(
 /// (`stderr_head`); `None` for a CLI that names none there, or when it did not.
 pub fn session_in_output(family: Family, stderr_head: &str) -> Option<String> {
     (of(family)?.session_in_output?)(stderr_head)
+}
+
+/// The usage limit a run of a CLI of `family` named in its final error on stderr
+/// (`stderr_head`); `None` for a CLI that names none there, or when it did not.
+pub fn limit_in_output(family: Family, stderr_head: &str) -> Option<SaidLimit> {
+    (of(family)?.limit_in_output?)(stderr_head)
 }
 
 /// How a CLI of `family`'s login is asked for its windows, when it can be.

@@ -183,6 +183,33 @@ pub fn codex_item(payload: &Value, actions: &mut Actions) {
     }
 }
 
+/// Adds what one tool call of a Gemini CLI `gemini` message did (its `toolCalls[]`, 0.61:
+/// `{"name", "args", "status", …}`): `write_file` and `replace` change their
+/// `args.file_path`, `run_shell_command` runs a command. A call its scheduler cancelled or
+/// refused before it ran (`status` other than `success` or `error`) did nothing.
+pub fn gemini_tool_call(call: &Value, actions: &mut Actions) {
+    let ran = matches!(
+        call.get("status").and_then(Value::as_str),
+        Some("success" | "error")
+    );
+    if !ran {
+        return;
+    }
+    let args = call.get("args");
+    match call.get("name").and_then(Value::as_str) {
+        Some("write_file" | "replace") => {
+            if let Some(file) = args
+                .and_then(|a| a.get("file_path"))
+                .and_then(Value::as_str)
+            {
+                actions.changed(file);
+            }
+        }
+        Some("run_shell_command") => actions.commands += 1,
+        _ => {}
+    }
+}
+
 /// The files an `apply_patch` patch names.
 fn patched_files(patch: &str) -> impl Iterator<Item = &str> {
     patch.lines().filter_map(|line| {

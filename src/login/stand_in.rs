@@ -26,6 +26,7 @@ pub const READERS: Readers = Readers {
     run_windows: None,
     run_session: None,
     session_in_output: None,
+    limit_in_output: None,
     ask_windows: None,
     calls: Some(|into| {
         let call = Call {

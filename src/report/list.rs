@@ -1,4 +1,5 @@
-//! `agent --list`: the backends and the rung table, with where each CLI was found. No calls.
+//! `agent --list`: the backends (where each CLI was found, what agent can do with its
+//! sessions) and the rung table. No calls.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -6,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use crate::config::Config;
-use crate::launch::{resolve, rung};
+use crate::launch::{resolve, rung, session_answers};
 use crate::text::printable;
 
 /// The subscription login a rung runs on, with its windows: never a token.
@@ -70,6 +71,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                     "vendor": b.vendor,
                     "probe": b.probe.kind.as_str(),
                     "binary": crate::backend::discover::find(&b.command),
+                    "sessions": session_answers::of(b.family).json(),
                 })
             })
             .collect();
@@ -119,6 +121,16 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             printable(&backend.vendor),
             backend.probe.kind.as_str(),
             printable(&found)
+        );
+    }
+    // What a window that runs out mid-session can come to on each, said before it does.
+    let _ = writeln!(out, "\nsessions (when a window runs out mid-session):");
+    for backend in config.backends.values() {
+        let _ = writeln!(
+            out,
+            "  {:name_width$}  {}",
+            printable(&backend.name),
+            session_answers::of(backend.family).line()
         );
     }
     let table = if config.rungs_are_builtin {

@@ -183,6 +183,9 @@ pub enum Source {
     AgyUsage,
     /// The opt-in read-only usage endpoint.
     UsageEndpoint,
+    /// A CLI's own final error naming its quota (Gemini CLI's `TerminalQuotaError`), for a
+    /// CLI whose records name no window: the reset it gave, else `quota_minutes` on.
+    CliError,
 }
 
 /// Why a window is not believed.
@@ -259,6 +262,7 @@ impl Source {
             Source::AppServer => "codex app-server",
             Source::AgyUsage => "agy /usage",
             Source::UsageEndpoint => "the usage endpoint",
+            Source::CliError => "its CLI's final error",
         }
     }
 }
