@@ -331,3 +331,167 @@ fn a_gemini_session_that_ends_on_its_quota_is_resumed_by_its_id_after_the_delay_
         run.stderr
     );
 }
+
+/// The id opencode gave the session (`ses_` and 26 more, as 1.18.33 names them).
+const OPENCODE_SESSION: &str = "ses_dc036c7d3ffeqqtE0Xlj6qbRGB";
+
+/// opencode (run unprobed) with a one-second fast-failure threshold, then Claude Code.
+fn opencode_then_claude(sb: &Sandbox) {
+    sb.write_config(
+        "fastfail_seconds = 1\n\n[backends.opencode]\nprobe = { kind = \"none\" }\n\n[[rungs]]\nbackend = \"opencode\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n",
+    );
+}
+
+/// The rows `opencode db` gives for the session's query, as 1.18.33 holds them: the task,
+/// an answer that edited [`EDITED`] and ran a command, then a turn its provider refused at
+/// its quota (no parts; `retry-after-ms` as the provider sent it).
+fn opencode_session_rows(retry_after_ms: u64) -> serde_json::Value {
+    let row = |message: &str, info: serde_json::Value, part: Option<serde_json::Value>| {
+        json!({"session_id": OPENCODE_SESSION, "message_id": message,
+               "message": info.to_string(), "part": part.map(|p| p.to_string())})
+    };
+    let answer = json!({"role": "assistant", "modelID": "gpt-x", "providerID": "mock",
+                        "finish": "stop", "path": {"cwd": "/", "root": "/"}});
+    json!([
+        row(
+            "msg_1",
+            json!({"role": "user"}),
+            Some(json!({"type": "text", "text": TASK}))
+        ),
+        row(
+            "msg_2",
+            answer.clone(),
+            Some(json!({"type": "text", "text": DID}))
+        ),
+        row(
+            "msg_2",
+            answer.clone(),
+            Some(json!({"type": "tool", "tool": "edit",
+            "state": {"status": "completed", "input": {"filePath": EDITED, "oldString": "a", "newString": "b"}}}))
+        ),
+        row(
+            "msg_2",
+            answer,
+            Some(json!({"type": "tool", "tool": "bash",
+            "state": {"status": "completed", "input": {"command": "cargo test"}}}))
+        ),
+        row(
+            "msg_3",
+            json!({"role": "user"}),
+            Some(json!({"type": "text", "text": "go on"}))
+        ),
+        row(
+            "msg_4",
+            json!({"role": "assistant", "modelID": "gpt-x", "providerID": "mock",
+            "error": {"name": "APIError", "data": {
+                "message": "Usage limit reached for this plan. Try again later.",
+                "statusCode": 429, "isRetryable": true,
+                "responseHeaders": {"retry-after-ms": retry_after_ms.to_string()},
+                "responseBody": "{\"error\": {\"type\": \"usage_limit_reached\"}}"}}}),
+            None
+        ),
+    ])
+}
+
+/// A fake opencode whose run works past the threshold and ends as 1.18.33 does when its
+/// provider refuses at its quota (after its retries: `Error: <the provider's words>`, exit
+/// 1), its database holding [`opencode_session_rows`], which its `opencode db` gives for a
+/// session's query; a run that continues a session (`--session`) says so and exits 0.
+fn opencode_out_of_its_quota(sb: &Sandbox, retry_after_ms: u64) {
+    let rows = sb.tmp_dir().join("opencode-rows.json");
+    std::fs::write(&rows, opencode_session_rows(retry_after_ms).to_string()).unwrap();
+    sb.write_file(".local/share/opencode/opencode.db", "");
+    sb.fake_cli("opencode")
+        .script(&format!(
+            r#"if [ "$1" = db ]; then
+  case "$2" in *"LEFT JOIN part"*) cat '{rows}';; *) echo '[]';; esac
+  exit 0
+fi
+for word in "$@"; do [ "$word" = --session ] && {{ echo "opencode went on"; exit 0; }}; done
+sleep 1.3
+printf '\033[91m\033[1mError: \033[0mUsage limit reached for this plan. Try again later.\n' >&2
+exit 1"#,
+            rows = rows.display(),
+        ))
+        .install();
+}
+
+/// The runs of the fake opencode that were launches (not `opencode db`).
+fn opencode_runs(sb: &Sandbox) -> Vec<Invocation> {
+    sb.calls("opencode")
+        .into_iter()
+        .filter(|call| call.argv.first().map(String::as_str) != Some("db"))
+        .collect()
+}
+
+#[test]
+fn an_opencode_session_its_provider_refused_at_its_quota_is_handed_on_with_a_brief() {
+    let w = world();
+    opencode_then_claude(&w.sb);
+    opencode_out_of_its_quota(&w.sb, 3_600_000);
+
+    let run = w.sb.run(&["--on-limit", "continue", "-p", "--", TASK]);
+
+    assert_eq!(run.code, Some(0), "Claude Code's code is agent's: {run:?}");
+    assert_eq!(opencode_runs(&w.sb).len(), 1, "{}", run.stderr);
+    assert_eq!(w.sb.calls("claude").len(), 1, "{}", run.stderr);
+    let brief = brief_named_in(&run.stderr);
+    let text = std::fs::read_to_string(&brief).unwrap();
+    assert!(text.starts_with("# Hand-off from opencode"), "{text}");
+    assert!(text.contains(TASK), "the task is not verbatim: {text}");
+    assert!(text.contains(DID), "what it did is missing: {text}");
+    assert!(text.contains(EDITED), "the changed file is missing: {text}");
+    assert!(
+        text.contains(OPENCODE_SESSION),
+        "the session is missing: {text}"
+    );
+}
+
+#[test]
+fn an_opencode_session_is_resumed_with_run_session_after_the_providers_delay() {
+    let w = world();
+    opencode_then_claude(&w.sb);
+    opencode_out_of_its_quota(&w.sb, 3_000);
+
+    let run = w.sb.run(&["--on-limit", "resume", "-p", "--", TASK]);
+
+    assert_eq!(run.code, Some(0), "the resumed run's code: {run:?}");
+    assert_eq!(run.stdout, "opencode went on\n", "{run:?}");
+    assert!(w.sb.calls("claude").is_empty(), "{}", run.stderr);
+    let runs = opencode_runs(&w.sb);
+    assert_eq!(runs.len(), 2, "{}", run.stderr);
+    assert_eq!(
+        &runs[1].argv[..3],
+        ["run", "--session", OPENCODE_SESSION],
+        "{:?}",
+        runs[1].argv
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "— waiting for the reset to resume session {OPENCODE_SESSION}"
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_successful_opencode_run_never_asks_its_database() {
+    let w = world();
+    opencode_then_claude(&w.sb);
+    opencode_out_of_its_quota(&w.sb, 3_000);
+    w.sb.fake_cli("opencode")
+        .script("[ \"$1\" = db ] && { echo '[]'; exit 0; }\necho opencode answered")
+        .install();
+
+    let run = w.sb.run(&["-p", "--", TASK]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        w.sb.calls("opencode")
+            .iter()
+            .all(|call| call.argv.first().map(String::as_str) != Some("db")),
+        "a session read after a run that answered costs an opencode start: {:?}",
+        w.sb.calls("opencode")
+    );
+}

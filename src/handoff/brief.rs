@@ -376,6 +376,7 @@ mod tests {
             ],
             files: vec!["/home/u/proj/src/lib.rs".into()],
             ended_on_its_limit: false,
+            limit_resets_in: None,
         }
     }
 

@@ -437,7 +437,8 @@ impl<'c, 'o> Launch<'c, 'o> {
             &run.stderr_head,
             run.started,
             run.session_id.as_deref(),
-        );
+        )
+        .ended(run.ended);
         let ending = ending::judge(&seen, self.config.fastfail, &record);
         if record.read_windows() {
             record.file_windows(self.cascade.parking(), self.cascade.store());

@@ -32,6 +32,8 @@ pub struct RunRecord<'r, 'c> {
     session_id: Option<&'r str>,
     /// Where it ran (agent's own directory); `None` when that cannot be named.
     cwd: Option<PathBuf>,
+    /// Whether it ended in failure (a code other than 0, or a signal).
+    failed: bool,
     windows: OnceCell<Vec<Window>>,
     filed: OnceCell<()>,
     session: OnceCell<Option<Session>>,
@@ -54,10 +56,19 @@ impl<'r, 'c> RunRecord<'r, 'c> {
             started,
             session_id,
             cwd: std::env::current_dir().ok(),
+            failed: true,
             windows: OnceCell::new(),
             filed: OnceCell::new(),
             session: OnceCell::new(),
         }
+    }
+
+    /// The same record of a run that `ended` so: a CLI whose session costs a run of it to
+    /// read is asked only after a failure.
+    #[must_use]
+    pub fn ended(mut self, ended: super::child::Ended) -> Self {
+        self.failed = !matches!(ended, super::child::Ended::Code(0));
+        self
     }
 
     /// Where the run ran.
@@ -80,13 +91,24 @@ impl<'r, 'c> RunRecord<'r, 'c> {
         })
     }
 
-    /// The usage limit the CLI's final error named, as a window: login-wide (the CLI did not
-    /// say which), full, resetting when it said or after `quota_minutes`.
+    /// The usage limit the CLI's final error named — or, for a CLI whose records name no
+    /// window, the session's own record said its last turn was refused for — as a window:
+    /// login-wide (the CLI did not say which), full, resetting when it said or after
+    /// `quota_minutes`.
     fn said_limit(&self) -> Option<Window> {
         let family = self.rung.backend.family;
-        let said = crate::login::readers::limit_in_output(family, self.stderr_head)?;
+        let said = crate::login::readers::limit_in_output(family, self.stderr_head)
+            .map(|said| said.resets_in)
+            .or_else(|| {
+                // A CLI whose records name windows said the limit there, if anywhere.
+                if crate::login::readers::reads_run_windows(family) {
+                    return None;
+                }
+                let session = self.session().filter(|s| s.ended_on_its_limit)?;
+                Some(session.limit_resets_in)
+            })?;
         let now = Timestamp::now();
-        let wait = said.resets_in.unwrap_or(self.config.quota_cooldown);
+        let wait = said.unwrap_or(self.config.quota_cooldown);
         let resets_at = now
             .checked_add(jiff::SignedDuration::try_from(wait).ok()?)
             .ok()?;
@@ -132,6 +154,10 @@ impl<'r, 'c> RunRecord<'r, 'c> {
     pub fn session(&self) -> Option<&Session> {
         self.session
             .get_or_init(|| {
+                let family = self.rung.backend.family;
+                if !self.failed && crate::login::readers::session_costs_a_run(family) {
+                    return None;
+                }
                 let cwd = self.cwd.as_deref()?;
                 super::limit_ending::read_session(self.rung, cwd, self.started, self.session_id)
             })

@@ -34,6 +34,10 @@ pub fn of(family: Family) -> Answers {
     let limit = match reads {
         Some(r) if r.run_windows.is_some() => Ok("limit from its record"),
         Some(r) if r.limit_in_output.is_some() => Ok("limit from its record or final error"),
+        Some(r) if r.run_session.is_some() && r.session_costs_a_run => {
+            Ok("limit from its record, read after a run that failed")
+        }
+        Some(r) if r.run_session.is_some() => Ok("limit from its record"),
         _ => Err(
             "limit unread (its records name none: a refused quota is skipped for quota_minutes)",
         ),
@@ -106,6 +110,15 @@ mod tests {
         let gemini = of(Family::Gemini);
         assert_eq!(gemini.resume.as_deref(), Ok("resume: gemini --resume ID"));
         assert_eq!(gemini.limit, Ok("limit from its record or final error"));
+        let opencode = of(Family::Opencode);
+        assert_eq!(
+            opencode.resume.as_deref(),
+            Ok("resume: opencode --session ID")
+        );
+        assert_eq!(
+            opencode.limit,
+            Ok("limit from its record, read after a run that failed")
+        );
         let agy = of(Family::Agy);
         assert!(agy.resume.is_err() && agy.brief.is_err() && agy.session.is_err());
         assert!(of(Family::Other).line().contains("no resume ("));

@@ -190,6 +190,7 @@ pub const READERS: Readers = Readers {
     run_actions: super::no_run_actions,
     run_windows: None,
     run_session: None,
+    session_costs_a_run: false,
     session_in_output: None,
     limit_in_output: None,
     // Its quota read is its probe, run by the probe (`launch::own_quota`).

@@ -239,6 +239,7 @@ pub const READERS: Readers = Readers {
         super::claude_session::read(&dir, start, id)
     }),
     // Claude Code runs under the id agent gives it (`--session-id`).
+    session_costs_a_run: false,
     session_in_output: None,
     limit_in_output: None,
     // Claude Code has no command that says its windows: its login is asked at Anthropic's

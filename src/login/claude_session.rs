@@ -325,6 +325,7 @@ mod tests {
                 ],
                 files: vec!["/home/u/proj/src/lib.rs".into()],
                 ended_on_its_limit: true,
+                limit_resets_in: None,
             }
         );
         assert_eq!(read(&dir, Timestamp::now(), Some("missing-id")), None);

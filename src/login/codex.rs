@@ -158,6 +158,7 @@ pub const READERS: Readers = Readers {
     run_session: Some(|home, cwd, start, id| {
         super::codex_session::read(&home.join("sessions"), cwd, start, id)
     }),
+    session_costs_a_run: false,
     session_in_output: Some(session_in_header),
     limit_in_output: None,
     ask_windows: Some(AskWindows {

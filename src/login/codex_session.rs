@@ -275,6 +275,7 @@ mod tests {
                 ],
                 files: vec!["src/lib.rs".into()],
                 ended_on_its_limit: false,
+                limit_resets_in: None,
             }
         );
         assert_eq!(read(&sessions, Path::new("/work/other"), start, None), None);

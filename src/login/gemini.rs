@@ -187,6 +187,7 @@ pub const READERS: Readers = Readers {
     run_session: Some(|home, cwd, start, id| {
         super::gemini_session::read(&home.join("tmp"), cwd, start, id)
     }),
+    session_costs_a_run: false,
     session_in_output: None,
     limit_in_output: Some(super::gemini_session::limit_in_output),
     ask_windows: None,

@@ -47,6 +47,7 @@ pub mod jwt;
 pub mod keychain;
 pub mod opencode;
 pub mod opencode_calls;
+pub mod opencode_session;
 pub mod readers;
 pub mod records;
 pub mod reset_text;
@@ -142,6 +143,9 @@ pub struct Readers {
     /// What its session was — the task, where it stopped, the files it changed — for a
     /// CLI whose records agent reads that from.
     pub run_session: Option<SessionReader>,
+    /// Whether reading its session starts the CLI itself (opencode's `opencode db`, about a
+    /// second of CPU): read then only for a run that ended in failure, never after every run.
+    pub session_costs_a_run: bool,
     /// The id of the session a run was, from what the CLI printed on stderr, for a CLI that
     /// names its own sessions (Codex's `session id: …` header): how agent tells its run's
     /// record from another session's in the same folder.

@@ -44,19 +44,19 @@ pub fn read(records: &Records, into: &mut Transcripts) -> SourceStats {
         files: 1,
         ..SourceStats::default()
     };
-    match query(&records.binary, &records.database) {
+    match query(&records.binary, &records.database, adapter::USAGE_QUERY) {
         Some(rows) => add_rows(&rows, into, &mut stats),
         None => stats.unreadable += 1,
     }
     stats
 }
 
-/// The rows of [`adapter::USAGE_QUERY`], from the CLI itself; `None` when it did not
-/// answer with JSON in time.
-fn query(binary: &Path, database: &Path) -> Option<Value> {
+/// The rows `sql` selects, from the CLI itself; `None` when it did not answer with JSON
+/// in time.
+pub fn query(binary: &Path, database: &Path, sql: &str) -> Option<Value> {
     let mut command = crate::child_env::command(binary);
     command
-        .args(["db", adapter::USAGE_QUERY, "--format", "json", "--pure"])
+        .args(["db", sql, "--format", "json", "--pure"])
         .env("OPENCODE_DB", database)
         .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_MODELS_FETCH", "1")

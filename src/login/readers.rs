@@ -102,6 +102,12 @@ pub fn run_session(
     (of(family)?.run_session?)(home, cwd, start, id)
 }
 
+/// Whether reading a session of a CLI of `family` starts the CLI itself
+/// (`Readers::session_costs_a_run`).
+pub fn session_costs_a_run(family: Family) -> bool {
+    of(family).is_some_and(|readers| readers.session_costs_a_run)
+}
+
 /// The id of the session a run of a CLI of `family` was, from what it printed on stderr
 /// (`stderr_head`); `None` for a CLI that names none there, or when it did not.
 pub fn session_in_output(family: Family, stderr_head: &str) -> Option<String> {

@@ -57,7 +57,8 @@ impl Actions {
         parts.join(" and ")
     }
 
-    fn changed(&mut self, file: &str) {
+    /// Adds a file it changed (its first mention kept, at most [`MAX_FILES`]).
+    pub fn changed(&mut self, file: &str) {
         let file = crate::text::printable(file.trim());
         if !file.is_empty() && self.files.len() < MAX_FILES && !self.files.contains(&file) {
             self.files.push(file);

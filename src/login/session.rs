@@ -30,6 +30,9 @@ pub struct Session {
     /// answer came after it: a session that ran out, whatever its CLI's exit code (one that
     /// waited for the reset and went on answered after it, and is not).
     pub ended_on_its_limit: bool,
+    /// How long after it ended the limit it ran into resets, when its record says so and
+    /// names no window (opencode's provider's `retry-after`).
+    pub limit_resets_in: Option<std::time::Duration>,
 }
 
 /// A session built row by row, in the order its record holds them.
@@ -100,6 +103,11 @@ impl Collector {
     /// A turn refused for the usage limit, by the CLI's own record.
     pub fn ran_out(&mut self) {
         self.session.ended_on_its_limit = true;
+    }
+
+    /// How long until the limit its last turn ran into resets, as its record says.
+    pub fn resets_in(&mut self, wait: Option<std::time::Duration>) {
+        self.session.limit_resets_in = wait;
     }
 
     /// The model answered (text or a tool call): a limit before it is behind the session.
