@@ -375,7 +375,7 @@ mod tests {
                 "Running cargo test.".into(),
             ],
             files: vec!["/home/u/proj/src/lib.rs".into()],
-            ended_on_its_limit: false,
+            ..Session::default()
         }
     }
 

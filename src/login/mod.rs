@@ -33,11 +33,13 @@ pub mod claude_oauth_usage;
 pub mod claude_session;
 pub mod claude_statusline;
 pub mod claude_transcript;
+pub mod claude_work;
 pub mod codex;
 pub mod codex_app_server;
 pub mod codex_calls;
 pub mod codex_rollout;
 pub mod codex_session;
+pub mod codex_work;
 pub mod gemini;
 pub mod gemini_calls;
 pub mod jwt;
@@ -50,6 +52,7 @@ pub mod records;
 pub mod reset_text;
 pub mod run_actions;
 pub mod session;
+pub mod session_work;
 #[cfg(test)]
 pub mod stand_in;
 
