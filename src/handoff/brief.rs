@@ -364,18 +364,14 @@ mod tests {
         "2026-12-02T05:30:07Z".parse().unwrap()
     }
 
-    use super::super::reader_tests::headings;
+    use super::super::brief_shape::{SECTIONS, headings};
 
-    const SECTIONS: [&str; 8] = [
-        "# Hand-off from Claude Code",
-        "## The task",
-        "## The plan",
-        "## What is done",
-        "## The commands it ran",
-        "## Where it stopped",
-        "## What to do next",
-        "## Source",
-    ];
+    /// The brief's headings: its title, then its sections.
+    fn sections() -> Vec<&'static str> {
+        std::iter::once("# Hand-off from Claude Code")
+            .chain(SECTIONS)
+            .collect()
+    }
 
     fn mode(path: &Path) -> u32 {
         std::fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -395,7 +391,7 @@ mod tests {
         assert_eq!(mode(&path), 0o600);
         assert_eq!(mode(path.parent().unwrap()), 0o700);
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(headings(&text), SECTIONS, "{text}");
+        assert_eq!(headings(&text), sections(), "{text}");
         for part in [
             "```text\nfix the failing tests\n```",
             "```text\nnow run them again\n```",
@@ -439,10 +435,10 @@ mod tests {
             text.contains(&format!("`````text\n{prompt}\n`````\n")),
             "{text}"
         );
-        assert_eq!(headings(&text), SECTIONS, "{text}");
+        assert_eq!(headings(&text), sections(), "{text}");
         // The same prompt in a three-backtick fence would have closed it.
         let naive = text.replace("`````", "```");
-        assert_ne!(headings(&naive), SECTIONS, "{naive}");
+        assert_ne!(headings(&naive), sections(), "{naive}");
     }
 
     #[test]
@@ -511,7 +507,7 @@ mod tests {
             now(),
         );
         assert!(text.len() <= CAP, "{}", text.len());
-        assert_eq!(headings(&text), SECTIONS);
+        assert_eq!(headings(&text), sections());
         // The prompts are cut, not dropped.
         let kept = text.matches('`').count();
         assert!(kept > CAP / 4, "only {kept} backticks kept");
@@ -619,7 +615,7 @@ mod tests {
         };
         let text = render(&source(), &huge, Path::new("/p"), Some(&big(8192)), now());
         assert!(text.len() <= CAP, "{}", text.len());
-        assert_eq!(headings(&text), SECTIONS, "{text}");
+        assert_eq!(headings(&text), sections(), "{text}");
         for kept in [
             "- [ ] step 0 ",
             &format!("- [ ] step {} ", MAX_PLAN - 1),

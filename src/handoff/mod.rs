@@ -9,6 +9,8 @@ mod work;
 pub mod worktree_changes;
 
 #[cfg(test)]
+mod brief_shape;
+#[cfg(test)]
 mod reader_tests;
 
 pub use brief::{Source, write};

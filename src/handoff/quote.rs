@@ -30,17 +30,7 @@ pub(super) fn fenced(text: &str) -> String {
     format!("{fence}text\n{text}{end}{fence}\n")
 }
 
-/// The end of `text` within `room` bytes, after a line saying how much was left out.
-pub(super) fn keep_end(text: &str, room: usize) -> String {
-    if text.len() <= room {
-        return text.to_string();
-    }
-    let mut from = text.len() - room;
-    while !text.is_char_boundary(from) {
-        from += 1;
-    }
-    format!("[… {from} bytes left out …]\n{}", &text[from..])
-}
+pub(super) use crate::text::keep_end;
 
 /// The head and tail of `text` within `room` bytes, a line between them saying how much of
 /// the middle was left out.

@@ -8,26 +8,8 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::brief::{self, Source};
+use super::brief_shape::{SECTIONS, headings};
 use crate::login::session::Session;
-
-/// The headings a Markdown reader sees: those outside every fence (a fence closes only on a
-/// line of at least as many backticks as opened it).
-pub(super) fn headings(text: &str) -> Vec<&str> {
-    let mut open: Option<usize> = None;
-    let mut found = Vec::new();
-    for line in text.lines() {
-        let ticks = line.len() - line.trim_start_matches('`').len();
-        match open {
-            Some(n) if ticks >= n && line.trim_start_matches('`').trim().is_empty() => {
-                open = None;
-            }
-            None if ticks >= 3 => open = Some(ticks),
-            None if line.starts_with('#') => found.push(line),
-            Some(_) | None => {}
-        }
-    }
-    found
-}
 
 /// The section of the brief under `heading`, up to the next heading.
 fn section<'t>(text: &'t str, heading: &str) -> &'t str {
@@ -68,16 +50,6 @@ fn brief_of(session: &Session, cli: &str) -> String {
     let path = brief::write(state.path(), cwd.path(), &source, session, now).unwrap();
     std::fs::read_to_string(path).unwrap()
 }
-
-const SECTIONS: [&str; 7] = [
-    "## The task",
-    "## The plan",
-    "## What is done",
-    "## The commands it ran",
-    "## Where it stopped",
-    "## What to do next",
-    "## Source",
-];
 
 const CLAUDE_ID: &str = "0b9f3c52-7d1e-4c7a-9a55-2f0e6a1d8c41";
 

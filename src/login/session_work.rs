@@ -197,7 +197,7 @@ impl Work {
         if run.output_tail.is_none()
             && let Some(output) = output.filter(|o| !o.trim().is_empty())
         {
-            run.output_tail = Some(tail(output, OUTPUT_TAIL));
+            run.output_tail = Some(crate::text::keep_end(output, OUTPUT_TAIL));
         }
         self.failed = Some(run.clone());
     }
@@ -291,18 +291,6 @@ fn cut(text: &str, max: usize) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
-}
-
-/// The end of `text` within `max` bytes.
-fn tail(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut from = text.len() - max;
-    while !text.is_char_boundary(from) {
-        from += 1;
-    }
-    format!("…{}", &text[from..])
 }
 
 #[cfg(test)]
@@ -399,7 +387,8 @@ mod tests {
         let failed = done.last_failure.unwrap();
         assert!(failed.command.len() <= COMMAND_TEXT + 3);
         let output = failed.output_tail.unwrap();
-        assert!(output.len() <= OUTPUT_TAIL + 3 && output.ends_with("the end"));
+        assert!(output.len() <= OUTPUT_TAIL + 40 && output.ends_with("the end"));
+        assert!(output.starts_with("[… "), "{output}");
     }
 
     #[test]
