@@ -220,6 +220,19 @@ pub fn wrap(text: &str, lead: usize, indent: usize, columns: usize) -> Vec<Strin
     lines
 }
 
+/// The end of `text` within `room` bytes, after a line saying how much was left out: the
+/// end of an output or a reply is where it stopped, and the reader should know it was cut.
+pub fn keep_end(text: &str, room: usize) -> String {
+    if text.len() <= room {
+        return text.to_string();
+    }
+    let mut from = text.len() - room;
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    format!("[… {from} bytes left out …]\n{}", &text[from..])
+}
+
 /// An argv as a person would type it in a POSIX shell.
 pub fn shell_join(argv: &[String]) -> String {
     argv.iter()

@@ -3211,7 +3211,7 @@ fn a_real_claude_code_session_that_runs_out_of_its_window_continues_in_real_code
         ),
         // The task names the file too; its Write call names it by its whole path (a new
         // file: the repository's index, which agent reads itself, does not hold it).
-        ("## Files the session changed", "the file it wrote", &notes),
+        ("## What is done", "the file it wrote", &notes),
         ("## Source", "the session", &id),
     ] {
         assert!(

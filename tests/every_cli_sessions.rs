@@ -24,6 +24,42 @@ const DID: &str = "Ported the lexer; the grammar is next.";
 /// The file the session's patch changed.
 const EDITED: &str = "src/lexer.rs";
 
+/// What its last command printed as it failed.
+const FAILED_OUTPUT: &str = "error: test failed, to rerun pass `--lib`\n2 tests failed\n";
+
+/// What every brief here must carry of the session's work, whichever CLI it ran in: its
+/// plan with the step it was on, the file it changed and how, the command that failed and
+/// its output, and what to do next.
+fn assert_the_brief_carries_the_work(text: &str) {
+    let section = |heading: &str| {
+        let at = text
+            .find(&format!("\n{heading}\n"))
+            .unwrap_or_else(|| panic!("no {heading} in:\n{text}"));
+        let rest = &text[at + heading.len() + 2..];
+        rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+    };
+    let plan = section("## The plan");
+    assert!(plan.contains("- [x] Port the lexer"), "{plan}");
+    assert!(
+        plan.contains("- [ ] Port the grammar ← in progress"),
+        "{plan}"
+    );
+    let done = section("## What is done");
+    assert!(
+        done.contains(&format!("- {EDITED}: +1 −1 (1 edit)")),
+        "{done}"
+    );
+    let commands = section("## The commands it ran");
+    assert!(commands.contains("`cargo test`"), "{commands}");
+    assert!(
+        commands.contains("The last command that failed"),
+        "{commands}"
+    );
+    assert!(commands.contains("2 tests failed"), "{commands}");
+    let next = section("## What to do next");
+    assert!(next.contains("Port the grammar"), "{next}");
+}
+
 /// Codex (a ChatGPT login, run unprobed) with a one-second fast-failure threshold, then
 /// Claude Code.
 fn codex_then_claude(sb: &Sandbox) {
@@ -54,6 +90,17 @@ fn rollout_out_of_its_window() -> Vec<serde_json::Value> {
             "role": "user", "content": [{"type": "input_text", "text": TASK}]}}),
         json!({"timestamp": "@NOW@", "type": "response_item", "payload": {
             "type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": patch}}),
+        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {
+            "type": "function_call", "name": "update_plan", "call_id": "c0",
+            "arguments": json!({"plan": [
+                {"step": "Port the lexer", "status": "completed"},
+                {"step": "Port the grammar", "status": "in_progress"}]}).to_string()}}),
+        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {
+            "type": "function_call", "name": "exec_command", "call_id": "c2",
+            "arguments": json!({"cmd": "cargo test"}).to_string()}}),
+        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "item_completed",
+            "item": {"type": "CommandExecution", "id": "c2", "command": ["/bin/bash", "-lc", "cargo test"],
+                     "status": "failed", "aggregated_output": FAILED_OUTPUT, "exit_code": 101}}}),
         json!({"timestamp": "@NOW@", "type": "response_item", "payload": {"type": "message",
             "role": "assistant", "content": [{"type": "output_text", "text": DID}]}}),
         json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "token_count",
@@ -94,6 +141,7 @@ reset=$(( $(date +%s) + {reset_in} ))
 cwd=$(pwd -P)
 f='{dir}/rollout-2026-01-01T00-00-00-{SESSION}.jsonl'
 sed "s|@NOW@|$now|g; s|@CWD@|$cwd|g; s|@RESET@|$reset|g" '{template}' >> "$f"
+touch -d "$now" "$f"
 echo "You've hit your usage limit." >&2
 exit 1"#,
             dir = dir.display(),
@@ -163,6 +211,7 @@ fn a_codex_session_out_of_its_window_is_handed_to_the_next_rung_with_a_brief() {
     assert!(text.contains(DID), "what it did is missing: {text}");
     assert!(text.contains(EDITED), "the changed file is missing: {text}");
     assert!(text.contains(SESSION), "the session id is missing: {text}");
+    assert_the_brief_carries_the_work(&text);
 }
 
 #[test]
@@ -233,10 +282,16 @@ fn gemini_out_of_its_quota(sb: &Sandbox, reset_in_ms: u64) {
         json!({"id": "m1", "timestamp": "@NOW@", "type": "user", "content": [{"text": TASK}]}),
         json!({"id": "m2", "timestamp": "@NOW@", "type": "gemini", "content": DID,
                "model": "gemini-test-pro", "toolCalls": [
+                   {"id": "t0", "name": "write_todos", "status": "success",
+                    "args": {"todos": [
+                        {"description": "Port the lexer", "status": "completed"},
+                        {"description": "Port the grammar", "status": "in_progress"}]}},
                    {"id": "t1", "name": "replace", "status": "success",
                     "args": {"file_path": EDITED, "old_string": "fn lex() {}", "new_string": "fn lex() { todo!() }"}},
                    {"id": "t2", "name": "run_shell_command", "status": "error",
-                    "args": {"command": "cargo test"}}]}),
+                    "args": {"command": "cargo test"},
+                    "result": [{"functionResponse": {"id": "t2", "name": "run_shell_command",
+                                "response": {"output": FAILED_OUTPUT}}}]}]}),
     ];
     let template = sb.tmp_dir().join("gemini-chat.jsonl");
     let text: Vec<String> = rows.iter().map(ToString::to_string).collect();
@@ -289,7 +344,7 @@ fn a_gemini_session_that_ends_on_its_quota_is_handed_on_with_a_brief_of_its_reco
     assert!(text.starts_with("# Hand-off from Gemini CLI"), "{text}");
     assert!(text.contains(TASK), "the task is not verbatim: {text}");
     assert!(text.contains(DID), "what it did is missing: {text}");
-    assert!(text.contains(EDITED), "the changed file is missing: {text}");
+    assert_the_brief_carries_the_work(&text);
 
     // The next launch passes Gemini CLI over until the reset its error named.
     let again = w.sb.run(&["-p", "hi"]);
@@ -366,14 +421,23 @@ fn opencode_session_rows(retry_after_ms: u64) -> serde_json::Value {
         row(
             "msg_2",
             answer.clone(),
-            Some(json!({"type": "tool", "tool": "edit",
+            Some(json!({"type": "tool", "tool": "todowrite", "callID": "k0",
+            "state": {"status": "completed", "input": {"todos": [
+                {"content": "Port the lexer", "status": "completed", "priority": "high", "id": "1"},
+                {"content": "Port the grammar", "status": "in_progress", "priority": "high", "id": "2"}]}}}))
+        ),
+        row(
+            "msg_2",
+            answer.clone(),
+            Some(json!({"type": "tool", "tool": "edit", "callID": "k1",
             "state": {"status": "completed", "input": {"filePath": EDITED, "oldString": "a", "newString": "b"}}}))
         ),
         row(
             "msg_2",
             answer,
-            Some(json!({"type": "tool", "tool": "bash",
-            "state": {"status": "completed", "input": {"command": "cargo test"}}}))
+            Some(json!({"type": "tool", "tool": "bash", "callID": "k2",
+            "state": {"status": "completed", "input": {"command": "cargo test"},
+                      "output": FAILED_OUTPUT, "metadata": {"exit": 101}}}))
         ),
         row(
             "msg_3",
@@ -440,7 +504,7 @@ fn an_opencode_session_its_provider_refused_at_its_quota_is_handed_on_with_a_bri
     assert!(text.starts_with("# Hand-off from opencode"), "{text}");
     assert!(text.contains(TASK), "the task is not verbatim: {text}");
     assert!(text.contains(DID), "what it did is missing: {text}");
-    assert!(text.contains(EDITED), "the changed file is missing: {text}");
+    assert_the_brief_carries_the_work(&text);
     assert!(
         text.contains(OPENCODE_SESSION),
         "the session is missing: {text}"

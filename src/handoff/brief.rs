@@ -3,21 +3,28 @@
 //! [`CAP`] bytes, with every secret agent knows redacted by value and every key of a
 //! well-known shape by its shape.
 //!
-//! Its sections: `# Hand-off from <CLI>`; `## The task` (the session's first prompt,
-//! verbatim); `## Where it stopped` (the last prompt and the assistant's last messages);
-//! `## Files the session changed` (its edit calls, and in a repository the files that
-//! differ from its index, read by agent without running anything of the repository);
-//! `## Source` (the CLI, rung, model, session id and the limit). What the session said is
-//! quoted in fences longer than any run of backticks it holds, so no prompt can close its
-//! fence and write the brief's own headings or instructions. Over the cap,
-//! the replies are trimmed first (their ends kept: that is where the session stopped), then
-//! the prompts' middles; the headings, the files and the source always stay.
+//! Its sections (DESIGN §25), in order: `# Hand-off from <CLI>`; `## The task` (the
+//! session's first prompt, verbatim); `## The plan` (its last todo list or plan update, a
+//! checklist); `## What is done` (each file its edit calls changed, lines added and removed
+//! and the last edit's new text, and in a repository the files that differ from its index,
+//! read by agent without running anything of the repository); `## The commands it ran`
+//! (the last few with their exit status, and the last failed one's output); `## Where it
+//! stopped` (the last prompt and the assistant's last messages); `## What to do next` (the
+//! plan's step in progress, else its first pending one); `## Source` (the CLI, rung, model,
+//! session id and the limit). The work is [`super::work`]'s; what the session said is
+//! quoted by [`super::quote`], in fences longer than any run of backticks it holds, so no
+//! prompt can close its fence and write the brief's own headings or instructions. Over the
+//! cap, the replies are trimmed first (their ends kept: that is where the session stopped),
+//! then the work's details, then the prompts' middles; the headings, the plan, the next step
+//! and the source always stay, and each cut says what it left out.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
+use super::quote::{fenced, keep_end, keep_ends, one_line, quoted_text};
+use super::work::{self, WorkText};
 use super::worktree_changes;
 use crate::login::session::Session;
 use crate::state::file::{self as state_file, Durability};
@@ -28,6 +35,9 @@ pub const CAP: usize = 64 * 1024;
 
 /// Room left under the cap for the marks that say what was cut.
 const MARGIN: usize = 512;
+
+/// The least room the replies keep before the work's details are cut instead.
+const MIN_REPLIES: usize = 4 * 1024;
 
 /// The most of one session id a file name carries.
 const NAME_ID_CHARS: usize = 80;
@@ -98,9 +108,13 @@ struct Parts {
     /// `None` when the last prompt was the task itself.
     last: Option<String>,
     replies: Vec<String>,
+    /// Whether the work is told in its short form (over the cap).
+    short: bool,
 }
 
-/// The brief's text, within [`CAP`].
+/// The brief's text, within [`CAP`]. Over the cap, the replies are cut first (their ends
+/// kept), then the work's details (the edits' new text, long command lines, the error's
+/// start), then the prompts' middles; the headings, the plan and the next step always stay.
 fn render(
     source: &Source,
     session: &Session,
@@ -123,26 +137,48 @@ fn render(
             .iter()
             .map(|r| quoted_text(r))
             .collect(),
+        short: false,
     };
     let text = fixed.compose(&parts);
     if text.len() <= CAP {
         return text;
     }
-    // The replies first, to what is left beside everything else; their ends kept.
     let replies = std::mem::take(&mut parts.replies);
-    let room = CAP.saturating_sub(fixed.compose(&parts).len() + MARGIN);
-    let fitted = fit(room, |room| {
-        let each = room / replies.len().max(1);
-        parts.replies = replies.iter().map(|r| keep_end(r, each)).collect();
-        fixed.compose(&parts)
-    });
-    if let Some(text) = fitted {
+    // The replies' ends are where the session stopped: they keep a few KiB before the
+    // work's details give way, and then share what is left.
+    if let Some(text) = fit_replies(&fixed, &mut parts, &replies, MIN_REPLIES) {
         return text;
     }
-    // Then the prompts' middles, with no replies at all.
+    parts.short = true;
+    if let Some(text) = fit_replies(&fixed, &mut parts, &replies, 0) {
+        return text;
+    }
+    fit_prompts(&fixed, &mut parts, &replies)
+}
+
+/// The brief with the replies cut to share what the rest leaves, when that is at least
+/// `least` bytes and the result fits.
+fn fit_replies(
+    fixed: &Fixed,
+    parts: &mut Parts,
+    replies: &[String],
+    least: usize,
+) -> Option<String> {
+    parts.replies.clear();
+    let used = fixed.compose(parts).len() + MARGIN;
+    let room = CAP.checked_sub(used).filter(|room| *room >= least)?;
+    fit(room, |room| {
+        let each = room / replies.len().max(1);
+        parts.replies = replies.iter().map(|r| keep_end(r, each)).collect();
+        fixed.compose(parts)
+    })
+}
+
+/// The brief with no replies and the prompts' middles cut.
+fn fit_prompts(fixed: &Fixed, parts: &mut Parts, replies: &[String]) -> String {
     parts.replies = replies.iter().map(|r| keep_end(r, 0)).collect();
     let (task, last) = (parts.task.take(), parts.last.take());
-    let room = CAP.saturating_sub(fixed.compose(&parts).len() + MARGIN);
+    let room = CAP.saturating_sub(fixed.compose(parts).len() + MARGIN);
     let sizes = (
         task.as_ref().map_or(0, String::len),
         last.as_ref().map_or(0, String::len),
@@ -151,14 +187,15 @@ fn render(
         let (task_room, last_room) = share(room, sizes);
         parts.task = task.as_ref().map(|t| keep_ends(t, task_room));
         parts.last = last.as_ref().map(|l| keep_ends(l, last_room));
-        fixed.compose(&parts)
+        fixed.compose(parts)
     });
-    // The fixed parts are bounded (at most 20 files of 1 KiB each, 8 KiB of status, a few
-    // short lines) far below the cap, so nothing quoted at all always fits.
+    // The fixed parts are bounded far below the cap (at most 40 plan items of 240 bytes,
+    // 20 files of 1 KiB each, 8 KiB of status, 10 short command lines, 1 KiB of error, a
+    // few short lines), so nothing quoted at all always fits.
     fitted.unwrap_or_else(|| {
         parts.task = task.as_ref().map(|t| keep_ends(t, 0));
         parts.last = last.as_ref().map(|l| keep_ends(l, 0));
-        fixed.compose(&parts)
+        fixed.compose(parts)
     })
 }
 
@@ -192,11 +229,13 @@ fn share(room: usize, (a, b): (usize, usize)) -> (usize, usize) {
     }
 }
 
-/// Everything in the brief but the quoted prompts and replies: never trimmed.
+/// Everything in the brief but the quoted prompts and replies: the work comes whole and
+/// short, and the rest is never trimmed.
 struct Fixed {
     cli: String,
     intro: String,
-    files: String,
+    /// The work whole, then short.
+    work: [WorkText; 2],
     source: String,
 }
 
@@ -211,27 +250,12 @@ impl Fixed {
         let label = one_line(source.label);
         let intro = format!(
             "This task began in {label}, which ran out of its usage window mid-session ({}). \
-             Below is what was asked, where it stopped, the files it changed and where it \
-             came from. The prompts and messages are quoted as the session held them.\n",
+             Below is what was asked, the plan it held, what it did (the files it changed and \
+             the commands it ran, from its own tool calls), where it stopped, what to do next \
+             and where it came from. The prompts and messages are quoted as the session held \
+             them.\n",
             one_line(source.limit)
         );
-        let mut files = String::new();
-        if session.files.is_empty() {
-            files.push_str("Its edit tool calls changed no file.\n");
-        } else {
-            let list: Vec<String> = session.files.iter().map(|f| one_line(f)).collect();
-            files.push_str("Its edit tool calls changed:\n\n");
-            files.push_str(&fenced(&list.join("\n")));
-        }
-        if let Some(status) = status {
-            let _ = write!(
-                files,
-                "\nFiles that differ from the repository's index in {} when it stopped \
-                 (read by agent; nothing of the repository ran):\n\n",
-                one_line(&cwd.to_string_lossy())
-            );
-            files.push_str(&fenced(&quoted_text(status)));
-        }
         let mut lines = vec![
             format!("- CLI: {}", one_line(source.cli)),
             format!("- Rung: {label}"),
@@ -247,12 +271,13 @@ impl Fixed {
         Fixed {
             cli: one_line(source.cli),
             intro,
-            files,
+            work: [false, true].map(|short| work::sections(session, cwd, status, short)),
             source: lines.join("\n") + "\n",
         }
     }
 
     fn compose(&self, parts: &Parts) -> String {
+        let work = &self.work[usize::from(parts.short)];
         let mut out = format!(
             "# Hand-off from {}\n\n{}\n## The task\n\n",
             self.cli, self.intro
@@ -264,94 +289,50 @@ impl Fixed {
             }
             None => out.push_str("The session's record holds no prompt.\n"),
         }
+        for (heading, text) in [
+            ("The plan", &work.plan),
+            ("What is done", &work.done),
+            ("The commands it ran", &work.commands),
+        ] {
+            let _ = write!(out, "\n## {heading}\n\n{text}");
+        }
         out.push_str("\n## Where it stopped\n\n");
-        match &parts.last {
-            Some(last) => {
-                out.push_str("The last prompt:\n\n");
-                out.push_str(&fenced(last));
-            }
-            None if parts.task.is_some() => out.push_str("The last prompt was the task itself.\n"),
-            None => {}
-        }
-        if parts.replies.is_empty() {
-            out.push_str("\nThe record holds no message of the assistant's.\n");
-        } else {
-            out.push_str("\nThe assistant's last messages, oldest first:\n");
-            for reply in &parts.replies {
-                out.push('\n');
-                out.push_str(&fenced(reply));
-            }
-        }
-        out.push_str("\n## Files the session changed\n\n");
-        out.push_str(&self.files);
+        stopped(&mut out, parts);
+        out.push_str("\n## What to do next\n\n");
+        out.push_str(&work.next);
         out.push_str("\n## Source\n\n");
         out.push_str(&self.source);
         out
     }
 }
 
-/// Others' text as the brief quotes it: secrets redacted, and only line ends and tabs kept
-/// of the characters [`crate::text::is_unprintable`] names (none may reorder or hide what
-/// the next reader sees).
-fn quoted_text(text: &str) -> String {
-    crate::redact::redact(text)
-        .replace("\r\n", "\n")
-        .chars()
-        .filter(|&c| c == '\n' || c == '\t' || !crate::text::is_unprintable(c))
-        .collect()
-}
-
-/// Others' short text on one line of the brief, redacted.
-fn one_line(text: &str) -> String {
-    crate::text::printable(&state_file::capped(&crate::redact::redact(text)))
-}
-
-/// `text` in a fence of backticks longer than any run of them inside it, so nothing in it
-/// can close the fence.
-fn fenced(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat((longest + 1).max(3));
-    let end = if text.ends_with('\n') { "" } else { "\n" };
-    format!("{fence}text\n{text}{end}{fence}\n")
-}
-
-/// The end of `text` within `room` bytes, after a line saying how much was left out.
-fn keep_end(text: &str, room: usize) -> String {
-    if text.len() <= room {
-        return text.to_string();
+/// The last prompt and the assistant's last messages.
+fn stopped(out: &mut String, parts: &Parts) {
+    match &parts.last {
+        Some(last) => {
+            out.push_str("The last prompt:\n\n");
+            out.push_str(&fenced(last));
+        }
+        None if parts.task.is_some() => out.push_str("The last prompt was the task itself.\n"),
+        None => {}
     }
-    let mut from = text.len() - room;
-    while !text.is_char_boundary(from) {
-        from += 1;
+    if parts.replies.is_empty() {
+        out.push_str("\nThe record holds no message of the assistant's.\n");
+    } else {
+        out.push_str("\nThe assistant's last messages, oldest first:\n");
+        for reply in &parts.replies {
+            out.push('\n');
+            out.push_str(&fenced(reply));
+        }
     }
-    format!("[… {from} bytes left out …]\n{}", &text[from..])
-}
-
-/// The head and tail of `text` within `room` bytes, a line between them saying how much of
-/// the middle was left out.
-fn keep_ends(text: &str, room: usize) -> String {
-    if text.len() <= room {
-        return text.to_string();
-    }
-    let mut head = room / 2;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - (room - head);
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!(
-        "{}\n[… {} bytes left out …]\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
-    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::login::session_work::{
+        CommandRun, Ended, FileChange, LAST_COMMANDS, MAX_FILES, MAX_PLAN, PlanItem, PlanStatus,
+    };
     use std::os::unix::fs::PermissionsExt as _;
 
     fn source() -> Source<'static> {
@@ -375,8 +356,7 @@ mod tests {
                 "Running cargo test.".into(),
             ],
             files: vec!["/home/u/proj/src/lib.rs".into()],
-            ended_on_its_limit: false,
-            limit_resets_in: None,
+            ..Session::default()
         }
     }
 
@@ -384,32 +364,14 @@ mod tests {
         "2026-12-02T05:30:07Z".parse().unwrap()
     }
 
-    /// The headings a Markdown reader sees: those outside every fence (a fence closes only
-    /// on a line of at least as many backticks as opened it).
-    fn headings(text: &str) -> Vec<&str> {
-        let mut open: Option<usize> = None;
-        let mut found = Vec::new();
-        for line in text.lines() {
-            let ticks = line.len() - line.trim_start_matches('`').len();
-            match open {
-                Some(n) if ticks >= n && line.trim_start_matches('`').trim().is_empty() => {
-                    open = None;
-                }
-                None if ticks >= 3 => open = Some(ticks),
-                None if line.starts_with('#') => found.push(line),
-                Some(_) | None => {}
-            }
-        }
-        found
-    }
+    use super::super::brief_shape::{SECTIONS, headings};
 
-    const SECTIONS: [&str; 5] = [
-        "# Hand-off from Claude Code",
-        "## The task",
-        "## Where it stopped",
-        "## Files the session changed",
-        "## Source",
-    ];
+    /// The brief's headings: its title, then its sections.
+    fn sections() -> Vec<&'static str> {
+        std::iter::once("# Hand-off from Claude Code")
+            .chain(SECTIONS)
+            .collect()
+    }
 
     fn mode(path: &Path) -> u32 {
         std::fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -429,7 +391,7 @@ mod tests {
         assert_eq!(mode(&path), 0o600);
         assert_eq!(mode(path.parent().unwrap()), 0o700);
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(headings(&text), SECTIONS, "{text}");
+        assert_eq!(headings(&text), sections(), "{text}");
         for part in [
             "```text\nfix the failing tests\n```",
             "```text\nnow run them again\n```",
@@ -473,10 +435,10 @@ mod tests {
             text.contains(&format!("`````text\n{prompt}\n`````\n")),
             "{text}"
         );
-        assert_eq!(headings(&text), SECTIONS, "{text}");
+        assert_eq!(headings(&text), sections(), "{text}");
         // The same prompt in a three-backtick fence would have closed it.
         let naive = text.replace("`````", "```");
-        assert_ne!(headings(&naive), SECTIONS, "{naive}");
+        assert_ne!(headings(&naive), sections(), "{naive}");
     }
 
     #[test]
@@ -522,7 +484,7 @@ mod tests {
             "last begins",
             "last ends",
             "## Where it stopped",
-            "## Files the session changed",
+            "## What is done",
             "/home/u/proj/src/lib.rs",
         ] {
             assert!(text.contains(kept), "{kept} missing");
@@ -545,7 +507,7 @@ mod tests {
             now(),
         );
         assert!(text.len() <= CAP, "{}", text.len());
-        assert_eq!(headings(&text), SECTIONS);
+        assert_eq!(headings(&text), sections());
         // The prompts are cut, not dropped.
         let kept = text.matches('`').count();
         assert!(kept > CAP / 4, "only {kept} backticks kept");
@@ -570,6 +532,102 @@ mod tests {
             text.contains("use the key [redacted] to call the API"),
             "{text}"
         );
+    }
+
+    fn run(command: &str, ended: Ended, output: Option<&str>) -> CommandRun {
+        CommandRun {
+            command: command.into(),
+            ended,
+            output_tail: output.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_secret_in_a_command_its_output_or_an_edit_never_reaches_the_brief() {
+        let secret = "sk-ant-oat01-work-9c1e5a7f3b2d8e4a";
+        crate::redact::register(secret);
+        // A key agent never saw, by its shape.
+        let github = "ghp_Zq8vR2mK9xT4bW7nL1pC6yH3sD5fJ0gA2eUi";
+        let failed = run(
+            &format!("curl -H 'x-api-key: {secret}' https://api"),
+            Ended::Failed(Some(22)),
+            Some(&format!("401: key {secret} refused; token {github}")),
+        );
+        let leaky = Session {
+            plan: vec![PlanItem::new(
+                &format!("rotate {secret}"),
+                PlanStatus::InProgress,
+            )],
+            changes: vec![FileChange {
+                path: "/p/.env".into(),
+                added: 2,
+                removed: 0,
+                edits: 1,
+                last_new_text: format!("KEY={secret}\nGH={github}"),
+                deleted: false,
+            }],
+            commands: vec![
+                run(&format!("echo {github}"), Ended::Ok, None),
+                failed.clone(),
+            ],
+            last_failure: Some(failed),
+            ..session()
+        };
+        let text = render(&source(), &leaky, Path::new("/p"), None, now());
+        for leak in ["9c1e5a7f3b2d8e4a", "Zq8vR2mK9xT4bW7nL1pC6yH3sD5fJ0gA2eUi"] {
+            assert!(!text.contains(leak), "{leak} in:\n{text}");
+        }
+        assert!(text.contains("KEY=[redacted]"), "{text}");
+        assert!(text.contains("401: key [redacted] refused"), "{text}");
+        assert!(text.contains("rotate [redacted]"), "{text}");
+    }
+
+    #[test]
+    fn huge_work_is_cut_to_the_cap_and_the_plan_and_the_next_step_stay() {
+        let big = |n: usize| "w".repeat(n);
+        let failed = run(
+            &big(1024),
+            Ended::Failed(Some(1)),
+            Some(&format!("{}the error's end", "e".repeat(4096))),
+        );
+        let plan: Vec<PlanItem> = (0..MAX_PLAN)
+            .map(|n| PlanItem::new(&format!("step {n} {}", big(300)), PlanStatus::Pending))
+            .collect();
+        let changes = (0..MAX_FILES)
+            .map(|n| FileChange {
+                path: format!("/p/{n}/{}", big(2000)),
+                added: 9,
+                removed: 9,
+                edits: 3,
+                last_new_text: format!("{}\n", big(200)).repeat(9),
+                deleted: false,
+            })
+            .collect();
+        let huge = Session {
+            first_prompt: Some(format!("the task begins{}the task ends", big(200_000))),
+            last_prompt: Some(big(100_000)),
+            last_replies: vec![big(100_000); 3],
+            plan,
+            changes,
+            commands: vec![failed.clone(); LAST_COMMANDS],
+            last_failure: Some(failed),
+            ..session()
+        };
+        let text = render(&source(), &huge, Path::new("/p"), Some(&big(8192)), now());
+        assert!(text.len() <= CAP, "{}", text.len());
+        assert_eq!(headings(&text), sections(), "{text}");
+        for kept in [
+            "- [ ] step 0 ",
+            &format!("- [ ] step {} ", MAX_PLAN - 1),
+            "Take up the next step of its plan: step 0 ",
+            "the task begins",
+            "the task ends",
+            "the error's end",
+            "The edits' new text is left out to fit the brief's cap.",
+            "bytes left out …]",
+        ] {
+            assert!(text.contains(kept), "{kept} missing from:\n{text}");
+        }
     }
 
     #[test]

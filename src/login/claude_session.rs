@@ -19,6 +19,7 @@ use jiff::Timestamp;
 use serde_json::Value;
 
 use super::claude_transcript::message_text;
+use super::claude_work;
 use super::records;
 use super::run_actions;
 use super::session::{Collector, Session};
@@ -89,6 +90,7 @@ pub fn read(project_dir: &Path, start: Timestamp, id: Option<&str>) -> Option<Se
                 if let Some(prompt) = prompt(&row) {
                     collector.prompt(&prompt);
                 }
+                claude_work::tool_results(&row, &mut collector.work);
             }
             Some("assistant") if super::claude_transcript::parse_row(&line).is_some() => {
                 collector.ran_out();
@@ -134,6 +136,7 @@ fn answer(row: &Value, collector: &mut Collector) {
         collector.reply(&text, message);
     }
     run_actions::claude_row(row, &mut collector.actions);
+    claude_work::tool_uses(row, &mut collector.work);
 }
 
 fn flag(row: &Value, name: &str) -> bool {
@@ -153,6 +156,7 @@ fn is_plain_name(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::login::session_work::{CommandRun, Ended, FileChange};
     use serde_json::json;
 
     const SESSION: &str = "0b9f3c52-7d1e-4c7a-9a55-2f0e6a1d8c41";
@@ -324,8 +328,22 @@ mod tests {
                     "Running `cargo test`.".into()
                 ],
                 files: vec!["/home/u/proj/src/lib.rs".into()],
+                changes: vec![FileChange {
+                    path: "/home/u/proj/src/lib.rs".into(),
+                    added: 1,
+                    removed: 1,
+                    edits: 1,
+                    last_new_text: "b".into(),
+                    deleted: false,
+                }],
+                // The session ran out while `cargo test` ran: no result of it.
+                commands: vec![CommandRun {
+                    command: "cargo test".into(),
+                    ended: Ended::Unknown,
+                    output_tail: None,
+                }],
                 ended_on_its_limit: true,
-                limit_resets_in: None,
+                ..Session::default()
             }
         );
         assert_eq!(read(&dir, Timestamp::now(), Some("missing-id")), None);

@@ -9,7 +9,8 @@
 //! user's messages (codex-rs `is_session_prefix`, `UserInstructions`, `SkillInstructions`):
 //! those beginning `<environment_context>`, `<turn_aborted>`, `<user_instructions>`,
 //! `# AGENTS.md instructions for …`, `<skill>`, `<user_shell_command>` and the like.
-//! Edits and commands are [`super::run_actions`]'s, from the same lines.
+//! Edits and commands are [`super::run_actions`]'s, and the plan, the edits and the commands
+//! with their endings [`super::codex_work`]'s, from the same lines.
 
 use std::path::Path;
 
@@ -17,6 +18,7 @@ use jiff::Timestamp;
 use serde_json::Value;
 
 use super::codex_rollout;
+use super::codex_work;
 use super::records;
 use super::run_actions;
 use super::session::{Collector, Session};
@@ -92,18 +94,27 @@ pub fn read(sessions: &Path, cwd: &Path, start: Timestamp, id: Option<&str>) -> 
                     (Some("message"), Some("assistant")) => {
                         collector.reply(&text_of(payload, "output_text"), None);
                     }
-                    _ => run_actions::codex_item(payload, &mut collector.actions),
+                    _ => {
+                        run_actions::codex_item(payload, &mut collector.actions);
+                        codex_work::item(payload, &mut collector.work);
+                    }
                 }
             }
-            Some("event_msg") if field("type") == Some("task_complete") => {
-                // Codex's own verdict on the turn (0.171): `error.codex_error_info` is
-                // data, never the model's words; a turn that completed without one answered.
-                let info = payload
-                    .and_then(|p| p.pointer("/error/codex_error_info"))
-                    .and_then(Value::as_str);
-                match info {
-                    Some(USAGE_LIMIT) => collector.ran_out(),
-                    _ => collector.answered(),
+            Some("event_msg") => {
+                if let Some(payload) = payload {
+                    codex_work::event(payload, &mut collector.work);
+                }
+                if field("type") == Some("task_complete") {
+                    // Codex's own verdict on the turn (0.171): `error.codex_error_info` is
+                    // data, never the model's words; a turn that completed without one
+                    // answered.
+                    let info = payload
+                        .and_then(|p| p.pointer("/error/codex_error_info"))
+                        .and_then(Value::as_str);
+                    match info {
+                        Some(USAGE_LIMIT) => collector.ran_out(),
+                        _ => collector.answered(),
+                    }
                 }
             }
             _ => {}
@@ -139,6 +150,7 @@ fn is_context(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::login::session_work::FileChange;
     use serde_json::json;
 
     const ID: &str = "019a4c1e-7f0b-7c12-9d3e-5b8a2f6c0d11";
@@ -274,8 +286,16 @@ mod tests {
                     "Done with the patch; the changelog next.".into()
                 ],
                 files: vec!["src/lib.rs".into()],
+                changes: vec![FileChange {
+                    path: "src/lib.rs".into(),
+                    added: 1,
+                    removed: 1,
+                    edits: 1,
+                    last_new_text: "b".into(),
+                    deleted: false,
+                }],
                 ended_on_its_limit: false,
-                limit_resets_in: None,
+                ..Session::default()
             }
         );
         assert_eq!(read(&sessions, Path::new("/work/other"), start, None), None);

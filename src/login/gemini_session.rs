@@ -77,6 +77,7 @@ fn answer(message: &Value, collector: &mut Collector) {
         .map_or(&[][..], Vec::as_slice);
     for call in calls {
         run_actions::gemini_tool_call(call, &mut collector.actions);
+        super::gemini_work::tool_call(call, &mut collector.work);
     }
     if !text.trim().is_empty() {
         collector.reply(&text, None);

@@ -33,27 +33,32 @@ pub mod claude_oauth_usage;
 pub mod claude_session;
 pub mod claude_statusline;
 pub mod claude_transcript;
+pub mod claude_work;
 pub mod codex;
 pub mod codex_app_server;
 pub mod codex_calls;
 pub mod codex_rollout;
 pub mod codex_session;
+pub mod codex_work;
 pub mod gemini;
 pub mod gemini_calls;
 pub mod gemini_chat;
 pub mod gemini_session;
+pub mod gemini_work;
 pub mod jwt;
 #[cfg(target_os = "macos")]
 pub mod keychain;
 pub mod opencode;
 pub mod opencode_calls;
 pub mod opencode_session;
+pub mod opencode_work;
 pub mod readers;
 pub mod records;
 pub mod reset_text;
 pub mod run_actions;
 pub mod said_limit;
 pub mod session;
+pub mod session_work;
 #[cfg(test)]
 pub mod stand_in;
 

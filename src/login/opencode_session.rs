@@ -100,7 +100,10 @@ fn assistant_part(part: &Value, message: Option<&str>, collector: &mut Collector
                 collector.reply(&text, message);
             }
         }
-        Some("tool") => tool(part, &mut collector.actions),
+        Some("tool") => {
+            tool(part, &mut collector.actions);
+            super::opencode_work::tool_part(part, &mut collector.work);
+        }
         _ => {}
     }
 }

@@ -1,5 +1,6 @@
 //! What one session of a CLI was, from the CLI's own record of it (DESIGN §21): what was
-//! asked first and last, what the assistant last said, which files its edit tools changed.
+//! asked first and last, what the assistant last said, which files its edit tools changed,
+//! and the work itself (`session_work`: its plan, its edits, its commands).
 //! A session that ran out of its window mid-work is handed to the next CLI with a brief of
 //! this (`crate::handoff`); the parsers of each CLI's record are beside this file
 //! (`claude_session`, `codex_session`), and they read only the session asked for — the
@@ -7,6 +8,7 @@
 //! never an older session's rows.
 
 use super::run_actions::Actions;
+use super::session_work::{CommandRun, FileChange, PlanItem, Work};
 
 /// How many of the assistant's last messages a session keeps: where it stopped, not its
 /// whole history.
@@ -26,6 +28,17 @@ pub struct Session {
     pub last_replies: Vec<String>,
     /// The files its edit tool calls changed, as [`super::run_actions`] reads them.
     pub files: Vec<String>,
+    /// The plan as the session last held it (its last todo list or plan update), in order;
+    /// empty when it kept none.
+    pub plan: Vec<PlanItem>,
+    /// What its edit calls did to each file, first changed first (the calls whose results
+    /// said they failed left out).
+    pub changes: Vec<FileChange>,
+    /// The last commands it ran, oldest first, with how each ended.
+    pub commands: Vec<CommandRun>,
+    /// The last command that failed, with its output's end, whether or not it is among
+    /// [`Session::commands`].
+    pub last_failure: Option<CommandRun>,
     /// Its last turn was refused for its usage limit, by a row its CLI wrote itself, and no
     /// answer came after it: a session that ran out, whatever its CLI's exit code (one that
     /// waited for the reset and went on answered after it, and is not).
@@ -41,6 +54,8 @@ pub(super) struct Collector {
     session: Session,
     /// The files and commands, added to by [`super::run_actions`]'s row readers.
     pub actions: Actions,
+    /// The plan, the edits and the commands, added to by each CLI's work reader.
+    pub work: Work,
     /// The message the last reply belongs to: Claude Code writes each content block of one
     /// answer as a row of its own, which are one message to a reader.
     reply_of: Option<String>,
@@ -118,6 +133,11 @@ impl Collector {
     /// The session, or `None` when no row of it was read.
     pub fn finish(mut self) -> Option<Session> {
         self.session.files = self.actions.files;
+        let done = self.work.finish();
+        self.session.plan = done.plan;
+        self.session.changes = done.changes;
+        self.session.commands = done.commands;
+        self.session.last_failure = done.last_failure;
         self.read.then_some(self.session)
     }
 }
