@@ -974,7 +974,10 @@ const SESSION_ID_CHARS: usize = 128;
 /// id comes from the CLI's own output or record, which agent does not trust — it never
 /// starts with `-` (a flag) and holds nothing a shell or a CLI would read otherwise.
 pub fn plain_session_id(id: &str) -> Option<&str> {
+    // A number or `latest` is a CLI's selector (Gemini CLI's `--resume 5`), not an id.
+    let selector = id.bytes().all(|b| b.is_ascii_digit()) || id == "latest";
     let plain = !id.is_empty()
+        && !selector
         && id.len() <= SESSION_ID_CHARS
         && !id.starts_with('-')
         && id

@@ -313,11 +313,6 @@ impl Family {
         }
     }
 
-    /// Whether agent can resume one of the CLI's sessions by id.
-    pub fn resumes_sessions(self, headless: bool) -> bool {
-        self.resume_words("0", headless).is_some()
-    }
-
     /// The CLI's dialect; `None`: the words go unchanged (Claude Code itself, Antigravity,
     /// any other command).
     pub fn dialect(self) -> Option<&'static Dialect> {

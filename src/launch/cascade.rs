@@ -274,6 +274,14 @@ impl<'a> Cascade<'a> {
                     resuming.index + 1
                 ));
             }
+            Some(resuming)
+                if resuming.login.is_some() && login_key(rung) != resuming.login.as_deref() =>
+            {
+                return Some(format!(
+                    "the session being resumed ran on another of its logins ({}): passed over",
+                    resuming.login.as_deref().unwrap_or_default()
+                ));
+            }
             resuming => resuming.as_ref().map(|resuming| resuming.id.as_str()),
         };
         rung.translate_resuming(args, resume)
@@ -551,4 +559,10 @@ impl Cascade<'_> {
     pub fn is_empty(&self) -> bool {
         self.rungs.is_empty()
     }
+}
+
+/// The key of the login `rung` runs on, when it runs on one.
+fn login_key<'r>(rung: &'r Rung) -> Option<&'r str> {
+    let ready = rung.state.as_ref().ok()?;
+    ready.login.as_ref().map(|login| login.key.as_str())
 }

@@ -129,8 +129,11 @@ impl Run<'_> {
         // A script asked for the record: a rung that passed no model, or a session agent
         // did not name, is told by the run's own record (the model it answered with, the id
         // its CLI gave the session). Read only then: a launch without one reads nothing.
+        // A session whose reading starts its CLI is read only after a failure.
+        let costly = crate::login::readers::session_costs_a_run(self.rung.backend.family);
         if outcome::wanted()
             && (model.is_none() || session.is_none())
+            && !(costly && code == Some(0))
             && let Some(read) = std::env::current_dir().ok().and_then(|cwd| {
                 limit_ending::read_session(
                     &self.rung,
@@ -532,6 +535,7 @@ impl<'c, 'o> Launch<'c, 'o> {
                 self.resuming = Some(rung::Resuming {
                     index: run.index,
                     id,
+                    login: run.login_key.clone(),
                 });
                 self.args = words;
             }

@@ -177,6 +177,9 @@ impl Rung<'_> {
 pub struct Resuming {
     pub index: usize,
     pub id: String,
+    /// The login it ran on (`CLI:identity`), when the rung ran on one: the session is in
+    /// that login's home, so the rung must run on it again, not on another of its pool.
+    pub login: Option<String>,
 }
 
 /// What a label says of a rung that passes no model: the CLI runs its own default.

@@ -79,6 +79,24 @@ impl Chat {
     }
 }
 
+/// Whether the chat in `path` may be session `id`'s, by its first line alone (a JSONL
+/// record's metadata): the others are not replayed whole. A legacy `.json` chat may be.
+pub fn names_session(path: &Path, id: &str) -> bool {
+    if path.extension().is_some_and(|e| e == "json") {
+        return true;
+    }
+    records::lines(path).next().is_some_and(|line| {
+        serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|meta| {
+                meta.get("sessionId")
+                    .and_then(Value::as_str)
+                    .map(|s| s == id)
+            })
+            .unwrap_or(false)
+    })
+}
+
 /// A message's id.
 pub fn id_of(message: &Value) -> Option<&str> {
     message.get("id").and_then(Value::as_str)

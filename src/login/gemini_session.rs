@@ -106,6 +106,7 @@ fn find(tmp: &Path, id: &str) -> Option<Chat> {
         .flatten()
         .take(MOST_PROJECTS)
         .flat_map(|project| named_after(&project.path().join("chats"), &short))
+        .filter(|path| gemini_chat::names_session(path, id))
         .filter_map(|path| gemini_chat::replay(&path))
         .find(|chat| chat.session.as_deref() == Some(id))
 }
@@ -131,19 +132,32 @@ fn named_after(chats: &Path, short: &str) -> Vec<PathBuf> {
 /// The usage limit Gemini CLI's final error on stderr (`stderr`) names, and how long until
 /// it resets when the API said; `None` when it ended on no quota of its own.
 pub fn limit_in_output(stderr: &str) -> Option<SaidLimit> {
-    let classes = ["TerminalQuotaError", "RetryableQuotaError"];
-    let named = stderr.lines().any(|line| {
-        classes
-            .iter()
-            .any(|class| line.contains(&format!("{class}: ")))
+    let lines: Vec<&str> = stderr.lines().collect();
+    // Only its own reporter's line names the class: a tool's or a hook's words on stderr
+    // do not begin so.
+    let report = lines.iter().position(|line| {
+        line.starts_with(REPORTER)
+            && ["TerminalQuotaError: ", "RetryableQuotaError: "]
+                .iter()
+                .any(|class| line.contains(class))
     });
-    if !(named || final_error_code(stderr) == Some(429)) {
+    if report.is_none() && final_error_code(stderr) != Some(429) {
         return None;
     }
+    // The delay is the one in the dump that follows the report, never a line elsewhere.
+    let dump = report.map_or(&[][..], |at| {
+        &lines[at + 1..lines.len().min(at + 1 + DUMP_LINES)]
+    });
     Some(SaidLimit {
-        resets_in: retry_delay(stderr),
+        resets_in: retry_delay(dump),
     })
 }
+
+/// How Gemini CLI's reporter begins the line naming the error it ended on (0.61).
+const REPORTER: &str = "Error when talking to Gemini API";
+
+/// How many lines of the error's dump (its stack, then its fields) follow the report.
+const DUMP_LINES: usize = 40;
 
 /// The `code` of the JSON document stderr ends with (`-o json`'s error), if it does.
 fn final_error_code(stderr: &str) -> Option<u64> {
@@ -153,8 +167,8 @@ fn final_error_code(stderr: &str) -> Option<u64> {
 }
 
 /// `retryDelayMs: N` in the error's dump: how long the API said to wait.
-fn retry_delay(stderr: &str) -> Option<Duration> {
-    stderr.lines().find_map(|line| {
+fn retry_delay(dump: &[&str]) -> Option<Duration> {
+    dump.iter().find_map(|line| {
         let ms = line.trim().strip_prefix("retryDelayMs: ")?;
         ms.trim_end_matches(',')
             .parse::<u64>()
@@ -267,6 +281,8 @@ mod tests {
             "{\n  \"session_id\": \"s\",\n  \"error\": {\"type\": \"Error\", \"message\": \"API key not valid\", \"code\": 400}\n}",
             "An unexpected critical error occurred: Error: fetch failed",
             "the model said: TerminalQuotaError",
+            // A hook's or a tool's words on stderr are not its reporter's.
+            "hook: TerminalQuotaError: You have exhausted your daily quota\n  retryDelayMs: 604800000,\n",
         ] {
             assert!(limit_in_output(other).is_none(), "{other}");
         }

@@ -27,8 +27,11 @@ use super::run_actions::Actions;
 use super::session::{Collector, Session};
 use crate::adapter::opencode as adapter;
 
-/// The most rows one session's query reads: a long session's parts, bounded.
-const MOST_ROWS: usize = 20_000;
+/// The most rows one session's query reads: its newest, where it stopped and ran out.
+const MOST_ROWS: usize = 5_000;
+
+/// The longest delay a provider's `retry-after` is taken for: a week, the longest window.
+const LONGEST_DELAY: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// The session of the run that started at `start` in `cwd` (or the session `id`), by
 /// opencode's database in its data directory `home`; `None` when opencode or its database
@@ -135,16 +138,18 @@ fn tool(part: &Value, actions: &mut Actions) {
 /// carried; an HTTP date or anything else is no delay agent reads.
 fn retry_after(error: &Value) -> Option<Duration> {
     let headers = error.pointer("/data/responseHeaders")?;
-    let number = |name: &str| {
-        headers
+    // A provider's number, however absurd (`1e23`), is at most a week: no window is
+    // longer, and a Duration would not hold it.
+    let seconds = |name: &str, per_second: f64| {
+        let value = headers
             .get(name)
             .and_then(Value::as_str)
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|v| v.is_finite() && *v >= 0.0)
+            .and_then(|v| v.trim().parse::<f64>().ok())?;
+        let seconds = value / per_second;
+        (seconds.is_finite() && seconds >= 0.0)
+            .then(|| Duration::from_secs_f64(seconds.min(LONGEST_DELAY.as_secs_f64())))
     };
-    number("retry-after-ms")
-        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
-        .or_else(|| number("retry-after").map(Duration::from_secs_f64))
+    seconds("retry-after-ms", 1000.0).or_else(|| seconds("retry-after", 1.0))
 }
 
 /// A text part's text.
@@ -186,16 +191,22 @@ fn session_query(cwd: &Path, start: Timestamp, id: Option<&str>) -> Option<Strin
         Some(id) => format!("'{}'", crate::adapter::dialect::plain_session_id(id)?),
         None => format!(
             "(SELECT m2.session_id FROM message m2 JOIN session s ON s.id = m2.session_id \
-             WHERE s.directory = '{}' AND m2.time_created >= {} \
+             WHERE s.directory = '{}' AND s.parent_id IS NULL AND m2.time_created >= {} \
              ORDER BY m2.time_created DESC LIMIT 1)",
             cwd.to_str()?.replace('\'', "''"),
             start.as_millisecond()
         ),
     };
+    // The newest rows (where it stopped and ran out), oldest first; a tool's output only
+    // for a command (its error is the brief's), never a file a tool read.
     Some(format!(
-        "SELECT m.session_id AS session_id, m.id AS message_id, m.data AS message, p.data AS part \
+        "SELECT * FROM (SELECT m.session_id AS session_id, m.id AS message_id, \
+         m.time_created AS at, p.id AS part_id, m.data AS message, \
+         CASE WHEN json_extract(p.data, '$.tool') = 'bash' THEN p.data \
+         ELSE json_remove(p.data, '$.state.output', '$.state.metadata') END AS part \
          FROM message m LEFT JOIN part p ON p.message_id = m.id \
-         WHERE m.session_id = {session} ORDER BY m.time_created, m.id, p.id LIMIT {MOST_ROWS}"
+         WHERE m.session_id = {session} ORDER BY m.time_created DESC, m.id DESC, p.id DESC \
+         LIMIT {MOST_ROWS}) ORDER BY at, message_id, part_id"
     ))
 }
 
@@ -248,6 +259,15 @@ mod tests {
         );
         assert_eq!(
             retry_after(&error(serde_json::json!({"retry-after": "-1"}))),
+            None
+        );
+        // A number no Duration holds is a week, not a crash.
+        assert_eq!(
+            retry_after(&error(serde_json::json!({"retry-after": "1e23"}))),
+            Some(LONGEST_DELAY)
+        );
+        assert_eq!(
+            retry_after(&error(serde_json::json!({"retry-after-ms": "inf"}))),
             None
         );
     }

@@ -738,6 +738,9 @@ fn a_resume_refuses_an_id_that_is_not_a_plain_name_and_a_session_of_the_users() 
         "x;rm -rf ~",
         "ses\u{1b}[2J",
         &"a".repeat(200),
+        // A selector of the CLI's, never an id.
+        "5",
+        "latest",
     ] {
         for dialect in [Some(&codex::DIALECT), Some(&gemini::DIALECT), None] {
             let refused = resuming(dialect, &["-p", "--", "go on"], id)
