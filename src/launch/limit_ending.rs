@@ -265,44 +265,7 @@ pub fn follow<'c>(
             Next::HandOff { words, brief }
         }
         OnLimit::Resume if let Some((words, id)) = resume => {
-            // From this line on a Ctrl-C means "do not resume": noted, so the wait ends as
-            // it says (130, nothing run) and the outcome record is written.
-            crate::signals::note_interrupts();
-            let max = asked.wait.unwrap_or(waiting::DEFAULT_MAX);
-            // Said only once the wait is sure to begin: a reset beyond `max` is said instead.
-            let announce = || {
-                term::notice(&format!(
-                    "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
-                    ending.spent
-                ));
-            };
-            let waited = waiting::until_reopens(
-                config,
-                cascade,
-                chain.index,
-                ending.window.resets_at,
-                max,
-                &announce,
-            );
-            let stopped = crate::signals::interrupted();
-            crate::signals::stop_noting_interrupts();
-            let back = way_back(rung, ending)
-                .map(|command| format!("; the session itself, after the reset: `{command}`"))
-                .unwrap_or_default();
-            match waited {
-                waiting::Parked::Exit(code) => {
-                    term::notice(&format!("{label} was not resumed{back}"));
-                    Next::Exit(code)
-                }
-                waiting::Parked::Reopened if stopped => {
-                    term::notice(&format!("stopped waiting — nothing ran{back}"));
-                    Next::Exit(130)
-                }
-                waiting::Parked::Reopened => {
-                    term::notice(&format!("resuming {label} session {id}"));
-                    Next::Resume { words, id }
-                }
-            }
+            wait_to_resume(config, asked, chain, rung, ending, cascade, words, id)
         }
         OnLimit::Resume => {
             term::notice(&format!(
@@ -315,6 +278,60 @@ pub fn follow<'c>(
             let back = way_back(rung, ending);
             term::notice(&stopped(&label, &ending.spent, back.as_deref()));
             Next::Exit(passed_through)
+        }
+    }
+}
+
+/// Waits for `ending`'s reset, as `--wait` does, then resumes session `id` on `rung` with
+/// `words` — or says why not (a reset beyond the wait, a Ctrl-C: nothing ran).
+#[allow(clippy::too_many_arguments)]
+fn wait_to_resume(
+    config: &Config,
+    asked: &Asked,
+    chain: &Chain,
+    rung: &Rung,
+    ending: &LimitEnding,
+    cascade: &mut Cascade,
+    words: Vec<OsString>,
+    id: String,
+) -> Next {
+    let label = rung.label();
+    // From this line on a Ctrl-C means "do not resume": noted, so the wait ends as
+    // it says (130, nothing run) and the outcome record is written.
+    crate::signals::note_interrupts();
+    let max = asked.wait.unwrap_or(waiting::DEFAULT_MAX);
+    // Said only once the wait is sure to begin: a reset beyond `max` is said instead.
+    let announce = || {
+        term::notice(&format!(
+            "{label} ran out of its window ({}) — waiting for the reset to resume session {id}",
+            ending.spent
+        ));
+    };
+    let waited = waiting::until_reopens(
+        config,
+        cascade,
+        chain.index,
+        ending.window.resets_at,
+        max,
+        &announce,
+    );
+    let stopped = crate::signals::interrupted();
+    crate::signals::stop_noting_interrupts();
+    let back = way_back(rung, ending)
+        .map(|command| format!("; the session itself, after the reset: `{command}`"))
+        .unwrap_or_default();
+    match waited {
+        waiting::Parked::Exit(code) => {
+            term::notice(&format!("{label} was not resumed{back}"));
+            Next::Exit(code)
+        }
+        waiting::Parked::Reopened if stopped => {
+            term::notice(&format!("stopped waiting — nothing ran{back}"));
+            Next::Exit(130)
+        }
+        waiting::Parked::Reopened => {
+            term::notice(&format!("resuming {label} session {id}"));
+            Next::Resume { words, id }
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::session_work::{Edit, Ended, PlanItem, PlanStatus, Work, line_count};
+use super::session_work::{Ended, PlanItem, PlanStatus, Work};
 
 /// Adds one tool call of a `gemini` message to `work`.
 pub fn tool_call(call: &Value, work: &mut Work) {
@@ -22,21 +22,14 @@ pub fn tool_call(call: &Value, work: &mut Work) {
         _ => return,
     };
     match call.get("name").and_then(Value::as_str) {
-        Some("replace") => {
-            let (old, new) = (
-                arg("old_string").unwrap_or(""),
-                arg("new_string").unwrap_or(""),
-            );
-            edit(work, id, ended, arg("file_path"), line_count(old), new);
+        Some(tool @ ("replace" | "write_file")) => {
+            let Some(path) = arg("file_path") else { return };
+            let (old, new) = match tool {
+                "replace" => (arg("old_string"), arg("new_string")),
+                _ => (None, arg("content")),
+            };
+            work.edit_that_ended(id, ended, path, old.unwrap_or(""), new.unwrap_or(""));
         }
-        Some("write_file") => edit(
-            work,
-            id,
-            ended,
-            arg("file_path"),
-            0,
-            arg("content").unwrap_or(""),
-        ),
         Some("run_shell_command") => {
             if let Some(command) = arg("command") {
                 work.command(id, command);
@@ -57,28 +50,6 @@ pub fn tool_call(call: &Value, work: &mut Work) {
             }));
         }
         _ => {}
-    }
-}
-
-fn edit(
-    work: &mut Work,
-    id: Option<&str>,
-    ended: Ended,
-    path: Option<&str>,
-    removed: usize,
-    new: &str,
-) {
-    let Some(path) = path else { return };
-    let change = Edit {
-        path: path.to_string(),
-        added: line_count(new),
-        removed,
-        new_text: new.to_string(),
-        deleted: false,
-    };
-    work.edit(id, vec![change]);
-    if let Some(id) = id {
-        work.result(id, ended, None);
     }
 }
 

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::session_work::{Edit, Ended, PlanItem, PlanStatus, Work, line_count};
+use super::session_work::{Ended, PlanItem, PlanStatus, Work};
 
 /// Adds one tool part to `work`.
 pub fn tool_part(part: &Value, work: &mut Work) {
@@ -29,24 +29,11 @@ pub fn tool_part(part: &Value, work: &mut Work) {
             let Some(path) = input("filePath") else {
                 return;
             };
-            let (removed, new) = match tool {
-                "edit" => (
-                    line_count(input("oldString").unwrap_or("")),
-                    input("newString").unwrap_or(""),
-                ),
-                _ => (0, input("content").unwrap_or("")),
+            let (old, new) = match tool {
+                "edit" => (input("oldString"), input("newString")),
+                _ => (None, input("content")),
             };
-            let change = Edit {
-                path: path.to_string(),
-                added: line_count(new),
-                removed,
-                new_text: new.to_string(),
-                deleted: false,
-            };
-            work.edit(id, vec![change]);
-            if let Some(id) = id {
-                work.result(id, ended, None);
-            }
+            work.edit_that_ended(id, ended, path, old.unwrap_or(""), new.unwrap_or(""));
         }
         Some("bash") => {
             if let Some(command) = input("command") {

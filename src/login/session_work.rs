@@ -1,6 +1,6 @@
 //! The work a session did, in words no CLI owns (DESIGN §25): the plan it last held, the
 //! files its edit calls changed and how, and the commands it ran with how each ended. Each
-//! CLI's reader (`claude_work`, `codex_work`, and later Gemini CLI's and opencode's) turns
+//! CLI's reader (`claude_work`, `codex_work`, `gemini_work`, `opencode_work`) turns
 //! its own tool calls into these calls of a [`Work`]; the brief (`crate::handoff`) reads
 //! only the result.
 //!
@@ -147,6 +147,30 @@ impl Work {
         match call {
             Some(id) => self.wait(id, edits),
             None => self.apply_all(&edits),
+        }
+    }
+
+    /// An edit call whose record holds how it ended (Gemini CLI's and opencode's keep each
+    /// call with its status): `old` replaced by `new` in `path` (`old` empty: a whole-file
+    /// write).
+    pub fn edit_that_ended(
+        &mut self,
+        call: Option<&str>,
+        ended: Ended,
+        path: &str,
+        old: &str,
+        new: &str,
+    ) {
+        let edit = Edit {
+            path: path.to_string(),
+            added: line_count(new),
+            removed: line_count(old),
+            new_text: new.to_string(),
+            deleted: false,
+        };
+        self.edit(call, vec![edit]);
+        if let Some(id) = call {
+            self.result(id, ended, None);
         }
     }
 
