@@ -122,6 +122,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
         cli::Mode::Accounts(args) => report::accounts::run(&config()?, args, cli.json),
         cli::Mode::List => report::list::run(&config()?, cli.json),
+        cli::Mode::Tasks => report::tasks::run(cli.json),
         cli::Mode::InstallWatchdog(args) => {
             report::watchdog::install(&config()?, args, cli.config.as_deref())
         }

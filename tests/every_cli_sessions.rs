@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 use serde_json::json;
 
-use crate::support::{Invocation, Sandbox};
+use crate::support::{Invocation, Sandbox, codex_runs};
 use crate::world::world;
 
 /// The task, more than one line, so "verbatim" means something.
@@ -148,14 +148,6 @@ exit 1"#,
             template = template.display(),
         ))
         .install();
-}
-
-/// The runs of the fake Codex that were launches (not `codex app-server`).
-fn codex_runs(sb: &Sandbox) -> Vec<Invocation> {
-    sb.calls("codex")
-        .into_iter()
-        .filter(|call| call.argv.first().map(String::as_str) != Some("app-server"))
-        .collect()
 }
 
 /// The brief the hand-off notice names.

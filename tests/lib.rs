@@ -61,6 +61,7 @@ mod statusline;
 mod stdout_hold;
 mod store_forgets;
 mod store_url_secrets;
+mod task_chains;
 mod team_relay;
 mod team_state;
 mod terminal_sequences;

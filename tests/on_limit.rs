@@ -20,7 +20,7 @@ use crate::support::claude_code::{
 use crate::support::session_id::is_v4_uuid;
 use crate::support::tmux::Tmux;
 use crate::support::watched::{ctrl_c, finish, start_until};
-use crate::support::{Invocation, Sandbox, wait};
+use crate::support::{Invocation, Sandbox, codex_runs, wait};
 
 /// How long a screen is waited for: [`wait::PATIENCE`], in the seconds `Tmux` takes.
 const PATIENCE_SECONDS: u64 = wait::PATIENCE.as_secs();
@@ -105,14 +105,6 @@ fn codex_working_then_exiting_3(sb: &Sandbox) {
     sb.fake_cli("codex")
         .script("[ \"$1\" = app-server ] && exit 0\nsleep 1.3\necho codex went on\nexit 3")
         .install();
-}
-
-/// The runs of the fake Codex that were launches (not `codex app-server` asked for windows).
-fn codex_runs(sb: &Sandbox) -> Vec<Invocation> {
-    sb.calls("codex")
-        .into_iter()
-        .filter(|call| call.argv.first().map(String::as_str) != Some("app-server"))
-        .collect()
 }
 
 /// The session id agent gave Claude Code (`--session-id ID`): a UUID, as Claude Code takes.

@@ -45,6 +45,8 @@ Examples:
   agent --wait=2h -p \"nightly\"   every rung parked? wait up to 2h for the first reset, then run
   agent --on-limit=continue -p hi  window out mid-session? go on in the next CLI, with a brief
   agent --list                   the backends, their sessions, the rung table
+  agent -c                       continue this folder's task where it lives, or back up
+  agent --tasks                  this folder's tasks that crossed CLIs, and where each lives
   agent --status                 check every rung for real (in parallel) and report
   agent --check-fallback         exit 1 unless every provider-independent rung is proved
   agent --budget status          today's calls and tokens against the daily caps
@@ -135,6 +137,12 @@ pub struct Cli {
     #[arg(long)]
     pub list: bool,
 
+    /// This folder's tasks that crossed CLIs, newest first: each session that carried one
+    /// (rung, session id, how it ended, the brief it was given) and what `agent -c` here
+    /// does — continue where the task lives, or take it back up to a rung whose window reset
+    #[arg(long)]
+    pub tasks: bool,
+
     /// Check every rung for real, in parallel (ignoring cached health): an API probe, or
     /// for a subscription login the CLI's own headless check, with the model and home the
     /// launch uses, once per login and model (reused for self_check_cache_seconds). One row
@@ -218,7 +226,7 @@ pub struct Cli {
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
 
-    /// Machine-readable output for --list, --status, --check-fallback and --dry-run
+    /// Machine-readable output for --list, --tasks, --status, --check-fallback and --dry-run
     #[arg(long)]
     pub json: bool,
 
@@ -309,6 +317,8 @@ impl Cli {
             Mode::Accounts(args)
         } else if self.list {
             Mode::List
+        } else if self.tasks {
+            Mode::Tasks
         } else if let Some(args) = words(&mut self.install_watchdog) {
             Mode::InstallWatchdog(args)
         } else if let Some(args) = words(&mut self.uninstall_watchdog) {
@@ -439,6 +449,7 @@ const OWN_OPTIONS: &[(&str, bool, bool)] = &[
     ("on-limit", true, true),
     ("outcome", true, true),
     ("list", false, true),
+    ("tasks", false, true),
     ("status", false, true),
     ("check-fallback", false, true),
     ("budget", true, true),
@@ -481,6 +492,7 @@ impl Cli {
             on_limit: None,
             outcome: None,
             list: false,
+            tasks: false,
             status: false,
             check_fallback: false,
             budget: None,

@@ -22,6 +22,8 @@ pub enum Mode {
     Doctor,
     Accounts(Vec<String>),
     List,
+    /// `--tasks`: this folder's tasks that crossed CLIs.
+    Tasks,
     InstallWatchdog(Vec<String>),
     UninstallWatchdog(Vec<String>),
     Relay(Vec<String>),
@@ -57,6 +59,7 @@ impl Mode {
                 | Mode::Doctor
                 | Mode::Accounts(_)
                 | Mode::List
+                | Mode::Tasks
                 | Mode::Budget(_)
                 | Mode::Dashboard(_)
                 | Mode::Usage(_)

@@ -1,5 +1,7 @@
 //! HTML's one escape, for every string the page takes from state: the page never writes
-//! others' text without it.
+//! others' text without it; and the one-line form of a panel with nothing to show.
+
+use std::fmt::Write as _;
 
 /// Escapes text for HTML content and attribute values, without the control and bidi
 /// characters others' text may carry (`text::printable`: a `U+202E` in a model's name
@@ -17,6 +19,15 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// A collapsed panel: its heading and what it has to say, on one line.
+pub fn empty_panel(html: &mut String, panel: &str, heading: &str, text: &str) {
+    let _ = write!(
+        html,
+        "<h2 class=\"empty\" data-panel=\"{panel}\">{heading} <span class=\"mute\">· {}</span></h2>",
+        escape(text)
+    );
 }
 
 #[cfg(test)]

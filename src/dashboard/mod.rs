@@ -15,6 +15,7 @@ pub mod page;
 mod rungs;
 mod server;
 mod summary;
+mod tasks;
 mod usage_figures;
 mod words;
 

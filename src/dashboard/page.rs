@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use jiff::Timestamp;
 use serde_json::Value;
 
-use super::html::escape;
+use super::html::{empty_panel, escape};
 use super::logins::{self, LoginName};
 use super::usage_figures::{cost, efficiency, tokens_of};
 use super::{documents, rungs, summary, words};
@@ -98,6 +98,7 @@ pub fn render(
     windows_panel(&mut html, &windows, &names, &full_at, now);
     budget(&mut html, config);
     usage(&mut html, config, follower);
+    super::tasks::draw(&mut html, &state_dir, now);
     events(&mut html, &state_dir, &watchdog, now);
     let base = escape(base);
     let _ = write!(
@@ -114,15 +115,6 @@ pub fn render(
 /// Refreshes the rung table's states from `/status.json` every 10 s; the page is whole
 /// without it.
 const SCRIPT: &str = "setInterval(function(){fetch(document.body.dataset.base+'/status.json',{credentials:'same-origin'}).then(function(r){return r.ok?r.json():null}).then(function(rows){if(!rows)return;rows.forEach(function(row){var tr=document.querySelector('tr[data-rung=\"'+row.rung+'\"]');if(!tr)return;tr.dataset.state=row.state;var s=tr.querySelector('.state .word');if(s)s.textContent=row.state.split('_').join(' ');});});},10000);";
-
-/// A collapsed panel: its heading and what it has to say, on one line.
-fn empty_panel(html: &mut String, panel: &str, heading: &str, text: &str) {
-    let _ = write!(
-        html,
-        "<h2 class=\"empty\" data-panel=\"{panel}\">{heading} <span class=\"mute\">· {}</span></h2>",
-        escape(text)
-    );
-}
 
 /// A short name for a window's scope, for `data-window`: `5h`, `7d`, `7d-opus`.
 fn scope_key(scope: &crate::state::window::Scope) -> String {

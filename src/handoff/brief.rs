@@ -53,6 +53,10 @@ pub struct Source<'a> {
     pub session: Option<&'a str>,
     /// Which limit and its reset (`5-hour limit, resets 15:00`).
     pub limit: &'a str,
+    /// The session is not handed on because it ran out, but because the task goes back up
+    /// to this rung (`Claude Code (claude-opus-5)`), whose window reset: the brief says
+    /// what was done in it since.
+    pub returning_to: Option<&'a str>,
 }
 
 /// Writes the brief of `session`, which ran in `cwd` and came from `source`, under
@@ -72,6 +76,31 @@ pub fn write(
     let path = dir.join(file_name(now, session.id.as_deref()));
     state_file::write_atomic(&path, text.as_bytes(), Durability::Synced)?;
     Ok(path)
+}
+
+/// What a brief at `path` says the task was: the first line of its `## The task`, as one
+/// printable line — for reports naming a chain (the brief is redacted; `tasks.json` keeps
+/// no prompt). Read without following a link, and only a brief's size.
+pub fn task_of(path: &Path) -> Option<String> {
+    let cap = crate::bounded_read::Cap {
+        what: "a hand-off brief",
+        file: (2 * CAP) as u64,
+        line: CAP,
+    };
+    let bytes = crate::bounded_read::read_no_follow(path, cap).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let after = &text[text.find("\n## The task\n")? + 14..];
+    let section = &after[..after.find("\n## ").unwrap_or(after.len())];
+    // The prompt is quoted in a fence: its first line, else the section's first words.
+    let mut lines = section.lines().map(str::trim);
+    let quoted = lines
+        .clone()
+        .skip_while(|line| !line.starts_with("```"))
+        .nth(1)
+        .filter(|line| !line.is_empty() && !line.starts_with("```"));
+    quoted
+        .or_else(|| lines.find(|line| !line.is_empty()))
+        .map(crate::text::snippet)
 }
 
 /// Reads every CLI's login store agent can see, so that each token in it (Codex's refresh
@@ -248,14 +277,24 @@ impl Fixed {
         now: Timestamp,
     ) -> Fixed {
         let label = one_line(source.label);
-        let intro = format!(
-            "This task began in {label}, which ran out of its usage window mid-session ({}). \
-             Below is what was asked, the plan it held, what it did (the files it changed and \
-             the commands it ran, from its own tool calls), where it stopped, what to do next \
-             and where it came from. The prompts and messages are quoted as the session held \
-             them.\n",
-            one_line(source.limit)
-        );
+        let intro = match source.returning_to {
+            None => format!(
+                "This task began in {label}, which ran out of its usage window mid-session ({}). \
+                 Below is what was asked, the plan it held, what it did (the files it changed and \
+                 the commands it ran, from its own tool calls), where it stopped, what to do next \
+                 and where it came from. The prompts and messages are quoted as the session held \
+                 them.\n",
+                one_line(source.limit)
+            ),
+            Some(to) => format!(
+                "While {} was out of its usage window, this task went on in {label}. Its window \
+                 has reset and the task is back with it. Below is what {label} was asked, the plan \
+                 it held, what it did (the files it changed and the commands it ran, from its own \
+                 tool calls), where it stopped and what to do next. The prompts and messages are \
+                 quoted as the session held them.\n",
+                one_line(to)
+            ),
+        };
         let mut lines = vec![
             format!("- CLI: {}", one_line(source.cli)),
             format!("- Rung: {label}"),
@@ -266,7 +305,9 @@ impl Fixed {
         if let Some(id) = source.session.or(session.id.as_deref()) {
             lines.push(format!("- Session: {}", one_line(id)));
         }
-        lines.push(format!("- Limit: {}", one_line(source.limit)));
+        if source.returning_to.is_none() {
+            lines.push(format!("- Limit: {}", one_line(source.limit)));
+        }
         lines.push(format!("- Written: {now}"));
         Fixed {
             cli: one_line(source.cli),
@@ -342,6 +383,7 @@ mod tests {
             model: Some("claude-opus-5"),
             session: Some("0b9f3c52-7d1e-4c7a-9a55-2f0e6a1d8c41"),
             limit: "5-hour limit, resets 15:00",
+            returning_to: None,
         }
     }
 

@@ -13,4 +13,4 @@ mod brief_shape;
 #[cfg(test)]
 mod reader_tests;
 
-pub use brief::{Source, write};
+pub use brief::{Source, task_of, write};

@@ -45,6 +45,7 @@ fn brief_of(session: &Session, cli: &str) -> String {
         model: None,
         session: None,
         limit: "5-hour limit, resets 15:00",
+        returning_to: None,
     };
     let now = "2026-12-02T05:30:07Z".parse().unwrap();
     let path = brief::write(state.path(), cwd.path(), &source, session, now).unwrap();

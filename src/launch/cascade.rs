@@ -473,6 +473,13 @@ impl<'a> Cascade<'a> {
         Some(park)
     }
 
+    /// Whether rung `index`'s login is parked now, by what is known of its windows — even
+    /// where it would run as the last rung standing.
+    pub fn parked_now(&mut self, index: usize) -> bool {
+        let rung = self.rung(index).clone();
+        known::park(self.config, &self.parking, &rung, jiff::Timestamp::now()).is_some()
+    }
+
     /// Whether rung `index` could run, as far as is known without a call: ready, not
     /// parked, not cooling down, not already run by this launch.
     fn could_run(&mut self, index: usize, now: jiff::Timestamp) -> bool {

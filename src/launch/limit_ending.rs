@@ -168,6 +168,7 @@ pub fn write_brief(
         model: model.as_deref(),
         session: ending.session_id.as_deref(),
         limit: &ending.spent,
+        returning_to: None,
     };
     match crate::handoff::write(state_dir, cwd, &source, &session, Timestamp::now()) {
         Ok(path) => Some(path),

@@ -19,13 +19,13 @@ use super::options::Options;
 use super::run_record::RunRecord;
 use super::{
     acted, claude_result, dry_run, held, limit_ending, outcome, quota_ending, rung, same_way,
-    waiting,
+    task_chain, waiting,
 };
 use crate::config::Config;
 use crate::error_class::ErrorClass;
 use crate::exit_codes::{UnavailableError, usage};
-use crate::state::events;
 use crate::state::health::Store;
+use crate::state::{events, tasks};
 use crate::term;
 
 /// Chooses, runs, and follows each ending until one ends the launch; returns agent's code.
@@ -41,6 +41,7 @@ pub fn run_cascade(config: &Config, options: &Options) -> anyhow::Result<u8> {
         }
     }
     let mut launch = Launch::new(config, options, state_dir);
+    launch.continue_the_task();
     loop {
         let next = match launch.choose()? {
             Chosen::Rung(winner) => launch.run(winner)?,
@@ -99,6 +100,11 @@ struct Launch<'c, 'o> {
     /// The session the words resume, after its reset — at most once a launch, and only on
     /// the rung it ran on.
     resuming: Option<rung::Resuming>,
+    /// The task this launch carries across CLIs, once a hand-off made it one (or `agent -c`
+    /// continues one): where its chain stands.
+    task: Option<tasks::Place>,
+    /// The brief the next run that carries the task starts with, for its link.
+    brief_given: Option<PathBuf>,
 }
 
 /// One run of a rung, as agent started it.
@@ -212,6 +218,69 @@ impl<'c, 'o> Launch<'c, 'o> {
             handed_on: None,
             handed_from: Vec::new(),
             resuming: None,
+            task: None,
+            brief_given: None,
+        }
+    }
+
+    /// `agent -c` in a folder whose task crossed CLIs continues that task where it lives,
+    /// or back up where a window reset ([`task_chain`]); a launch that starts a new session
+    /// closes the folder's chain, so a later `-c` continues the new one.
+    fn continue_the_task(&mut self) {
+        let Ok(cwd) = std::env::current_dir() else {
+            return;
+        };
+        if crate::adapter::dialect::session_words::leaves_the_session_to_agent(&self.args) {
+            if !self.options.dry_run {
+                tasks::new_session_in(&self.state_dir, &cwd, Timestamp::now());
+            }
+            return;
+        }
+        let Some(continuation) = task_chain::continuation(
+            self.config,
+            &mut self.cascade,
+            &self.state_dir,
+            &cwd,
+            &self.args,
+            self.options.dry_run,
+        ) else {
+            self.cascade.retarget(&self.args, None);
+            return;
+        };
+        self.args = continuation.args;
+        self.start = continuation.resuming.index;
+        self.resuming = Some(continuation.resuming);
+        self.handed_from = continuation.handed_from;
+        self.task = Some(continuation.place);
+        self.brief_given = continuation.brief;
+        self.cascade.retarget(&self.args, self.resuming.clone());
+    }
+
+    /// Records that `run` carried the task: a link of its chain (the chain starts with it
+    /// when a hand-off makes the launch's session a task), with the window it ran out of.
+    fn record_link(&mut self, run: &Run, record: &RunRecord, spent: Option<&Spent>) {
+        let Ok(cwd) = std::env::current_dir() else {
+            return;
+        };
+        let session = run
+            .session_id
+            .clone()
+            .or_else(|| record.session().and_then(|session| session.id.clone()));
+        let link = tasks::Link {
+            rung: run.index + 1,
+            label: run.rung.label(),
+            cli: run.rung.backend.family.name().to_string(),
+            login: run.login_key.clone(),
+            session,
+            at: run.started,
+            last: Timestamp::now(),
+            resets_at: spent.map(|spent| spent.window.resets_at),
+            spent: spent.map(|spent| spent.words.clone()),
+            brief: self.brief_given.take(),
+            parent: None,
+        };
+        if let Some(place) = tasks::carried(&self.state_dir, &cwd, self.task.as_ref(), link) {
+            self.task = Some(place);
         }
     }
 
@@ -454,6 +523,16 @@ impl<'c, 'o> Launch<'c, 'o> {
             // It really started: a failure at an earlier launch is no longer news.
             self.cascade.store().launched(run.target());
         }
+        let carried_the_task = !matches!(
+            ending,
+            Ending::FastFail(..)
+                | Ending::FolderRefused(..)
+                | Ending::UsageError(..)
+                | Ending::Limit(..)
+        );
+        if carried_the_task && self.task.is_some() {
+            self.record_link(run, &record, None);
+        }
         match ending {
             Ending::Signal(signal) => on_signal(run, held, signal),
             Ending::Done(code) => on_done(run, held, code),
@@ -513,6 +592,15 @@ impl<'c, 'o> Launch<'c, 'o> {
             code,
             &mut self.cascade,
         );
+        let spent = Spent {
+            window: ending.window.clone(),
+            words: ending.spent.clone(),
+        };
+        // A hand-off makes the session a task across CLIs (or adds to the one it carries);
+        // a chain's link that stops or waits here records that its window is out.
+        if self.task.is_some() || matches!(next, limit_ending::Next::HandOff { .. }) {
+            self.record_link(run, record, Some(&spent));
+        }
         match next {
             limit_ending::Next::Exit(exit) => {
                 run.deliver(held, code);
@@ -521,6 +609,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             limit_ending::Next::HandOff { words, brief } => {
                 // The session goes on elsewhere: what this run printed was its last word.
                 run.show_words(held);
+                self.brief_given.clone_from(&brief);
                 self.handed_from.push((run.index, run.login_key.clone()));
                 self.handoff = Some(Handoff {
                     from: run.rung.label(),

@@ -30,6 +30,7 @@ pub mod same_way;
 pub mod self_check;
 pub mod session_answers;
 pub mod survey;
+pub mod task_chain;
 pub mod waiting;
 
 use std::process::ExitCode;

@@ -15,5 +15,6 @@ pub mod meter;
 pub mod relay_clients;
 pub mod store;
 pub mod target;
+pub mod tasks;
 pub mod window;
 pub mod windows;

@@ -36,3 +36,12 @@ pub fn status_row<'a>(rows: &'a serde_json::Value, backend: &str) -> &'a serde_j
 pub fn claude_dir_login(home: &std::path::Path) -> String {
     format!("claude:{}", home.join(".claude").display())
 }
+
+/// The runs of a sandbox's fake Codex that were launches, not `codex app-server` asked for
+/// its login's windows.
+pub fn codex_runs(sb: &Sandbox) -> Vec<Invocation> {
+    sb.calls("codex")
+        .into_iter()
+        .filter(|call| call.argv.first().map(String::as_str) != Some("app-server"))
+        .collect()
+}

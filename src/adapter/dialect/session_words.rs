@@ -81,6 +81,23 @@ pub fn leaves_the_session_to_agent(args: &[OsString]) -> bool {
     names_none && !starts_a_command
 }
 
+/// Whether `args` continue the folder's last session (`-c`, `--continue`) and name no other
+/// session: what `agent -c` continues is the folder's task, where it lives now.
+pub fn continues_the_last(args: &[OsString]) -> bool {
+    let mut continues = false;
+    for read in Reader::new(args) {
+        if let Read::Claude { flag, name, .. } = read {
+            match flag.form {
+                Form::Continue => continues = true,
+                Form::Resume => return false,
+                _ if SESSION_FLAGS.contains(&name.as_str()) => return false,
+                _ => {}
+            }
+        }
+    }
+    continues
+}
+
 /// The session `args` name by id: `--session-id ID`, or `--resume ID`.
 pub fn named_session(args: &[OsString]) -> Option<String> {
     Reader::new(args).find_map(|read| match read {
@@ -135,6 +152,17 @@ mod tests {
 
     fn os(words: &[&str]) -> Vec<OsString> {
         words.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn only_a_plain_continue_continues_the_folders_last_session() {
+        assert!(continues_the_last(&os(&["-c"])));
+        assert!(continues_the_last(&os(&["--continue", "-p", "go on"])));
+        assert!(!continues_the_last(&os(&["-p", "go on"])));
+        assert!(!continues_the_last(&os(&["-c", "--resume", "abc"])));
+        assert!(!continues_the_last(&os(&["-c", "--fork-session"])));
+        // A prompt word is never a flag.
+        assert!(!continues_the_last(&os(&["-p", "--", "-c"])));
     }
 
     #[test]
