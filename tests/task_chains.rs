@@ -172,6 +172,16 @@ fn with_claude_still_out_agent_c_continues_the_task_in_codexs_session() {
     assert_eq!(task["task"], "Port the parser to nom 8.", "{task}");
     assert_eq!(task["continue"]["back_up"], false, "{task}");
 
+    // A dry run shows the same choice and runs nothing.
+    let dry = w.sb.run(&["--dry-run", "-c", "-p", "go on"]);
+    assert_eq!(dry.code, Some(0), "{dry:?}");
+    assert!(
+        dry.stdout.contains(&format!("exec resume {CODEX_SESSION}")),
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(codex_runs(&w.sb).len(), 1, "the dry run ran codex");
+
     let run = w.sb.run(&["-c", "-p", "go on"]);
 
     assert_eq!(run.code, Some(0), "{run:?}");

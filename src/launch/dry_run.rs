@@ -65,10 +65,13 @@ struct Found<'r, 'c> {
     names_session: bool,
 }
 
+/// `resume`: the session the words resume on the winner, when they do (`agent -c` on a
+/// task that crossed CLIs).
 pub fn print(
     cascade: &mut Cascade,
     choice: &Choice,
     args: &[OsString],
+    resume: Option<&str>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let passed: Vec<(usize, String, &Status)> = choice
@@ -89,7 +92,7 @@ pub fn print(
     };
     // The cascade passed over every rung whose CLI cannot take the words.
     let translation = rung
-        .translate(args)
+        .translate_resuming(args, resume)
         .map_err(|refusal| crate::exit_codes::usage(refusal.to_string()))?;
     let found = Found {
         rung: &rung,

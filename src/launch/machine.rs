@@ -289,7 +289,18 @@ impl<'c, 'o> Launch<'c, 'o> {
     fn choose(&mut self) -> anyhow::Result<Chosen> {
         let mut choice = self.cascade.choose(self.start);
         if self.options.dry_run {
-            dry_run::print(&mut self.cascade, &choice, &self.args, self.options.json)?;
+            let resume = self
+                .resuming
+                .as_ref()
+                .filter(|resuming| choice.winner == Some(resuming.index))
+                .map(|resuming| resuming.id.as_str());
+            dry_run::print(
+                &mut self.cascade,
+                &choice,
+                &self.args,
+                resume,
+                self.options.json,
+            )?;
             return Ok(Chosen::Exit(0));
         }
         // The rung a session was just handed off from, and every rung on the login that ran
