@@ -956,22 +956,38 @@ backend = "spare"
 /// parks the login until: Codex's text drops the seconds, so agent parks to the end of the
 /// minute it shows, never trying the login before its reset.
 fn codex_refused_at_its_limit(w: &E2e, after: std::time::Duration) -> (i64, String) {
-    let project = w.sb.set_cwd("project");
-    git_init(&project);
-    w.sb.env("TZ", "UTC");
     // Codex shows the reset to the minute, in its own zone: a whole minute two hours ahead.
     let reset = (jiff::Timestamp::now().as_second() + 2 * 3600) / 60 * 60;
-    log_codex_in_with_chatgpt(w, reset + 86_400, true);
-    w.api.on(Rule::path_contains("/wham/usage")
-        .reply(wham_usage((20, reset + 3600), (40, reset + 86_400))));
-    w.api.on(Rule::path_contains("/backend-api/codex/responses")
-        .reply(Reply::codex_usage_limit("plus", reset).delay(after)));
+    codex_refused_at_its_limit_until(
+        w,
+        after,
+        reset,
+        Rule::path_contains("/backend-api/codex/responses"),
+    );
     let parked = jiff::Timestamp::from_second(reset + 60)
         .unwrap()
         .to_zoned_datetime(jiff::tz::TimeZone::UTC)
         .strftime("%H:%M")
         .to_string();
     (reset, parked)
+}
+
+/// [`codex_refused_at_its_limit`]'s project and login, the refusal (by `refused`, a rule of
+/// the mock's without its reply) naming `reset`.
+fn codex_refused_at_its_limit_until(
+    w: &E2e,
+    after: std::time::Duration,
+    reset: i64,
+    refused: Rule,
+) {
+    let project = w.sb.set_cwd("project");
+    git_init(&project);
+    w.sb.env("TZ", "UTC");
+    log_codex_in_with_chatgpt(w, reset + 86_400, true);
+    w.api.on(Rule::path_contains("/wham/usage")
+        .reply(wham_usage((20, reset + 3600), (40, reset + 86_400))));
+    w.api
+        .on(refused.reply(Reply::codex_usage_limit("plus", reset).delay(after)));
 }
 
 /// The next `agent -p hi` after codex's login was parked: the spare rung answers, and codex
@@ -3027,6 +3043,12 @@ const NIGHT_DONE: &str = "The notes are complete.";
 /// the login) is answered as usual. Returns the project: a git repository, as a night
 /// job's is (and `codex exec` runs only in one).
 fn a_window_that_runs_out_mid_session(w: &E2e, reset: i64) -> PathBuf {
+    a_window_that_runs_out_mid_session_above(w, reset, "[[rungs]]\nbackend = \"codex\"\n")
+}
+
+/// [`a_window_that_runs_out_mid_session`] with `below` (the table's rows in TOML) as the
+/// rungs under Claude Code's.
+fn a_window_that_runs_out_mid_session_above(w: &E2e, reset: i64, below: &str) -> PathBuf {
     w.sb.env_remove("ANTHROPIC_API_KEY");
     w.sb.env("CLAUDE_CODE_OAUTH_TOKEN", OAUTH_TOKEN);
     w.sb.env("TZ", "UTC");
@@ -3038,7 +3060,7 @@ fn a_window_that_runs_out_mid_session(w: &E2e, reset: i64) -> PathBuf {
     );
     let project = w.sb.set_cwd("project");
     git_init(&project);
-    w.sb.write_config(
+    w.sb.write_config(&format!(
         r#"fastfail_seconds = 1
 
 [[rungs]]
@@ -3046,10 +3068,8 @@ backend = "claude"
 probe_model = "opus"
 run_model = "opus"
 
-[[rungs]]
-backend = "codex"
-"#,
-    );
+{below}"#
+    ));
     let turn = || Rule::path_contains("/v1/messages?beta=true").and_body_contains(NIGHT_TASK);
     w.api.on(turn().reply(Reply::ok_text(NIGHT_DONE)));
     w.api.on(turn().times(1).reply(
@@ -3372,3 +3392,7 @@ fn a_real_claude_code_session_that_runs_out_of_its_window_resumes_after_the_rese
 /// The on-ramp walk-through (issue 32), in its own file.
 #[path = "e2e/onramp.rs"]
 mod onramp;
+
+/// One task across the real CLIs and back (issue 42), in its own file.
+#[path = "e2e/every_cli.rs"]
+mod every_cli;

@@ -482,7 +482,13 @@ impl<'c, 'o> Launch<'c, 'o> {
                 "from": from,
             }));
             announce_handoff(&self.state_dir, &handoff, &rung.label());
-        } else if winner > 0 {
+        } else if winner > 0
+            && self
+                .resuming
+                .as_ref()
+                .is_none_or(|resuming| resuming.index != winner)
+        {
+            // A resumed session's own notice said which rung runs it.
             term::notice(&format!("using {}", rung.label()));
             if self.start == 0 {
                 let first = self.cascade.rung(0).label();
