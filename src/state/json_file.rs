@@ -77,6 +77,10 @@ pub struct Corrupt {
     pub aside: PathBuf,
 }
 
+/// The largest JSON state file read: agent's own are kilobytes; one past this is corrupt
+/// (moved aside), never read into memory whole.
+const MAX_BYTES: u64 = 64 * 1024 * 1024;
+
 /// What [`JsonFile::lock`] holds: the file's lock, or the shared store's lease.
 pub enum Held {
     File(Locked),
@@ -169,7 +173,9 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
             return found;
         }
         let mut bytes = Vec::new();
-        let read = state_file::open_read(&self.path).and_then(|mut f| f.read_to_end(&mut bytes));
+        // One byte past the cap tells a file too large to be agent's from one that fits.
+        let read = state_file::open_read(&self.path)
+            .and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes));
         match read {
             Ok(_) => {}
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
@@ -178,9 +184,13 @@ impl<T: Serialize + DeserializeOwned + Default> JsonFile<T> {
                 return Ok(T::default());
             }
         }
-        let why = match serde_json::from_slice(&bytes) {
-            Ok(value) => return Ok(value),
-            Err(err) => err.to_string(),
+        let why = if bytes.len() as u64 > MAX_BYTES {
+            format!("over {} MiB", MAX_BYTES >> 20)
+        } else {
+            match serde_json::from_slice(&bytes) {
+                Ok(value) => return Ok(value),
+                Err(err) => err.to_string(),
+            }
         };
         // Another process may have moved it aside first: then nothing is ours to report.
         let Ok(aside) = state_file::quarantine(&self.path) else {
@@ -387,6 +397,7 @@ fn keep_copy(state_dir: &Path, name: &str, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileTypeExt as _;
 
     #[derive(Debug, Default, PartialEq, Serialize, serde::Deserialize)]
     struct Counter {
@@ -409,5 +420,34 @@ mod tests {
 
         assert_eq!(file.update(|c| c.n += 1).unwrap(), ());
         assert_eq!(file.load(), Counter { n: 1 });
+    }
+
+    #[test]
+    fn a_fifo_in_a_state_files_place_is_not_waited_on_and_stays_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let file: JsonFile<Counter> = JsonFile::new(dir.path(), "tasks.json");
+        nix::unistd::mkfifo(file.path(), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        // No writer ever opens it: a read that waited would never return.
+        assert_eq!(file.load(), Counter::default());
+        assert!(
+            std::fs::symlink_metadata(file.path())
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+    }
+
+    #[test]
+    fn a_state_file_over_the_cap_is_kept_aside_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let file: JsonFile<Counter> = JsonFile::new(dir.path(), "tasks.json");
+        let big = std::fs::File::create(file.path()).unwrap();
+        big.set_len(MAX_BYTES + 1).unwrap();
+        let Err(Corrupt { aside }) = file.read() else {
+            panic!("a file over the cap was read")
+        };
+        assert_eq!(std::fs::metadata(aside).unwrap().len(), MAX_BYTES + 1);
+        let events = std::fs::read_to_string(dir.path().join("events.jsonl")).unwrap();
+        assert!(events.contains("over 64 MiB"), "{events}");
     }
 }

@@ -17,11 +17,22 @@ pub fn open_read(path: &Path) -> io::Result<File> {
         _ => check_dir(dir)
             .map_err(|err| io::Error::new(io::ErrorKind::PermissionDenied, format!("{err:#}")))?,
     }
-    OpenOptions::new()
+    // Without waiting (a FIFO planted there has no writer to wait for), and only a regular
+    // file is read: a FIFO or a device is no state of agent's.
+    let file = OpenOptions::new()
         .read(true)
-        .custom_flags(no_follow())
+        .custom_flags(
+            no_follow() | (nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY).bits(),
+        )
         .open(path)
-        .map_err(|err| explain_link(path, err))
+        .map_err(|err| explain_link(path, err))?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file: agent reads its state only from regular files; remove it",
+            path.display()
+        )));
+    }
+    Ok(file)
 }
 
 /// `O_NOFOLLOW`: a link planted where a state file belongs fails the open instead of
