@@ -442,3 +442,86 @@ fn adding_a_login_checks_its_directory_and_says_how_to_log_in_there() {
         assert!(!out.contains(WORK_ACCESS) && !out.contains(WORK_REFRESH));
     }
 }
+
+/// A task that ran out on one login of a pool goes back up on *that* login — its session is
+/// in that login's home — even when the pool would now choose another: the session on
+/// `personal` (work was full) runs out and Codex carries the task; once personal's window
+/// reset and work's is open again (the pool's first by priority), `agent -c` resumes the
+/// session on personal, where it lives.
+#[test]
+fn a_task_goes_back_up_on_the_login_its_session_ran_on_not_the_pools_first() {
+    use crate::support::claude_code::{
+        FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row, resets,
+    };
+    let w = two_logins(Some("priority"));
+    let config = std::fs::read_to_string(w.sb.config_path()).unwrap();
+    w.sb.write_config(&format!("fastfail_seconds = 1\n{config}"));
+    write_windows(
+        &w.sb,
+        &[(
+            key(&w.sb, "claude-work"),
+            vec![("five_hour", 100.0, in_mins(120))],
+        )],
+    );
+    FakeClaude::new(&w.sb)
+        .works("1.3")
+        .reset_in(3)
+        .rows(&[
+            prompt_row("port the parser"),
+            assistant_row(&json!([{"type": "text", "text": "Ported the lexer."}])),
+            five_hour_limit_row_332(),
+        ])
+        .install();
+
+    let first =
+        w.sb.run(&["--on-limit", "continue", "-p", "port the parser"]);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    assert_eq!(config_dir_of_launch(&w, 0), dir(&w.sb, "claude-personal"));
+    assert_eq!(
+        crate::support::codex_runs(&w.sb).len(),
+        1,
+        "{}",
+        first.stderr
+    );
+    let at = w.sb.calls("claude")[0]
+        .argv
+        .iter()
+        .position(|word| word == "--session-id")
+        .unwrap();
+    let session = w.sb.calls("claude")[0].argv[at + 1].clone();
+
+    // Work's window is open again, and personal's has reset.
+    let windows_path = w.sb.state_dir().join("windows.json");
+    let mut windows: Value =
+        serde_json::from_str(&std::fs::read_to_string(&windows_path).unwrap()).unwrap();
+    windows["logins"]
+        .as_object_mut()
+        .unwrap()
+        .remove(&key(&w.sb, "claude-work"));
+    std::fs::write(&windows_path, windows.to_string()).unwrap();
+    let reset = resets(&w.sb)[0];
+    crate::support::wait::until("personal's window to reset", || {
+        Timestamp::now().as_second() >= reset
+    });
+
+    let back = w.sb.run(&["-c", "-p", "go on"]);
+
+    assert_eq!(back.code, Some(0), "{back:?}");
+    assert_eq!(w.sb.calls("claude").len(), 2, "{}", back.stderr);
+    assert_eq!(
+        config_dir_of_launch(&w, 1),
+        dir(&w.sb, "claude-personal"),
+        "the session's own login: {}",
+        back.stderr
+    );
+    let argv = &w.sb.calls("claude")[1].argv;
+    let at = argv.iter().position(|word| word == "--resume").unwrap();
+    assert_eq!(argv[at + 1], session, "{argv:?}");
+    assert_eq!(
+        crate::support::codex_runs(&w.sb).len(),
+        1,
+        "{}",
+        back.stderr
+    );
+    assert_no_token_in_launch(&w, 1);
+}

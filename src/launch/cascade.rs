@@ -249,7 +249,14 @@ impl<'a> Cascade<'a> {
     pub fn rung(&mut self, index: usize) -> &Rung<'a> {
         if self.rungs[index].is_none() {
             let def = &self.config.rungs[index];
-            let mut rung = resolve::resolve(self.config, index + 1, def);
+            // A session being resumed runs on its own login of a pool, not the pool's choice.
+            let pinned = self
+                .resuming
+                .as_ref()
+                .filter(|resuming| resuming.index == index && !def.logins.is_empty())
+                .and_then(|resuming| resuming.login.as_deref())
+                .and_then(|login| resolve::resolve_on_login(self.config, index + 1, def, login));
+            let mut rung = pinned.unwrap_or_else(|| resolve::resolve(self.config, index + 1, def));
             if let (Some(args), Ok(_)) = (&self.args, &rung.state)
                 && let Some(reason) = self.refusal(index, &rung, args)
             {

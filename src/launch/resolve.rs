@@ -45,6 +45,43 @@ pub fn resolve<'a>(config: &'a Config, index: usize, def: &RungDef) -> Rung<'a> 
     resolve_pool(config, index, def, &state_dir)
 }
 
+/// Rung `def` of a pool of logins, on the login whose key is `login` (`CLI:identity`): a
+/// session being resumed lives in that login's home, so its rung runs on it and on no other
+/// of the pool. `None` when no login of the pool has that key (then the pool chooses).
+pub fn resolve_on_login<'a>(
+    config: &'a Config,
+    index: usize,
+    def: &RungDef,
+    login: &str,
+) -> Option<Rung<'a>> {
+    let backend = config.backends.get(&def.backend)?;
+    let name = def.logins.iter().find(|name| {
+        config
+            .accounts
+            .iter()
+            .find(|account| &account.name == *name)
+            .and_then(|account| crate::accounts::login_key(backend, account))
+            .as_deref()
+            == Some(login)
+    })?;
+    let state_dir = crate::paths::state_dir();
+    let mut rung = resolve_on(config, index, def, Some(name), &state_dir);
+    rung.pool = Some(LoginPool {
+        rotation: crate::accounts::rotation_of(
+            backend,
+            &config
+                .accounts
+                .iter()
+                .filter(|a| a.backend == backend.name)
+                .collect::<Vec<_>>(),
+        ),
+        figures: None,
+        passed: Vec::new(),
+        all_parked: false,
+    });
+    Some(rung)
+}
+
 /// The pool's rung: each login in turn, passed over while its windows park this rung (the
 /// parking rule, `parking::Parking::check`, for this rung's model) or it cannot run; with
 /// every login parked, the one back soonest.

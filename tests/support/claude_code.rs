@@ -111,7 +111,14 @@ impl<'a> FakeClaude<'a> {
     /// Writes `bin/claude`. A run with `--resume ID` does no work: it appends
     /// [`resumed_row`] to that session's transcript and exits 0, the session done.
     pub fn install(self) -> PathBuf {
-        let dir = project_dir(self.sb, self.sb.home());
+        // Where the real one keeps it: under `CLAUDE_CONFIG_DIR` when agent runs it on a
+        // login of a pool, else `~/.claude`.
+        let project = project_dir(self.sb, self.sb.home());
+        let dir = format!(
+            "${{CLAUDE_CONFIG_DIR:-{}}}/projects/{}",
+            self.sb.home().join(".claude").display(),
+            project.file_name().unwrap().to_string_lossy()
+        );
         let template = self.sb.tmp_dir().join("transcript-rows.jsonl");
         std::fs::write(&template, jsonl(&self.rows)).unwrap();
         let resumed = self.sb.tmp_dir().join("transcript-resumed.jsonl");
@@ -148,7 +155,7 @@ else
   {edit}{prints}rows='{template}'
   code=1
 fi
-mkdir -p '{dir}'
+mkdir -p "{dir}"
 now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
 reset=$(( $(date -u +%s) + {reset_in} ))
 at=$(date -u -d "@$reset" +%-l:%M%P)
@@ -162,7 +169,6 @@ if [ -n "{interactive}" ] && [ -z "$resumed" ]; then
   exit 0
 fi
 exit $code"#,
-                dir = dir.display(),
                 template = template.display(),
                 resumed = resumed.display(),
                 seconds = self.seconds,
