@@ -61,6 +61,47 @@ fn claude_runs_out_and_codex_carries_the_task(reset_in: i64) -> World {
 /// rollout as Codex does, names its session in its header on stderr and exits 0; a resumed
 /// one (`exec resume ID`) says so and exits 0.
 fn codex_carrying_the_task(sb: &Sandbox) {
+    codex_carrying_the_task_then(sb, "echo \"codex went on\"; exit 0");
+}
+
+/// [`codex_carrying_the_task`] whose resumed session runs out of its window in turn: it
+/// works past the threshold, its rollout marks the turn `usage_limit_exceeded` with its
+/// 5-hour window full (resetting in two hours), and it exits 1.
+fn codex_carrying_the_task_then_running_out(sb: &Sandbox) {
+    let lines = [
+        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "token_count",
+            "info": null, "rate_limits": {"limit_id": "codex",
+            "primary": {"used_percent": 100.0, "window_minutes": 300, "resets_at": "@RESET@"}}}}),
+        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "task_complete",
+            "turn_id": "t2", "last_agent_message": null,
+            "error": {"message": "You’ve hit your usage limit. Try again later.",
+                      "codex_error_info": "usage_limit_exceeded"}}}),
+    ];
+    let template = sb.tmp_dir().join("codex-ran-out.jsonl");
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    std::fs::write(
+        &template,
+        (text.join("\n") + "\n").replace("\"@RESET@\"", "@RESET@"),
+    )
+    .unwrap();
+    codex_carrying_the_task_then(
+        sb,
+        &format!(
+            r#"sleep 1.3
+now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+reset=$(( $(date +%s) + 7200 ))
+f=$(ls "$HOME"/.codex/sessions/*/*/*/rollout-*-{CODEX_SESSION}.jsonl)
+sed "s|@NOW@|$now|g; s|@RESET@|$reset|g" '{}' >> "$f"
+touch -d "$now" "$f"
+echo "You've hit your usage limit." >&2
+exit 1"#,
+            template.display()
+        ),
+    );
+}
+
+/// The fake Codex of [`codex_carrying_the_task`], its resumed runs doing `resumed` (shell).
+fn codex_carrying_the_task_then(sb: &Sandbox, resumed: &str) {
     let patch = format!(
         "*** Begin Patch\n*** Update File: {CODEX_EDITED}\n@@\n-fn grammar() {{}}\n+fn grammar() {{ todo!() }}\n*** End Patch\n"
     );
@@ -88,7 +129,9 @@ fn codex_carrying_the_task(sb: &Sandbox) {
     sb.fake_cli("codex")
         .script(&format!(
             r#"[ "$1" = app-server ] && exit 0
-if [ "$2" = resume ]; then echo "codex went on"; exit 0; fi
+if [ "$2" = resume ]; then
+{resumed}
+fi
 printf 'fn grammar() {{ todo!() }}\n' > '{grammar}'
 mkdir -p '{dir}'
 now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
@@ -334,4 +377,61 @@ fn brief_in(prompt: &str) -> PathBuf {
     let at = prompt.find(" is at ").unwrap_or_else(|| panic!("{prompt}")) + 7;
     let rest = &prompt[at..];
     PathBuf::from(&rest[..rest.find(". Read it first").unwrap()])
+}
+
+#[test]
+fn a_chain_never_loops_the_carrier_that_runs_out_hands_on_down_never_back_to_a_rung_still_out() {
+    let w = claude_runs_out_and_codex_carries_the_task(2 * 3600);
+    // Codex on a ChatGPT login (run unprobed), whose windows run out as a plan's do.
+    w.sb.write_file(".codex/config.toml", "model = \"gpt-test-codex\"\n");
+    w.sb.write_file(
+        ".codex/auth.json",
+        r#"{"auth_mode": "chatgpt", "tokens": {"id_token": "x", "access_token": "y", "refresh_token": "z", "account_id": "a"}}"#,
+    );
+    w.sb.write_config(&format!(
+        "fastfail_seconds = 1\n[backends.codex]\nprobe = {{ kind = \"none\" }}\n{CLAUDE_THEN_CODEX}\n[[rungs]]\nbackend = \"gemini\"\n"
+    ));
+    codex_carrying_the_task_then_running_out(&w.sb);
+    hand_off(&w.sb);
+    let claude = claude_session(&w.sb);
+
+    let run = w.sb.run(&["-c", "--on-limit", "continue", "-p", "go on"]);
+
+    assert_eq!(run.code, Some(0), "Gemini CLI's code: {run:?}");
+    assert_eq!(run.stdout, "gemini answered\n", "{run:?}");
+    assert_eq!(
+        w.sb.calls("claude").len(),
+        1,
+        "handed back to a rung still out: {}",
+        run.stderr
+    );
+    assert_eq!(codex_runs(&w.sb).len(), 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "[agent] Codex (its default model) ran out of its window (5-hour limit, resets "
+        ) && run.stderr.contains("— continuing in Gemini CLI"),
+        "{}",
+        run.stderr
+    );
+    let gemini = &w.sb.calls("gemini")[0].argv;
+    let at = gemini
+        .iter()
+        .position(|word| word == "--session-id")
+        .unwrap();
+    let task = the_task(&w.sb);
+    assert_eq!(
+        chain(&task),
+        [
+            ("claude".to_string(), claude, Value::Null),
+            ("codex".to_string(), CODEX_SESSION.to_string(), json!(0)),
+            ("gemini".to_string(), gemini[at + 1].clone(), json!(1)),
+        ],
+        "{task}"
+    );
+    assert!(
+        task["links"][1]["spent"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("5-hour limit")),
+        "Codex's link says its window ran out: {task}"
+    );
 }
