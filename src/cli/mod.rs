@@ -66,7 +66,13 @@ run is parked until a known reset (`--wait` waits for it instead); 130 Ctrl-C du
 {\"exit\": N, \"rungs\": [{\"rung\", \"cli\", \"label\", \"model\", \"session\", \"seconds\", \"code\",
 \"ended\", \"window\", \"reset\"}], \"handoff\": PATH|null, \"waited_seconds\": N}.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
-state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
+state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).
+
+The guide is agent's README.md; the reference is in its docs/, a page per topic:
+docs/command-line.md, docs/rungs.md, docs/configuration.md, docs/logins.md (logins and
+windows), docs/sessions.md (hand-offs), docs/accounts.md, docs/watchdog.md, docs/usage.md
+(cost and budget), docs/dashboard.md, docs/relay.md, docs/team-relay.md, docs/security.md,
+docs/troubleshooting.md, docs/performance.md, docs/on-ramp.md, docs/development.md.";
 
 /// Flags that take the rest of the command line as their own sub-commands.
 const MANAGEMENT: &[&str] = &[
