@@ -59,9 +59,10 @@ Examples:
   agent --relay tokens add alice --daily-calls 200   a token of her own, with a cap
   agent --install-statusline     show windows and fallbacks in Claude Code's status line
 
-Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
-configuration error; 69 no rung available; 75 refused by the budget, or every rung that could
-run is parked until a known reset (`--wait` waits for it instead); 130 Ctrl-C during the wait.
+Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN, --doctor found a
+problem; 2 usage or configuration error; 69 no rung available; 75 refused by the budget, or
+every rung that could run is parked until a known reset (`--wait` waits for it instead); 130
+Ctrl-C during the wait.
 `--outcome FILE` (or AGENT_OUTCOME) records how a launch ended, whichever way, for scripts:
 {\"exit\": N, \"rungs\": [{\"rung\", \"cli\", \"label\", \"model\", \"session\", \"seconds\", \"code\",
 \"ended\", \"window\", \"reset\"}], \"handoff\": PATH|null, \"waited_seconds\": N}.

@@ -264,7 +264,9 @@ fn one_length(rest: &[char]) -> Option<usize> {
         let length = unit.len();
         let fits = rest.len() >= from + length
             && rest[from..from + length].iter().copied().eq(unit.chars())
-            && rest.get(from + length).is_none_or(|&c| !is_word(c));
+            && rest
+                .get(from + length)
+                .is_none_or(|&c| !c.is_alphanumeric());
         fits.then_some(from + length)
     })
 }

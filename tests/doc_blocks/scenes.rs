@@ -28,6 +28,7 @@ pub const NAMES: &[&str] = &[
     "api-keys",
     "relay-client",
     "rungs-now",
+    "fast-failure",
     "spend-limit",
     "far-reset",
     "all-parked",
@@ -53,6 +54,7 @@ pub fn scene(name: &str) -> Option<Scene> {
         "api-keys" => api_keys(),
         "relay-client" => Scene::new(Sandbox::new()),
         "rungs-now" => rungs_now(),
+        "fast-failure" => fast_failure(),
         "spend-limit" => spend_limit(),
         "far-reset" => far_reset(),
         "all-parked" => all_parked(in_minutes(42)),
@@ -784,4 +786,20 @@ fn budget() -> Scene {
     .collect();
     crate::usage::write_ledger(&scene.sb, &probes);
     scene
+}
+
+/// A subscriber whose Claude Code refuses at once (an API error, exit 1); Codex answers.
+fn fast_failure() -> Scene {
+    let (sb, api) = subscriber();
+    sb.fake_cli("claude")
+        .stderr("API Error: 500 {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}\n")
+        .exit(1)
+        .install();
+    cli(
+        &sb,
+        "codex",
+        "codex-cli 0.171.0",
+        "The bug is an off-by-one in the loop bound.",
+    );
+    Scene::new(sb).keep(api)
 }
