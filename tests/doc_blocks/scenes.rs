@@ -23,6 +23,7 @@ pub const NAMES: &[&str] = &[
     "descent",
     "newcomer",
     "window-out",
+    "window-out-resume",
     "watchdog-install",
     "second-login",
     "api-keys",
@@ -48,7 +49,8 @@ pub fn scene(name: &str) -> Option<Scene> {
     let scene = match name {
         "descent" => descent(),
         "newcomer" => newcomer(),
-        "window-out" => window_out(),
+        "window-out" => window_out(3 * 3600),
+        "window-out-resume" => window_out(3),
         "watchdog-install" => watchdog_install(),
         "second-login" => second_login(),
         "api-keys" => api_keys(),
@@ -57,8 +59,8 @@ pub fn scene(name: &str) -> Option<Scene> {
         "fast-failure" => fast_failure(),
         "spend-limit" => spend_limit(),
         "far-reset" => far_reset(),
-        "all-parked" => all_parked(in_minutes(42)),
-        "waiting" => all_parked(Timestamp::now() + SignedDuration::from_secs(3)),
+        "all-parked" => all_parked(SignedDuration::from_mins(42)),
+        "waiting" => all_parked(SignedDuration::from_secs(3)),
         "statusline" => statusline(),
         "key-pool" => key_pool(),
         "login-pool" => login_pool(),
@@ -72,6 +74,9 @@ pub fn scene(name: &str) -> Option<Scene> {
     Some(scene)
 }
 
+/// Something done to a scene's sandbox.
+type Step = Box<dyn Fn(&Sandbox)>;
+
 /// A sandbox a transcript runs in, and how its words and the page's differ.
 pub struct Scene {
     sb: Sandbox,
@@ -79,6 +84,8 @@ pub struct Scene {
     held: Vec<Box<dyn std::any::Any>>,
     /// `(the page's word, this run's)`.
     names: Vec<(String, String)>,
+    /// Done to the sandbox right before each command runs.
+    just_before: Option<Step>,
     /// For a command that runs until stopped (a server): the words of its last line before
     /// it waits; it is stopped once it has printed them.
     until: Option<&'static str>,
@@ -117,12 +124,20 @@ impl Scene {
             sb,
             held: Vec::new(),
             names,
+            just_before: None,
             until: None,
         }
     }
 
     fn keep(mut self, thing: impl std::any::Any) -> Self {
         self.held.push(Box::new(thing));
+        self
+    }
+
+    /// Right before each command runs, do `what` (a reset a few seconds ahead is set then,
+    /// not when the scene was set up).
+    fn just_before(mut self, what: impl Fn(&Sandbox) + 'static) -> Self {
+        self.just_before = Some(Box::new(what));
         self
     }
 
@@ -164,6 +179,9 @@ impl Scene {
     /// the lines it printed (stdout and stderr as they came), in the page's words. An
     /// `export` line sets the variables for the commands after it.
     pub fn run(&self, command: &str) -> Vec<String> {
+        if let Some(what) = &self.just_before {
+            what(&self.sb);
+        }
         let command = self.to_real(command);
         if let Some(assignments) = command.strip_prefix("export ") {
             let words = assignments.split('#').next().unwrap_or_default();
@@ -401,8 +419,9 @@ fn newcomer() -> Scene {
 }
 
 /// A subscriber's Claude Code session that works past `fastfail_seconds` (1 s here), edits
-/// a file and runs out of its 5-hour window; Codex, below it, finishes the task.
-fn window_out() -> Scene {
+/// a file and runs out of its 5-hour window, which resets `reset_in` seconds later; resumed,
+/// it picks up where it stopped; Codex, below it, finishes the task.
+fn window_out(reset_in: i64) -> Scene {
     use crate::support::claude_code::{
         FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row,
     };
@@ -420,7 +439,7 @@ fn window_out() -> Scene {
     ];
     FakeClaude::new(&sb)
         .works("1.3")
-        .reset_in(3 * 3600)
+        .reset_in(reset_in)
         .edits(&edited)
         .rows(&rows)
         .install();
@@ -542,10 +561,6 @@ fn rungs_now() -> Scene {
     Scene::new(sb).keep(api)
 }
 
-fn in_minutes(minutes: i64) -> Timestamp {
-    Timestamp::now() + SignedDuration::from_mins(minutes)
-}
-
 /// Claude Code's statusline feed: these windows (percent, reset), as 2.1.332 pipes them.
 fn feed(windows: &[(&str, f64, Timestamp)]) -> String {
     let limits: serde_json::Map<String, serde_json::Value> = windows
@@ -589,8 +604,8 @@ fn far_reset() -> Scene {
     Scene::new(sb).keep(api)
 }
 
-/// Only Claude Code's rungs, its login's 5-hour window full until `reset`.
-fn all_parked(reset: Timestamp) -> Scene {
+/// Only Claude Code's rungs, its login's 5-hour window full for `left` more.
+fn all_parked(left: SignedDuration) -> Scene {
     let (sb, api) = subscriber();
     sb.write_config(
         "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\nrun_model = \"opus\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"sonnet\"\nrun_model = \"sonnet\"\n",
@@ -601,13 +616,15 @@ fn all_parked(reset: Timestamp) -> Scene {
         "2.1.332 (Claude Code)",
         "The bug is an off-by-one in the loop bound.",
     );
-    claude_windows(
-        &sb,
-        ".claude",
-        &[(json!({"kind": "five_hour"}), 100.0, reset)],
-        SignedDuration::from_mins(3),
-    );
-    Scene::new(sb).keep(api)
+    // The window is filed as the command starts, however long the scene took to set up.
+    Scene::new(sb).keep(api).just_before(move |sb| {
+        claude_windows(
+            sb,
+            ".claude",
+            &[(json!({"kind": "five_hour"}), 100.0, Timestamp::now() + left)],
+            SignedDuration::from_mins(3),
+        );
+    })
 }
 
 /// Claude Code's own statusLine command, fed its JSON, in a Claude Code agent launched
