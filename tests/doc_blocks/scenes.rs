@@ -288,14 +288,7 @@ fn subscriber() -> (Sandbox, MockApi) {
     sb.env("TZ", "UTC");
     log_claude_in(&sb, ".claude");
     let ms = expires().as_millisecond();
-    let token = |claims: serde_json::Value| {
-        let part = |value: &serde_json::Value| base64url(value.to_string().as_bytes());
-        format!(
-            "{}.{}.c2lnbmF0dXJl",
-            part(&json!({"alg": "RS256"})),
-            part(&claims)
-        )
-    };
+    let token = |claims: serde_json::Value| crate::logins::jwt(&claims);
     sb.write_file(
         ".codex/auth.json",
         &json!({"auth_mode": "chatgpt", "OPENAI_API_KEY": null, "tokens": {
@@ -333,21 +326,6 @@ fn log_claude_in(sb: &Sandbox, dir: &str) {
             "subscriptionType": "max", "rateLimitTier": "default_claude_max_20x"}})
         .to_string(),
     );
-}
-
-fn base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
 }
 
 /// One window: its scope, percent used and reset.
