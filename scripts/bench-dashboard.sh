@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How long `agent --dashboard` takes to render its page over a 1,000,000-line ledger (the
 # usage benchmark's data, benches/usage.rs), and how much the page weighs. Goals: < 50 ms
-# at the median, < 100 KB. Prints a Markdown snippet for the README at the end.
+# at the median, < 100 KB. Prints a Markdown snippet for docs/performance.md at the end.
 #
 #   scripts/bench-dashboard.sh [--runs N] [--lines N] [--no-build]
 #   BENCH_BASELINE=/tmp/agent-old scripts/bench-dashboard.sh   # also an older build, side by side

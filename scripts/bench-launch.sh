@@ -4,8 +4,8 @@
 # (goal: agent's own share above that C floor <= 0.3 ms at the median). Each of --runs
 # rounds runs every command once, in a shuffled order, so a burst of load on a shared
 # machine falls on all of them alike; a difference is taken within each round, then its
-# median over the rounds. Also reports the peak RSS. Prints a Markdown snippet for the
-# README at the end.
+# median over the rounds. Also reports the peak RSS. Prints a Markdown snippet for
+# docs/performance.md at the end.
 #
 #   scripts/bench-launch.sh [--runs N] [--warmup N] [--rss-runs N] [--no-build] [--keep]
 #   BENCH_BASELINE=/tmp/agent-old scripts/bench-launch.sh   # also an older build, side by side
@@ -289,7 +289,7 @@ if "agent-baseline" in times:
 print(f"peak RSS: agent {rss_agent} KB, claude-direct {rss_direct} KB")
 print(f"the measured build: {build_of(binary)} ({binary})")
 print()
-print("---- Markdown for the README ----")
+print("---- Markdown for docs/performance.md ----")
 print()
 print("| command | median | mean | peak RSS |")
 print("|---|---:|---:|---:|")

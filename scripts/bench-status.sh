@@ -11,7 +11,7 @@
 # and, in a second run with ten times the runs (they take milliseconds):
 #   old      the baseline build's --status (it runs no CLI for a login rung)
 #   cached   this build's --status within the check cache (the default 100 minutes)
-# Prints a Markdown snippet for the README at the end.
+# Prints a Markdown snippet for docs/performance.md at the end.
 #
 #   scripts/bench-status.sh [--runs N] [--warmup N] [--sleep S] [--no-build] [--keep]
 #   BENCH_BASELINE=/tmp/agent-old scripts/bench-status.sh   # an older build instead of building 84b1531
@@ -278,7 +278,7 @@ to_sum = new["mean"] / seq["mean"]
 over = (new["mean"] - slowest["mean"]) * 1000
 
 print()
-print("---- Markdown for the README ----")
+print("---- Markdown for docs/performance.md ----")
 print()
 print("| command | mean ± σ | min |")
 print("|---|---:|---:|")

@@ -2,7 +2,7 @@
 # How long `agent --statusline` takes to render, the way Claude Code runs it: a shell
 # feeding it the status JSON on stdin. Measured side by side with the same shell copying
 # that JSON to /dev/null (the floor: a shell, a process, the read). Goal: < 10 ms at the
-# median. Prints a Markdown snippet for the README at the end.
+# median. Prints a Markdown snippet for docs/performance.md at the end.
 #
 #   scripts/bench-statusline.sh [--runs N] [--warmup N] [--no-build]
 #

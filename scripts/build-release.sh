@@ -8,7 +8,7 @@
 # binary is linked statically and not position-independent
 # (-C target-feature=+crt-static -C relocation-model=static): a launch then maps no shared
 # library and the loader applies no relocation, which scripts/bench-launch.sh measured as
-# the largest share of agent's own cost of a launch (README, "Performance"). Elsewhere, or
+# the largest share of agent's own cost of a launch (docs/performance.md). Elsewhere, or
 # with --dynamic, it is cargo's default build. install.sh and the benchmarks build through
 # this script, so what they install and measure is one build.
 #

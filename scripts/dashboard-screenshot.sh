@@ -1,5 +1,5 @@
 #!/bin/sh
-# Makes docs/dashboard.png, the README's picture of `agent --dashboard`, from a sandbox
+# Makes docs/dashboard.png, docs/dashboard.md's picture of `agent --dashboard`, from a sandbox
 # that looks like a subscriber's day (tests/dashboard.rs `the_readme_screenshot`): Claude
 # Code parked by its full 5-hour window, Codex proved by its own check at 62 % of its
 # 5-hour window, Gemini OK, a week of usage. Needs Chromium (Debian's `chromium`).

@@ -3,7 +3,7 @@
 //! agent starts without Rust's runtime start (`no_main`): a warm launch is a few hundred
 //! microseconds of agent's own work, and that start was a tenth of it — it reads
 //! `/proc/self/maps` to find the main thread's stack for an overflow message and installs
-//! handlers for it (`scripts/bench-launch.sh`, README "Performance"). What of it agent
+//! handlers for it (`scripts/bench-launch.sh`, docs/performance.md). What of it agent
 //! relies on is done here instead ([`start_as_std_does`]), and stdout is flushed on the way
 //! out as the runtime's exit would.
 #![cfg_attr(not(test), no_main)]

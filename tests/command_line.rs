@@ -458,16 +458,17 @@ fn section(text: &str, starts: impl Fn(&str) -> bool, next: impl Fn(&str) -> boo
 }
 
 #[test]
-fn every_flag_a_management_flag_takes_is_in_help_the_man_page_the_completions_and_the_readme() {
+fn every_flag_a_management_flag_takes_is_in_help_the_man_page_the_completions_and_the_options_table()
+ {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let read = |file: &str| std::fs::read_to_string(repo.join(file)).unwrap();
     let help = Sandbox::new().run(&["--help"]);
     assert_eq!(help.code, Some(0), "{help:?}");
-    let (man, zsh, fish, readme) = (
+    let (man, zsh, fish, options) = (
         read("man/agent.1"),
         read("completions/_agent"),
         read("completions/agent.fish"),
-        read("README.md"),
+        read("docs/command-line.md"),
     );
     for (name, command) in agent::cli::management() {
         let flag = format!("--{name}");
@@ -503,9 +504,9 @@ fn every_flag_a_management_flag_takes_is_in_help_the_man_page_the_completions_an
                 ),
             ),
             (
-                "README.md's options table",
+                "docs/command-line.md's options table",
                 section(
-                    &readme,
+                    &options,
                     |line| line.starts_with(&format!("| `{flag}")),
                     |_| true,
                 ),

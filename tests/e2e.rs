@@ -13,6 +13,8 @@
 //! to run headless and offline against a mock: measured with the pinned versions, which
 //! fail fast (1–5 s) with retries off, and send one API request per prompt.
 
+#[path = "doc_blocks/masks.rs"]
+mod masks;
 #[path = "support/mod.rs"]
 mod support;
 

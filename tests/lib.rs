@@ -20,6 +20,7 @@ mod command_line;
 mod config_errors;
 mod dashboard;
 mod default_home;
+mod doc_blocks;
 mod endpoints;
 mod every_cli_sessions;
 mod fast_fail_after_acting;

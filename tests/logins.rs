@@ -57,7 +57,7 @@ fn base64url(bytes: &[u8]) -> String {
     out
 }
 
-fn jwt(claims: &Value) -> String {
+pub(crate) fn jwt(claims: &Value) -> String {
     format!(
         "{}.{}.c2lnbmF0dXJl",
         base64url(br#"{"alg":"RS256","typ":"JWT"}"#),

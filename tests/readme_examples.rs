@@ -1,20 +1,21 @@
-//! The README's examples do what it says they do, checked through `agent --dry-run --json`
-//! (issue 32, item 8: its opencode example had gone stale and gave Claude Code the prompt
-//! `run …`).
+//! The examples of the built-in table's opencode paragraph (`docs/rungs.md`) do what it
+//! says they do, checked through `agent --dry-run --json` (issue 32, item 8: the README's
+//! opencode example had gone stale and gave Claude Code the prompt `run …`).
 
 use serde_json::Value;
 
 use crate::world::world;
 
-/// The README's paragraph that begins with `start`, up to the blank line after it.
+/// The paragraph of `docs/rungs.md` that begins with `start`, up to the blank line after it.
 fn paragraph(start: &str) -> String {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
-    let from = readme
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rungs.md"),
+    )
+    .unwrap();
+    let from = page
         .find(start)
-        .unwrap_or_else(|| panic!("the README has no paragraph starting {start:?}"));
-    let text = &readme[from..];
+        .unwrap_or_else(|| panic!("docs/rungs.md has no paragraph starting {start:?}"));
+    let text = &page[from..];
     text[..text.find("\n\n").unwrap_or(text.len())].to_string()
 }
 
@@ -65,7 +66,7 @@ fn dry_run(w: &crate::world::World, backend: &str, words: &[String]) -> Vec<Stri
 }
 
 #[test]
-fn the_readmes_opencode_example_gives_opencode_and_claude_code_its_prompt() {
+fn the_opencode_paragraphs_example_gives_opencode_and_claude_code_its_prompt() {
     let w = world();
     w.sb.fake_cli("opencode").install();
     let text = paragraph("**opencode** (`npm i -g opencode-ai`)");
@@ -88,7 +89,7 @@ fn the_readmes_opencode_example_gives_opencode_and_claude_code_its_prompt() {
             opencode == ["run", "--", prompt] || opencode == [format!("--prompt={prompt}")],
             "`{example}` gives opencode {opencode:?}, not the prompt {prompt:?}"
         );
-        // The command the README says it runs there, when it names one, is that one.
+        // The command the page says it runs there, when it names one, is that one.
         if let Some(said) = spans[at + 1..]
             .iter()
             .take_while(|span| !span.starts_with("agent "))
@@ -97,7 +98,7 @@ fn the_readmes_opencode_example_gives_opencode_and_claude_code_its_prompt() {
             assert_eq!(
                 opencode,
                 shell_words(said)[1..],
-                "the README says `{example}` runs `{said}`"
+                "the page says `{example}` runs `{said}`"
             );
         }
         // Claude Code, on rung 1 of the same table, is given the prompt and nothing else.

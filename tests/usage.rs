@@ -42,7 +42,7 @@ fn answer_line(n: usize, block: &str) -> String {
 }
 
 /// Three answers; the first is written twice (a thinking block, then its text block).
-fn write_transcript(sb: &Sandbox) {
+pub(crate) fn write_transcript(sb: &Sandbox) {
     let mut text = String::new();
     text.push_str(
         &json!({"type": "user", "message": {"role": "user", "content": "hi"}, "timestamp": "2026-11-30T10:00:00Z", "sessionId": SESSION}).to_string(),
@@ -83,7 +83,7 @@ fn ledger_line(fields: &Value) -> String {
     line.to_string()
 }
 
-fn write_ledger(sb: &Sandbox, lines: &[Value]) {
+pub(crate) fn write_ledger(sb: &Sandbox, lines: &[Value]) {
     let mut text = String::new();
     for fields in lines {
         text.push_str(&ledger_line(fields));
@@ -94,7 +94,7 @@ fn write_ledger(sb: &Sandbox, lines: &[Value]) {
 
 /// Relay lines for the three answers of [`write_transcript`], each `scale` times the
 /// tokens the transcript says.
-fn relay_lines(run: &str, scale: f64) -> Vec<Value> {
+pub(crate) fn relay_lines(run: &str, scale: f64) -> Vec<Value> {
     #[allow(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,

@@ -61,14 +61,21 @@ Examples:
   agent --relay tokens add alice --daily-calls 200   a token of her own, with a cap
   agent --install-statusline     show windows and fallbacks in Claude Code's status line
 
-Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
-configuration error; 69 no rung available; 75 refused by the budget, or every rung that could
-run is parked until a known reset (`--wait` waits for it instead); 130 Ctrl-C during the wait.
+Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN, --doctor found a
+problem; 2 usage or configuration error; 69 no rung available; 75 refused by the budget, or
+every rung that could run is parked until a known reset (`--wait` waits for it instead); 130
+Ctrl-C during the wait.
 `--outcome FILE` (or AGENT_OUTCOME) records how a launch ended, whichever way, for scripts:
 {\"exit\": N, \"rungs\": [{\"rung\", \"cli\", \"label\", \"model\", \"session\", \"seconds\", \"code\",
 \"ended\", \"window\", \"reset\"}], \"handoff\": PATH|null, \"waited_seconds\": N}.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
-state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).";
+state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).
+
+The guide is agent's README.md; the reference is in its docs/, a page per topic:
+docs/command-line.md, docs/rungs.md, docs/configuration.md, docs/logins.md (logins and
+windows), docs/sessions.md (hand-offs), docs/accounts.md, docs/watchdog.md, docs/usage.md
+(cost and budget), docs/dashboard.md, docs/relay.md, docs/team-relay.md, docs/security.md,
+docs/troubleshooting.md, docs/performance.md, docs/on-ramp.md, docs/development.md.";
 
 /// Flags that take the rest of the command line as their own sub-commands.
 const MANAGEMENT: &[&str] = &[

@@ -51,16 +51,27 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             let now_ms = crate::state::health::now_ms();
             while let Some(Some(state)) = states.get(printed) {
                 // A backend skipped for one reason (no proxy configured) is one line, not
-                // one per rung.
-                let same = |next: usize| {
+                // one per rung — whichever check answers first: a skipped row waits for the
+                // next rung of its backend to be known before it is printed.
+                let same_backend = |next: usize| {
                     rungs
                         .get(next)
                         .is_some_and(|r| r.backend.name == rungs[printed].backend.name)
-                        && states.get(next).and_then(Option::as_ref) == Some(state)
                 };
                 let mut fold = 1;
-                while matches!(state, RungState::Skipped { .. }) && same(printed + fold) {
-                    fold += 1;
+                let mut unknown_below = false;
+                while matches!(state, RungState::Skipped { .. }) && same_backend(printed + fold) {
+                    match states.get(printed + fold).and_then(Option::as_ref) {
+                        None => {
+                            unknown_below = true;
+                            break;
+                        }
+                        Some(next) if next == state => fold += 1,
+                        Some(_) => break,
+                    }
+                }
+                if unknown_below {
+                    break;
                 }
                 let line = if fold > 1 {
                     let name = format!("{} ({fold} rungs)", rungs[printed].backend.name);

@@ -151,8 +151,8 @@ pub fn after_check(state_dir: &Path, name: &str, result: &CheckResult) {
 
 /// This calendar month's spend of each account named: the ledger's calls made with its
 /// credential (probes, relayed calls) priced by `[pricing]`. Calls of a model without a
-/// price add nothing — the cap is enforced on what the ledger knows and can price (see the
-/// README). One pass over the ledger, however many accounts: it grows with every call.
+/// price add nothing — the cap is enforced on what the ledger knows and can price (see
+/// docs/accounts.md). One pass over the ledger, however many accounts: it grows with every call.
 pub fn monthly_spends(
     state_dir: &Path,
     pricing: &crate::config::pricing::Pricing,

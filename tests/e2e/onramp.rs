@@ -4,9 +4,13 @@
 //! ChatGPT Plus in Codex, opencode on its provider, and Gemini CLI installed but never set
 //! up. Every step asserts that none of what the first walk-through found comes back.
 //!
-//! With `AGENT_ONRAMP_TRANSCRIPT=FILE` the walk is also written down as Markdown (commands,
-//! exit codes, timings, what agent printed; the sandbox's paths shown as `/home/you`):
-//! `docs/on-ramp.md` is such a transcript.
+//! The walk is written down as Markdown (commands, exit codes, timings, what agent printed;
+//! the sandbox's paths shown as `/home/you`), and `docs/on-ramp.md` is such a transcript: the
+//! walk fails when the page is not what this build printed, compared as the pages' other
+//! transcripts are (`tests/doc_blocks.rs`: only instants and made-up ids may differ, and
+//! where a row wraps) — in a launch, agent's own lines only: what the real CLIs print of
+//! themselves changes from run to run (Codex logs a race of its model cache now and then).
+//! With `AGENT_ONRAMP_TRANSCRIPT=FILE` it is written to FILE instead.
 
 use std::fmt::Write as _;
 
@@ -102,10 +106,16 @@ impl<'w> Walk<'w> {
     }
 
     /// Text as a user would see it on their machine: the sandbox's home as `/home/you`,
-    /// the mock's address as `http://127.0.0.1:PORT`, a CLI's own colour sequences (which
-    /// the terminal would act on) left out, ending with a newline.
+    /// agent's own directory as where `install.sh` puts it, the mock's address as
+    /// `http://127.0.0.1:PORT`, a CLI's own colour sequences (which the terminal would act
+    /// on) left out, ending with a newline.
     fn shown(&self, text: &str) -> String {
+        let binary = std::path::PathBuf::from(support::sandbox::agent_binary());
         let mut shown = without_colours(text)
+            .replace(
+                &binary.parent().unwrap_or(&binary).display().to_string(),
+                "/home/you/.local/bin",
+            )
             .replace(&self.w.sb.home().display().to_string(), "/home/you")
             .replace(&self.w.sb.root().display().to_string(), "/sandbox")
             .replace(&self.w.api.url(), "http://127.0.0.1:PORT");
@@ -115,11 +125,9 @@ impl<'w> Walk<'w> {
         shown
     }
 
-    /// Writes the transcript where `AGENT_ONRAMP_TRANSCRIPT` says, when it says.
+    /// Writes the transcript where `AGENT_ONRAMP_TRANSCRIPT` says; without it, holds
+    /// `docs/on-ramp.md` to it.
     fn keep(&self) {
-        let Some(path) = env::var_os("AGENT_ONRAMP_TRANSCRIPT") else {
-            return;
-        };
         let head = String::from(
             "# The on-ramp, walked\n\n\
              A newcomer's first hour, by the README's quick start, then a night job from `~` \
@@ -135,8 +143,61 @@ impl<'w> Walk<'w> {
              (2 cores) and include the real CLIs' own start-up. Each step's assertions are in \
              the test; the test fails when any of the first walk-through's findings comes back.\n",
         );
-        fs::write(path, format!("{head}{}", self.text)).expect("write the transcript");
+        let walked = format!("{head}{}", self.text);
+        if let Some(path) = env::var_os("AGENT_ONRAMP_TRANSCRIPT") {
+            fs::write(path, walked).expect("write the transcript");
+            return;
+        }
+        let page =
+            fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/on-ramp.md"))
+                .expect("docs/on-ramp.md");
+        if let Err(why) = crate::masks::matches(&agents_own(&page), &agents_own(&walked)) {
+            panic!(
+                "docs/on-ramp.md is not what this walk printed ({why}); write it again with AGENT_ONRAMP_TRANSCRIPT=docs/on-ramp.md:\n{walked}"
+            );
+        }
     }
+}
+
+/// The lines of a transcript agent answers for: every line, but in a launch's block (a
+/// command with `-p`) only agent's own — its notices (`[agent] …`), its errors (`agent: …`)
+/// and the result document it writes (`{…}`) — and not the CLIs' words around them.
+fn agents_own(text: &str) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut launch = false;
+    for line in unwrapped(text) {
+        if line.starts_with("```") {
+            launch = false;
+        } else if line.contains("$ agent ") {
+            launch = line.split_whitespace().any(|word| word == "-p");
+        } else if launch
+            && !["[agent]", "agent:", "{"]
+                .iter()
+                .any(|own| line.starts_with(own))
+        {
+            continue;
+        }
+        kept.push(line);
+    }
+    kept
+}
+
+/// `text`'s lines, a row's wrapped continuation (a line indented as deep as the rows'
+/// text column) joined to the line before it: where a row wraps depends on the widths of
+/// its latencies and ages, which differ from run to run.
+fn unwrapped(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        match lines.last_mut() {
+            Some(row) if indent >= 20 && !line.trim().is_empty() => {
+                row.push(' ');
+                row.push_str(line.trim());
+            }
+            _ => lines.push(line.to_string()),
+        }
+    }
+    lines
 }
 
 /// `text` without its CSI sequences (`ESC [ … letter`), as a terminal shows it.
