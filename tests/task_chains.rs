@@ -12,6 +12,11 @@ use serde_json::{Value, json};
 use crate::support::claude_code::{
     FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row, resets,
 };
+use crate::support::codex::{
+    CODEX_DID, CODEX_EDITED, CODEX_SESSION, CODEX_WENT_ON,
+    carrying_a_task as codex_carrying_the_task,
+    carrying_a_task_then_running_out as codex_carrying_the_task_then_running_out,
+};
 use crate::support::{Sandbox, codex_runs, wait};
 use crate::world::{CLAUDE_THEN_CODEX, World, world};
 
@@ -20,15 +25,6 @@ const TASK: &str = "Port the parser to nom 8.\n\nKeep `parse()` public.";
 
 /// The file Claude Code's session edited before its window ran out.
 const CLAUDE_EDITED: &str = "src/lexer.rs";
-
-/// The file Codex's session patched while it carried the task.
-const CODEX_EDITED: &str = "src/grammar.rs";
-
-/// The id Codex gave its session (a UUIDv7, as 0.171 names them).
-const CODEX_SESSION: &str = "019a7c2e-5e1b-7d30-9f4e-3c2b1a0f9e8d";
-
-/// What Codex said as it stopped.
-const CODEX_DID: &str = "Ported the grammar; the error type is next.";
 
 /// Claude Code, then Codex, a one-second fast-failure threshold; Claude Code's session runs
 /// out of its window (the reset `reset_in` seconds after it ends) after editing
@@ -55,98 +51,6 @@ fn claude_runs_out_and_codex_carries_the_task(reset_in: i64) -> World {
         .install();
     codex_carrying_the_task(&w.sb);
     w
-}
-
-/// A fake Codex 0.171: a new `exec` session patches [`CODEX_EDITED`] (really), records its
-/// rollout as Codex does, names its session in its header on stderr and exits 0; a resumed
-/// one (`exec resume ID`) says so and exits 0.
-fn codex_carrying_the_task(sb: &Sandbox) {
-    codex_carrying_the_task_then(sb, "echo \"codex went on\"; exit 0");
-}
-
-/// [`codex_carrying_the_task`] whose resumed session runs out of its window in turn: it
-/// works past the threshold, its rollout marks the turn `usage_limit_exceeded` with its
-/// 5-hour window full (resetting in two hours), and it exits 1.
-fn codex_carrying_the_task_then_running_out(sb: &Sandbox) {
-    let lines = [
-        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "token_count",
-            "info": null, "rate_limits": {"limit_id": "codex",
-            "primary": {"used_percent": 100.0, "window_minutes": 300, "resets_at": "@RESET@"}}}}),
-        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "task_complete",
-            "turn_id": "t2", "last_agent_message": null,
-            "error": {"message": "You’ve hit your usage limit. Try again later.",
-                      "codex_error_info": "usage_limit_exceeded"}}}),
-    ];
-    let template = sb.tmp_dir().join("codex-ran-out.jsonl");
-    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
-    std::fs::write(
-        &template,
-        (text.join("\n") + "\n").replace("\"@RESET@\"", "@RESET@"),
-    )
-    .unwrap();
-    codex_carrying_the_task_then(
-        sb,
-        &format!(
-            r#"sleep 1.3
-now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-reset=$(( $(date +%s) + 7200 ))
-f=$(ls "$HOME"/.codex/sessions/*/*/*/rollout-*-{CODEX_SESSION}.jsonl)
-sed "s|@NOW@|$now|g; s|@RESET@|$reset|g" '{}' >> "$f"
-touch -d "$now" "$f"
-echo "You've hit your usage limit." >&2
-exit 1"#,
-            template.display()
-        ),
-    );
-}
-
-/// The fake Codex of [`codex_carrying_the_task`], its resumed runs doing `resumed` (shell).
-fn codex_carrying_the_task_then(sb: &Sandbox, resumed: &str) {
-    let patch = format!(
-        "*** Begin Patch\n*** Update File: {CODEX_EDITED}\n@@\n-fn grammar() {{}}\n+fn grammar() {{ todo!() }}\n*** End Patch\n"
-    );
-    let lines = [
-        json!({"timestamp": "@NOW@", "type": "session_meta", "payload": {"id": CODEX_SESSION,
-            "timestamp": "@NOW@", "cwd": "@CWD@", "originator": "codex_exec",
-            "cli_version": "0.171.0", "source": "exec"}}),
-        json!({"timestamp": "@NOW@", "type": "turn_context", "payload": {"cwd": "@CWD@",
-            "model": "gpt-test-codex"}}),
-        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {"type": "message",
-            "role": "user", "content": [{"type": "input_text", "text": "(the hand-off prompt)"}]}}),
-        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {
-            "type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": patch}}),
-        json!({"timestamp": "@NOW@", "type": "response_item", "payload": {"type": "message",
-            "role": "assistant", "content": [{"type": "output_text", "text": CODEX_DID}]}}),
-        json!({"timestamp": "@NOW@", "type": "event_msg", "payload": {"type": "task_complete",
-            "turn_id": "t1", "last_agent_message": CODEX_DID}}),
-    ];
-    let template = sb.tmp_dir().join("codex-rollout.jsonl");
-    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
-    std::fs::write(&template, text.join("\n") + "\n").unwrap();
-    let grammar = sb.write_file(CODEX_EDITED, "fn grammar() {}\n");
-    let day = Timestamp::now().strftime("%Y/%m/%d").to_string();
-    let dir = sb.home().join(".codex/sessions").join(day);
-    sb.fake_cli("codex")
-        .script(&format!(
-            r#"[ "$1" = app-server ] && exit 0
-if [ "$2" = resume ]; then
-{resumed}
-fi
-printf 'fn grammar() {{ todo!() }}\n' > '{grammar}'
-mkdir -p '{dir}'
-now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-cwd=$(pwd -P)
-f='{dir}/rollout-2026-01-01T00-00-00-{CODEX_SESSION}.jsonl'
-sed "s|@NOW@|$now|g; s|@CWD@|$cwd|g" '{template}' >> "$f"
-touch -d "$now" "$f"
-printf -- '--------\nsession id: {CODEX_SESSION}\n--------\n' >&2
-echo "codex carried it"
-exit 0"#,
-            grammar = grammar.display(),
-            dir = dir.display(),
-            template = template.display(),
-        ))
-        .install();
 }
 
 /// The session id agent gave Claude Code's first run.
@@ -189,7 +93,7 @@ fn chain(task: &Value) -> Vec<(String, String, Value)> {
 fn hand_off(sb: &Sandbox) {
     let run = sb.run(&["--on-limit", "continue", "-p", TASK]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(run.stdout, "codex carried it\n", "{run:?}");
+    assert_eq!(run.stdout, format!("{CODEX_DID}\n"), "{run:?}");
     assert!(
         run.stderr.contains("— continuing in Codex"),
         "{}",
@@ -228,7 +132,7 @@ fn with_claude_still_out_agent_c_continues_the_task_in_codexs_session() {
     let run = w.sb.run(&["-c", "-p", "go on"]);
 
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(run.stdout, "codex went on\n", "{run:?}");
+    assert_eq!(run.stdout, format!("{CODEX_WENT_ON}\n"), "{run:?}");
     assert_eq!(
         w.sb.calls("claude").len(),
         1,
@@ -248,10 +152,9 @@ fn with_claude_still_out_agent_c_continues_the_task_in_codexs_session() {
         Some("go on"),
         "{resumed:?}"
     );
-    let id = task["id"].as_str().unwrap();
     assert!(
         run.stderr.contains(&format!(
-            "[agent] task {id}: continuing in Codex (its default model) session {CODEX_SESSION} (Claude Code (its default model) is out until "
+            "[agent] continuing this folder's task in Codex (its default model) session {CODEX_SESSION} (Claude Code (its default model) is out until "
         )),
         "{}",
         run.stderr
@@ -327,7 +230,7 @@ fn once_claudes_window_resets_agent_c_takes_the_task_back_up_with_a_brief_of_cod
     let brief = brief_in(prompt);
     assert!(
         run.stderr.contains(&format!(
-            "'s window has reset — going back up to it, resuming session {claude} with a brief of what Codex (its default model) did since: {}",
+            "'s window has reset — taking this folder's task back up to it, resuming session {claude} with a brief of what Codex (its default model) did since: {}",
             brief.display()
         )),
         "{}",

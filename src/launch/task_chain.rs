@@ -81,8 +81,7 @@ pub fn continuation(
             _ => note,
         };
         term::notice(&format!(
-            "task {}: {}'s window has reset — going back up to it, resuming session {id} with a brief of what {did} did since{}",
-            task.id,
+            "{}'s window has reset — taking this folder's task back up to it, resuming session {id} with a brief of what {did} did since{}",
             link.label,
             match briefs.as_slice() {
                 [] => String::new(),
@@ -110,8 +109,8 @@ pub fn continuation(
             .is_some_and(|family| family.resume_words(id, headless).is_some())
     }) else {
         term::notice(&format!(
-            "task {} lives in {}, whose session agent cannot resume by id — its CLI's own -c runs",
-            task.id, current.label
+            "this folder's task lives in {}, whose session agent cannot resume by id — its CLI's own -c runs",
+            current.label
         ));
         return None;
     };
@@ -126,8 +125,7 @@ pub fn continuation(
         })
         .collect::<Vec<_>>();
     term::notice(&format!(
-        "task {}: continuing in {} session {id}{}",
-        task.id,
+        "continuing this folder's task in {} session {id}{}",
         current.label,
         if above.is_empty() {
             String::new()

@@ -43,12 +43,7 @@ fn text(folder: &Path, chains: &[Task], now: Timestamp) -> String {
     for task in chains {
         out.push('\n');
         let about = task_words(task).map_or_else(String::new, |words| format!(" · {words}"));
-        let _ = writeln!(
-            out,
-            "{} · started {}{about}",
-            task.id,
-            short_local(task.started, now)
-        );
+        let _ = writeln!(out, "started {}{about}", short_local(task.started, now));
         for (at, link) in task.links.iter().enumerate() {
             let _ = writeln!(out, "  {}. {}", at + 1, link_words(link, now));
         }

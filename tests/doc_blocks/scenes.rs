@@ -24,6 +24,8 @@ pub const NAMES: &[&str] = &[
     "newcomer",
     "window-out",
     "window-out-resume",
+    "task-chain",
+    "task-chain-back",
     "watchdog-install",
     "second-login",
     "api-keys",
@@ -51,6 +53,8 @@ pub fn scene(name: &str) -> Option<Scene> {
         "newcomer" => newcomer(),
         "window-out" => window_out(3 * 3600),
         "window-out-resume" => window_out(3),
+        "task-chain" => task_chain(3 * 3600, false),
+        "task-chain-back" => task_chain(3, true),
         "watchdog-install" => watchdog_install(),
         "second-login" => second_login(),
         "api-keys" => api_keys(),
@@ -428,6 +432,51 @@ fn window_out(reset_in: i64) -> Scene {
         "Fixed: the parser accepts an empty file; cargo test passes.",
     );
     Scene::new(sb).keep(api)
+}
+
+/// A subscriber whose Claude Code session ports a parser and runs out of its 5-hour window
+/// (the reset `reset_in` seconds after it ends), and a Codex that carries the task it is
+/// handed. `handed_off`: that has happened already, and Claude Code's window has reset, by
+/// the time the transcript runs.
+fn task_chain(reset_in: i64, handed_off: bool) -> Scene {
+    use crate::support::claude_code::{
+        FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row, resets,
+    };
+    let (sb, api) = subscriber();
+    sb.write_config("fastfail_seconds = 1\n");
+    let edited = sb.write_file("src/lexer.rs", "pub fn lex() {}\n");
+    let rows = [
+        prompt_row("port the parser to nom 8"),
+        assistant_row(&json!([
+            {"type": "text", "text": "Porting the lexer first."},
+            {"type": "tool_use", "id": "t1", "name": "Edit",
+             "input": {"file_path": edited.to_string_lossy(), "old_string": "{}", "new_string": "{ todo!() }"}},
+        ])),
+        five_hour_limit_row_332(),
+    ];
+    FakeClaude::new(&sb)
+        .works("1.3")
+        .reset_in(reset_in)
+        .edits(&edited)
+        .rows(&rows)
+        .install();
+    crate::support::codex::carrying_a_task(&sb);
+    let scene = Scene::new(sb);
+    if handed_off {
+        let run = scene
+            .sb
+            .run(&["--on-limit=continue", "-p", "port the parser to nom 8"]);
+        assert_eq!(
+            run.code,
+            Some(0),
+            "the hand-off the scene starts from: {run:?}"
+        );
+        let reset = resets(&scene.sb)[0];
+        wait::until("Claude Code's window to reset", || {
+            Timestamp::now().as_second() >= reset
+        });
+    }
+    scene.keep(api)
 }
 
 /// A subscriber with an alert channel, a project every CLI trusts, and a systemd to

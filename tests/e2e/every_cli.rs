@@ -248,7 +248,7 @@ fn a_task_goes_from_the_real_claude_code_to_the_real_codex_and_back_with_a_brief
     );
     let line = agent_notices(&back.stderr)
         .into_iter()
-        .find(|line| line.contains("'s window has reset — going back up to it"))
+        .find(|line| line.contains("'s window has reset — taking this folder's task back up to it"))
         .unwrap_or_else(|| panic!("no going-back notice: {}", back.stderr));
     let brief = PathBuf::from(&line[line.rfind(": ").unwrap() + 2..]);
     assert!(
@@ -327,7 +327,7 @@ fn the_real_gemini_cli_carries_a_task_in_the_session_agent_named_and_agent_c_res
         agent_notices(&again.stderr)
             .iter()
             .any(|line| line.contains(&format!(
-                "continuing in Gemini CLI ({GEMINI_MODEL}) session {named}"
+                "continuing this folder's task in Gemini CLI ({GEMINI_MODEL}) session {named}"
             ))),
         "{}",
         again.stderr

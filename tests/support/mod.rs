@@ -7,6 +7,7 @@
 pub mod cdp;
 pub mod claude_code;
 pub mod clock;
+pub mod codex;
 pub mod held;
 pub mod lingering;
 pub mod mock_api;
