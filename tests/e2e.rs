@@ -962,9 +962,9 @@ fn codex_refused_at_its_limit(w: &E2e, after: std::time::Duration) -> (i64, Stri
     let reset = (jiff::Timestamp::now().as_second() + 2 * 3600) / 60 * 60;
     codex_refused_at_its_limit_until(
         w,
-        after,
         reset,
-        Rule::path_contains("/backend-api/codex/responses"),
+        Rule::path_contains("/backend-api/codex/responses")
+            .reply(Reply::codex_usage_limit("plus", reset).delay(after)),
     );
     let parked = jiff::Timestamp::from_second(reset + 60)
         .unwrap()
@@ -974,22 +974,16 @@ fn codex_refused_at_its_limit(w: &E2e, after: std::time::Duration) -> (i64, Stri
     (reset, parked)
 }
 
-/// [`codex_refused_at_its_limit`]'s project and login, the refusal (by `refused`, a rule of
-/// the mock's without its reply) naming `reset`.
-fn codex_refused_at_its_limit_until(
-    w: &E2e,
-    after: std::time::Duration,
-    reset: i64,
-    refused: Rule,
-) {
+/// [`codex_refused_at_its_limit`]'s project and login (its windows open until `reset`), and
+/// `refusal`, the mock's rule that refuses codex.
+fn codex_refused_at_its_limit_until(w: &E2e, reset: i64, refusal: Rule) {
     let project = w.sb.set_cwd("project");
     git_init(&project);
     w.sb.env("TZ", "UTC");
     log_codex_in_with_chatgpt(w, reset + 86_400, true);
     w.api.on(Rule::path_contains("/wham/usage")
         .reply(wham_usage((20, reset + 3600), (40, reset + 86_400))));
-    w.api
-        .on(refused.reply(Reply::codex_usage_limit("plus", reset).delay(after)));
+    w.api.on(refusal);
 }
 
 /// The next `agent -p hi` after codex's login was parked: the spare rung answers, and codex

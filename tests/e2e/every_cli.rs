@@ -92,9 +92,10 @@ fn a_real_codex_session_out_of_its_window_continues_in_the_real_claude_code_with
     let reset = (jiff::Timestamp::now().as_second() + 2 * 3600) / 60 * 60;
     codex_refused_at_its_limit_until(
         &w,
-        std::time::Duration::from_secs(3),
         reset,
-        Rule::path_contains("/backend-api/codex/responses"),
+        Rule::path_contains("/backend-api/codex/responses").reply(
+            Reply::codex_usage_limit("plus", reset).delay(std::time::Duration::from_secs(3)),
+        ),
     );
     codex_then_claude(&w);
     w.api
@@ -147,11 +148,18 @@ fn a_real_codex_session_out_of_its_window_is_resumed_by_id_in_codex_exec_resume_
     let reset = jiff::Timestamp::now().as_second() + 12;
     let responses = || Rule::path_contains("/backend-api/codex/responses");
     w.api.on(responses().reply(Reply::ok_text(CODEX_DID)));
+    // With the window headers the ChatGPT backend sends, codex records the window with its
+    // reset to the second (its refusal's text names only the minute).
     codex_refused_at_its_limit_until(
         &w,
-        std::time::Duration::from_secs(3),
         reset,
-        responses().times(1),
+        responses().times(1).reply(
+            Reply::codex_usage_limit("plus", reset)
+                .header("x-codex-primary-used-percent", "100")
+                .header("x-codex-primary-window-minutes", "300")
+                .header("x-codex-primary-reset-at", &reset.to_string())
+                .delay(std::time::Duration::from_secs(3)),
+        ),
     );
     codex_then_claude(&w);
     recording_argv_of(&w, "codex");
