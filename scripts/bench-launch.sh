@@ -240,6 +240,8 @@ python3 - "$SANDBOX/times.json" "$RSS_DIRECT" "$RSS_AGENT" "$RUNS" \
 import json, statistics, struct, sys
 
 path, rss_direct, rss_agent, runs, version, cpus, kernel, binary = sys.argv[1:]
+# `agent --version` says the version, then the commit and build day: one line of them here.
+version = " ".join(version.splitlines()[:2]).replace("commit: ", "commit ")
 
 
 def build_of(binary):
