@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016,SC2153 # $HOME for a shell to expand; variables passed into the namespace
 # Proves the release installs without Rust, offline, as a user would install it: the same
 # dist and configuration as the release workflow build this machine's archive and the
 # installers, a static file server on loopback stands in for the GitHub release, and each
@@ -34,10 +35,13 @@
 #    is printed for each. A corrupted archive and an archive whose checksum is wrong are
 #    each refused by the shell installer and by the README's commands with nothing
 #    installed; the corrupted one by the npm package too (dist's npm installer checks no
-#    checksum: the script shows that a well-formed archive of other bytes gets in there).
+#    checksum: the script shows that a well-formed archive of other bytes gets in there,
+#    and that its node wrapper turns a CLI's death by a signal into exit 0, as README says).
+#    README's uninstall after the installer and `npm uninstall -g` leave nothing of agent.
 #    The binstall metadata and the Homebrew formula are checked against the served archive.
 #
-# Needs python3 (with venv), node and npm, curl, xz, sha256sum, unshare and ip.
+# Linux only (network namespaces, ELF). Needs python3 (with venv), node and npm, curl, xz,
+# sha256sum, unshare and ip.
 set -euo pipefail
 
 BUILD=1
@@ -48,7 +52,7 @@ while [ $# -gt 0 ]; do
         --no-build) BUILD=0; shift ;;
         --keep) KEEP=1; shift ;;
         --inside-namespace) INSIDE=1; shift ;;
-        -h | --help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) printf 'release-smoke: unknown argument: %s\n' "$1" >&2; exit 2 ;;
     esac
 done
@@ -67,6 +71,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # ---- outside: plan, build, prepare --------------------------------------------------------
 
 outside() {
+    [ "$(uname -s)" = Linux ] || die "Linux only: the installs run in a network namespace of their own"
     need_cmd python3 "it installs dist and serves the release"
     need_cmd node "the npm package runs on it"
     need_cmd npm "it installs the npm package"
@@ -328,6 +333,35 @@ shell_installer_installs() {
     [ "$(clean_env "$home" sh -c '. "$HOME/.profile"; command -v agent')" = "$agent" ] \
         || die "a login shell's profile does not put the installed agent on PATH"
     agent_runs shell "$home" "$agent" "$home/.local/bin"
+    readme_uninstall_after_the_installer "$home"
+}
+
+# README step 1's uninstall after the installer: its `rm` list is every file the installer
+# wrote but the profiles it added a line to.
+readme_uninstall_after_the_installer() {
+    local home=$1 files left
+    files=$(python3 - "$ROOT/README.md" <<'EOF'
+import re, sys
+text = " ".join(open(sys.argv[1]).read().split())
+found = re.search(r"To uninstall: after the installer, `rm ([^`]+)`", text)
+if not found:
+    sys.exit("release-smoke: README step 1 has no `rm …` to uninstall after the installer")
+print("\n".join(found.group(1).split()))
+EOF
+) || die "README's uninstall after the installer is not found"
+    (cd "$home" && rm -f fake-bin/claude calls/claude.args config.toml && rmdir fake-bin calls)
+    rm -rf "$home/.local/state"
+    while IFS= read -r file; do
+        # shellcheck disable=SC2088 # README's words, matched as written
+        case "$file" in
+            "~/"*) rm "$home/${file#\~/}" || die "README's uninstall names $file, which the installer did not write" ;;
+            *) die "README's uninstall names $file, not a file under ~" ;;
+        esac
+    done <<<"$files"
+    left=$(files_in "$home" | tr '\n' ' ')
+    [ "$left" = "./.profile ./.zshrc " ] \
+        || die "after README's uninstall the installer's files are left: $left"
+    say "shell installer: README's uninstall removed every file it wrote but the profiles it added a line to"
 }
 
 # b. The npm package: `npm install -g` of its tarball, pointed at the server.
@@ -355,6 +389,32 @@ npm_package_installs() {
     binary=$(find "$home/.npm-global/lib/node_modules" -path '*/.bin_real/agent' -type f | head -n 1)
     [ -n "$binary" ] || die "the npm package unpacked no binary"
     agent_runs npm "$home" "$agent" "$home/.npm-global/bin" "$binary"
+    npm_wrapper_loses_a_signal "$home" "$agent" "$binary"
+    clean_env "$home" npm uninstall -g --offline --cache "$NPM_CACHE" --prefix "$home/.npm-global" \
+        --loglevel=error @agent-cli/agent >>"$SANDBOX/npm.out" 2>&1 || die "npm uninstall -g failed"
+    [ -z "$(find "$home/.npm-global" -name 'agent*' 2>/dev/null)" ] \
+        || die "npm uninstall -g left agent behind: $(find "$home/.npm-global" -name 'agent*')"
+    say "npm package: npm uninstall -g removed it"
+}
+
+# npm's `agent` is dist's node script around the binary, and it exits 0 when its child
+# dies by a signal (`process.exit(result.status)`, a null status): the binary passes a
+# CLI's death by SIGTERM on as 143. Shown, so README's word on it stays true.
+npm_wrapper_loses_a_signal() {
+    local home=$1 wrapper=$2 binary=$3 dir="$1/signal-bin" direct through
+    mkdir -p "$dir"
+    printf '#!/bin/sh\nkill -TERM $$\n' >"$dir/claude"
+    chmod +x "$dir/claude"
+    direct=0
+    EXTRA_PATH="$dir" clean_env "$home" "$binary" --use claude -p hi >/dev/null 2>&1 || direct=$?
+    [ "$direct" -eq 143 ] || die "agent did not pass on a CLI's death by SIGTERM as 143: $direct"
+    through=0
+    EXTRA_PATH="$dir" clean_env "$home" "$wrapper" --use claude -p hi >/dev/null 2>&1 || through=$?
+    rm -rf "$dir"
+    if [ "$through" -eq 143 ]; then
+        die "npm's agent now passes a signal's exit on (143): update README step 1's word on npm and this check"
+    fi
+    say "npm package: a CLI killed by SIGTERM is exit $through through npm's node script, 143 from the binary (README says so)"
 }
 
 # The generated npm package, its download URL set to BASE (the only change), packed again
