@@ -306,26 +306,35 @@ files_in() {
     (cd "$1" && find . -mindepth 1 \( -type f -o -type l \) | sort)
 }
 
+# The shell installer of the release at RELEASE (a path on the server), as `curl | sh`
+# runs it, in HOME's clean environment, its downloads pointed at the server.
+shell_install() {
+    local release=$1 home=$2
+    clean_env "$home" AGENT_DOWNLOAD_URL="$WWW/$release" sh -c \
+        "curl --proto '=http' -LsSf '$WWW/$release/agent-installer.sh' | sh"
+}
+
+# `npm install -g` of the npm package PACKAGE (a tarball) into HOME/.npm-global, npm offline.
+npm_install() {
+    local package=$1 home=$2
+    clean_env "$home" npm install -g --offline --cache "$NPM_CACHE" --prefix "$home/.npm-global" \
+        --no-audit --no-fund --loglevel=error "$package"
+}
+
 # a. The shell installer, as `curl | sh` runs it.
 shell_installer_installs() {
     local tag=$1 home before started
     home=$(fresh_home shell)
     before=$(served "/good/$tag/agent-$HOST_TARGET.tar.xz")
     started=$(now)
-    clean_env "$home" AGENT_DOWNLOAD_URL="$WWW/good/$tag" sh -c \
-        "curl --proto '=http' -LsSf '$WWW/good/$tag/agent-installer.sh' | sh" \
-        >"$SANDBOX/shell.out" 2>&1 || {
+    shell_install "good/$tag" "$home" >"$SANDBOX/shell.out" 2>&1 || {
         cat "$SANDBOX/shell.out" >&2
         die "the shell installer failed"
     }
     [ "$(served "/good/$tag/agent-$HOST_TARGET.tar.xz")" -gt "$before" ] \
         || die "the shell installer did not download from $WWW: AGENT_DOWNLOAD_URL was not honoured"
     local agent="$home/.local/bin/agent"
-    [ -x "$agent" ] || die "the shell installer put no agent in ~/.local/bin: $(cat "$SANDBOX/shell.out")"
-    clean_env "$home" "$agent" --version >"$SANDBOX/shell.version" \
-        || die "the installed agent does not run: $agent --version"
-    printf 'shell installer (curl | sh): %s s from running the installer to agent answering\n' \
-        "$(seconds_since "$started")" >>"$SANDBOX/times"
+    agent_answers shell "$home" "$agent" "$started" 'shell installer (curl | sh):'
     say "shell installer: installed $(files_in "$home" | tr '\n' ' ')"
     # PATH: ~/.profile sources the installer's env.sh, which puts ~/.local/bin first.
     grep -qF '. "$HOME/.config/agent/env.sh"' "$home/.profile" \
@@ -364,6 +373,17 @@ EOF
     say "shell installer: README's uninstall removed every file it wrote but the profiles it added a line to"
 }
 
+# The install LABEL put AGENT in place and it answers --version in HOME's clean
+# environment; records the time since STARTED (the installer's start) under WHAT.
+agent_answers() {
+    local label=$1 home=$2 agent=$3 started=$4 what=$5
+    [ -x "$agent" ] || die "$label: the install left no agent at $agent: $(cat "$SANDBOX/$label.out")"
+    clean_env "$home" "$agent" --version >"$SANDBOX/$label.version" \
+        || die "$label: the installed agent does not run: $agent --version"
+    printf '%-30s %s s from running the installer to agent answering\n' "$what" \
+        "$(seconds_since "$started")" >>"$SANDBOX/times"
+}
+
 # b. The npm package: `npm install -g` of its tarball, pointed at the server.
 npm_package_installs() {
     local tag=$1 host=$2 home package before started
@@ -371,19 +391,14 @@ npm_package_installs() {
     package=$(npm_package_at "$WWW/good/$tag" npm-good)
     before=$(served "/good/$tag/agent-$host.tar.xz")
     started=$(now)
-    clean_env "$home" npm install -g --offline --cache "$NPM_CACHE" --prefix "$home/.npm-global" \
-        --no-audit --no-fund --loglevel=error "$package" >"$SANDBOX/npm.out" 2>&1 || {
+    npm_install "$package" "$home" >"$SANDBOX/npm.out" 2>&1 || {
         cat "$SANDBOX/npm.out" >&2
         die "npm install -g of the npm package failed"
     }
     [ "$(served "/good/$tag/agent-$host.tar.xz")" -gt "$before" ] \
         || die "the npm package did not download from $WWW"
     local agent="$home/.npm-global/bin/agent"
-    [ -x "$agent" ] || die "npm put no agent in its prefix's bin"
-    clean_env "$home" "$agent" --version >"$SANDBOX/npm.version" \
-        || die "the npm-installed agent does not run: $agent --version"
-    printf 'npm package (npm install -g):  %s s from running the installer to agent answering\n' \
-        "$(seconds_since "$started")" >>"$SANDBOX/times"
+    agent_answers npm "$home" "$agent" "$started" 'npm package (npm install -g):'
     # What the npm bin runs: the binary the package unpacked (its linkage is checked there).
     local binary
     binary=$(find "$home/.npm-global/lib/node_modules" -path '*/.bin_real/agent' -type f | head -n 1)
@@ -447,11 +462,7 @@ readme_by_hand_installs() {
         die "README's by-hand install failed"
     }
     local agent="$home/.local/bin/agent"
-    [ -x "$agent" ] || die "README's by-hand install put no agent in ~/.local/bin"
-    clean_env "$home" "$agent" --version >"$SANDBOX/hand.version" \
-        || die "the agent installed by hand does not run"
-    printf 'by hand (README step 1):      %s s from running the commands to agent answering\n' \
-        "$(seconds_since "$started")" >>"$SANDBOX/times"
+    agent_answers hand "$home" "$agent" "$started" 'by hand (README step 1):'
     [ -f "$home/.local/share/man/man1/agent.1" ] || die "README's by-hand install put no man page"
     agent_runs hand "$home" "$agent" "$home/.local/bin"
 }
@@ -491,7 +502,7 @@ agent_runs() {
         || die "$label: --version names no commit and build day: $version"
     printf '%s\n' "$version" | grep -q "^tested with: Claude Code " \
         || die "$label: --version names no tested CLI versions: $version"
-    linkage=$(elf_linkage "$binary")
+    linkage=$(python3 "$ROOT/scripts/elf-linkage.py" "$binary") || die "$label: $binary is not a 64-bit ELF file"
     printf '%s\n' "$version" | grep -q "^build: $HOST_TARGET, $linkage$" \
         || die "$label: the binary is $linkage, --version says: $version"
     [ "$linkage" = "static, non-PIE" ] \
@@ -541,23 +552,6 @@ EOF
     say "$label: --version, --doctor, and a launch (probe to $MOCK_URL, then claude -p hi) in $(seconds_since "$launched") s"
 }
 
-# "static" or "dynamic", "PIE" or "non-PIE", from a 64-bit ELF file's header.
-elf_linkage() {
-    python3 - "$1" <<'EOF'
-import struct, sys
-with open(sys.argv[1], "rb") as f:
-    head = f.read(64)
-    if head[:4] != b"\x7fELF" or head[4] != 2:
-        sys.exit(f"release-smoke: {sys.argv[1]} is not a 64-bit ELF file")
-    e_type, = struct.unpack_from("<H", head, 16)
-    phoff, = struct.unpack_from("<Q", head, 32)
-    phentsize, phnum = struct.unpack_from("<HH", head, 54)
-    f.seek(phoff)
-    table = f.read(phentsize * phnum)
-types = [struct.unpack_from("<I", table, i * phentsize)[0] for i in range(phnum)]
-print(("dynamic" if 3 in types else "static") + ", " + ("PIE" if e_type == 3 else "non-PIE"))
-EOF
-}
 
 # The shell installer given a bad archive (KIND: corrupt or tampered) refuses it, and
 # nothing of agent is left in the home.
@@ -565,9 +559,7 @@ shell_installer_refuses() {
     local kind=$1 tag=$2 home before
     home=$(fresh_home "shell-$kind")
     before=$(served "/$kind/$tag/agent-$HOST_TARGET.tar.xz")
-    if clean_env "$home" AGENT_DOWNLOAD_URL="$WWW/$kind/$tag" sh -c \
-        "curl --proto '=http' -LsSf '$WWW/$kind/$tag/agent-installer.sh' | sh" \
-        >"$SANDBOX/shell-$kind.out" 2>&1; then
+    if shell_install "$kind/$tag" "$home" >"$SANDBOX/shell-$kind.out" 2>&1; then
         die "the shell installer accepted the $kind archive"
     fi
     [ "$(served "/$kind/$tag/agent-$HOST_TARGET.tar.xz")" -gt "$before" ] \
@@ -599,8 +591,7 @@ npm_package_refuses_corrupt() {
     home=$(fresh_home npm-corrupt)
     package=$(npm_package_at "$WWW/corrupt/$tag" npm-corrupt)
     before=$(served "/corrupt/$tag/agent-$host.tar.xz")
-    if clean_env "$home" npm install -g --offline --cache "$NPM_CACHE" --prefix "$home/.npm-global" \
-        --no-audit --no-fund --loglevel=error "$package" >"$SANDBOX/npm-corrupt.out" 2>&1; then
+    if npm_install "$package" "$home" >"$SANDBOX/npm-corrupt.out" 2>&1; then
         die "npm installed the npm package over a corrupt archive"
     fi
     [ "$(served "/corrupt/$tag/agent-$host.tar.xz")" -gt "$before" ] \
@@ -627,8 +618,7 @@ npm_package_checks_no_checksum() {
     local tag=$1 host=$2 home package
     home=$(fresh_home npm-tampered)
     package=$(npm_package_at "$WWW/tampered/$tag" npm-tampered)
-    if clean_env "$home" npm install -g --offline --cache "$NPM_CACHE" --prefix "$home/.npm-global" \
-        --no-audit --no-fund --loglevel=error "$package" >"$SANDBOX/npm-tampered.out" 2>&1; then
+    if npm_install "$package" "$home" >"$SANDBOX/npm-tampered.out" 2>&1; then
         say "npm package: installed a well-formed archive whose checksum is wrong (dist $DIST_VERSION's npm installer checks none; README says so)"
     else
         die "npm refused the archive whose checksum is wrong: dist's npm installer now checks checksums — update README step 1's word on npm and this check"
