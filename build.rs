@@ -16,11 +16,19 @@ fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH");
-    for path in git_files_naming_the_commit(&manifest_dir) {
-        println!("cargo:rerun-if-changed={}", path.display());
+    let in_own_checkout = is_own_checkout(&manifest_dir);
+    if in_own_checkout {
+        for path in git_files_naming_the_commit(&manifest_dir) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
     }
-    let commit = git(&manifest_dir, &["rev-parse", "--short=12", "HEAD"])
-        .or_else(|| packaged_commit(&manifest_dir))
+    // A published source names its commit in .cargo_vcs_info.json; a checkout asks git.
+    let commit = packaged_commit(&manifest_dir)
+        .or_else(|| {
+            in_own_checkout
+                .then(|| git(&manifest_dir, &["rev-parse", "--short=12", "HEAD"]))
+                .flatten()
+        })
         .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=AGENT_BUILD_COMMIT={commit}");
     println!("cargo:rustc-env=AGENT_BUILD_DATE={}", build_date());
@@ -45,6 +53,18 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
     let text = String::from_utf8(out.stdout).ok()?;
     let line = text.lines().next()?.trim().to_string();
     (!line.is_empty()).then_some(line)
+}
+
+/// Whether `dir` is the top of a git work tree: a source unpacked inside some other
+/// repository (vendored, say) must not take that repository's commit for its own.
+fn is_own_checkout(dir: &Path) -> bool {
+    let Some(top) = git(dir, &["rev-parse", "--show-toplevel"]) else {
+        return false;
+    };
+    match (Path::new(&top).canonicalize(), dir.canonicalize()) {
+        (Ok(top), Ok(dir)) => top == dir,
+        _ => false,
+    }
 }
 
 /// The files whose change means another commit is checked out: HEAD, the branch file it
