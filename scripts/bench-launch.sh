@@ -236,28 +236,13 @@ RSS_AGENT=$(peak_rss agent -p hi)
 # ---- report -------------------------------------------------------------------------------
 
 python3 - "$SANDBOX/times.json" "$RSS_DIRECT" "$RSS_AGENT" "$RUNS" \
-    "$("$AGENT_BIN" --version)" "$(nproc)" "$(uname -sr)" "$AGENT_BIN" <<'EOF'
-import json, statistics, struct, sys
+    "$("$AGENT_BIN" --version)" "$(nproc)" "$(uname -sr)" "$AGENT_BIN" \
+    "$(python3 "$ROOT/scripts/elf-linkage.py" "$AGENT_BIN" 2>/dev/null || echo 'not a 64-bit ELF')" <<'EOF'
+import json, statistics, sys
 
-path, rss_direct, rss_agent, runs, version, cpus, kernel, binary = sys.argv[1:]
-
-
-def build_of(binary):
-    """How the measured binary is linked, from its ELF header: static or not, PIE or not."""
-    with open(binary, "rb") as f:
-        head = f.read(64)
-        if head[:4] != b"\x7fELF" or head[4] != 2:
-            return "not a 64-bit ELF"
-        e_type, = struct.unpack_from("<H", head, 16)
-        phoff, = struct.unpack_from("<Q", head, 32)
-        phentsize, phnum = struct.unpack_from("<HH", head, 54)
-        f.seek(phoff)
-        table = f.read(phentsize * phnum)
-    types = [struct.unpack_from("<I", table, i * phentsize)[0] for i in range(phnum)]
-    linked = "dynamically linked" if 3 in types else "static"  # PT_INTERP
-    pie = "PIE" if e_type == 3 else "non-PIE"  # ET_DYN / ET_EXEC
-    return f"{linked}, {pie}"
-
+path, rss_direct, rss_agent, runs, version, cpus, kernel, binary, build = sys.argv[1:]
+# `agent --version` says the version, then the commit and build day: one line of them here.
+version = " ".join(version.splitlines()[:2]).replace("commit: ", "commit ")
 
 times = json.load(open(path))  # command -> milliseconds, one per round, rounds aligned
 median = lambda name: statistics.median(times[name])
@@ -287,7 +272,7 @@ if "agent-baseline" in times:
     print(f"the BENCH_BASELINE build's own share: {gap('agent-baseline', 'spawn-wrapper'):.3f} ms; "
           f"this build is {gap('agent-baseline', 'agent'):.3f} ms faster")
 print(f"peak RSS: agent {rss_agent} KB, claude-direct {rss_direct} KB")
-print(f"the measured build: {build_of(binary)} ({binary})")
+print(f"the measured build: {build} ({binary})")
 print()
 print("---- Markdown for docs/performance.md ----")
 print()
@@ -303,7 +288,7 @@ print()
 print(f"agent adds {added:.2f} ms at the median (ratio {ratio:.2f}×); being a second process at all "
       f"costs {floor_added:.2f} ms here (the C wrapper), so agent's own work is {own:.2f} ms. "
       f"Measured with `scripts/bench-launch.sh`: {runs} rounds, each running every command "
-      f"once in a shuffled order, `claude` a copy of `true(1)`; {version} ({build_of(binary)}), "
+      f"once in a shuffled order, `claude` a copy of `true(1)`; {version} ({build}), "
       f"{kernel}, {cpus} CPUs.")
 EOF
 say "probes made during the whole run: $PROBES (all before the measurement)"

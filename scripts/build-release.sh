@@ -5,12 +5,13 @@
 #   scripts/build-release.sh [--dynamic]
 #
 # On Linux with glibc, when a static libc is installed (Debian: libc6-dev has it), the
-# binary is linked statically and not position-independent
-# (-C target-feature=+crt-static -C relocation-model=static): a launch then maps no shared
-# library and the loader applies no relocation, which scripts/bench-launch.sh measured as
-# the largest share of agent's own cost of a launch (docs/performance.md). Elsewhere, or
-# with --dynamic, it is cargo's default build. install.sh and the benchmarks build through
-# this script, so what they install and measure is one build.
+# binary is linked statically and not position-independent (the flags
+# scripts/release-rustflags.sh gives, as the release workflow's builds get them): a launch
+# then maps no shared library and the loader applies no relocation, which
+# scripts/bench-launch.sh measured as the largest share of agent's own cost of a launch
+# (docs/performance.md). Elsewhere, or with --dynamic, it is cargo's default build.
+# install.sh and the benchmarks build through this script, so what they install and
+# measure is one build.
 #
 # A static glibc resolves host names itself (files and DNS, as /etc/nsswitch.conf's usual
 # "hosts: files dns"); other name services (mDNS, LDAP) are not loaded by a static binary.
@@ -42,7 +43,7 @@ case "$host" in
             printf 'build-release.sh: static, non-PIE build for %s\n' "$host" >&2
             # --target keeps these flags off build scripts and proc-macros, which cannot
             # be static.
-            RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
+            RUSTFLAGS="${RUSTFLAGS:-} $(sh "$root/scripts/release-rustflags.sh" "$host")" \
                 cargo build --release --locked --target "$host" >&2
             mkdir -p "$root/target/release"
             cp "$root/target/$host/release/agent" "$out.tmp.$$"

@@ -10,7 +10,10 @@ use clap_complete::Shell;
 pub fn write_man(dir: &Path) -> anyhow::Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut page = Vec::new();
-    clap_mangen::Man::new(crate::cli::command()).render(&mut page)?;
+    // The page's VERSION is the version alone: `--version`'s commit and build day would make
+    // every build's page differ from the committed one.
+    let command = crate::cli::command().long_version(None::<&'static str>);
+    clap_mangen::Man::new(command).render(&mut page)?;
     let path = dir.join("agent.1");
     fs::write(&path, page).with_context(|| format!("writing {}", path.display()))
 }

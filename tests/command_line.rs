@@ -276,15 +276,6 @@ fn help_lists_only_what_works_today() {
     );
 }
 
-#[test]
-fn version_prints_the_crate_version() {
-    let run = Sandbox::new().run(&["--version"]);
-    assert_eq!(
-        run.stdout.trim(),
-        format!("agent {}", env!("CARGO_PKG_VERSION"))
-    );
-}
-
 fn config_error(toml: &str) -> String {
     let sb = Sandbox::new();
     sb.write_config(toml);

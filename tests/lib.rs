@@ -69,6 +69,7 @@ mod terminal_sequences;
 mod trusted_folders;
 mod usage;
 mod usage_slip;
+mod version;
 mod wait_reopen;
 mod waiting;
 mod watchdog;

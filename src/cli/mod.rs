@@ -12,6 +12,7 @@ pub mod mode;
 pub mod relay;
 pub mod synopsis;
 pub mod usage;
+pub mod version;
 pub mod watchdog;
 
 pub use crate::term::ColorWhen;
@@ -93,6 +94,7 @@ const MANAGEMENT: &[&str] = &[
 #[command(
     name = "agent",
     version,
+    long_version = version::long(),
     about = "Run the AI coding CLI that really answers right now; fall back, announced, when it does not",
     override_usage = "agent [AGENT OPTIONS] [--] [ARGS FOR THE CLI]...",
     after_help = AFTER_HELP,
