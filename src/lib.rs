@@ -30,6 +30,7 @@ pub mod signals;
 pub mod term;
 pub mod text;
 pub mod tokens;
+pub mod when;
 // The command line's definition (clap types only).
 pub mod cli;
 // Schema.

@@ -40,6 +40,7 @@ mod on_limit_flags;
 mod opencode_checks;
 mod others_paths;
 mod outcome_paths;
+mod own_words;
 mod parking;
 mod process_start;
 mod prompt_words;

@@ -574,7 +574,7 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
     if !has_claude_account && !env_credential {
         let detail = match crate::login::claude::read_login().filter(|l| l.token_present) {
             Some(login) => format!(
-                "Claude Code's own login ({}): not checked (agent sends a login no call); its rungs run unprobed, guarded by the fast-fail net",
+                "Claude Code's own login ({}): not checked, as agent never calls with a login's token; its rungs run unprobed, guarded by the fast-fail net",
                 login.plan.as_deref().unwrap_or("plan unknown")
             ),
             None => "Claude Code has no login agent can see: its rungs are probed by reachability or the proxy".to_string(),
@@ -639,7 +639,10 @@ fn check_secrets_in_file(config: &Config, checks: &mut Vec<Check>) {
 fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Check>) {
     let last = crate::watch::alerts::last_state(state_dir);
     let verdict = match (&last.state, &last.last_check) {
-        (Some(state), Some(at)) => format!("; last check {at}: {state}"),
+        (Some(state), Some(at)) => format!(
+            "; last check {}: {state}",
+            crate::when::short_stamp(at, jiff::Timestamp::now())
+        ),
         _ => "; no check recorded yet".to_string(),
     };
     let faults = config.map(|c| c.alerts.faults()).unwrap_or_default();
