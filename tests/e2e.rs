@@ -549,9 +549,9 @@ fn use_runs_the_real_gemini_with_the_given_model() {
 fn status_fails_only_the_rung_with_the_broken_key() {
     const BROKEN_GEMINI_KEY: &str = "AIza-e2e-REVOKED";
     let w = e2e();
-    // opencode's check now runs in a fresh scratch directory each time and starts cold
-    // there: its row said 9.2 s in CI beside the suite's other real CLIs, and the second
-    // `--status` passed the default 10 s. The bound is the one opencode's own test uses.
+    // opencode's first check in a home starts cold in its new scratch folder (kept after,
+    // so later checks there start warm): its row said 9.2 s in CI beside the suite's other
+    // real CLIs, near the default 10 s. The bound is the one opencode's own test uses.
     w.sb.write_config("probe_timeout_seconds = 60\n");
     w.sb.env("AGENT_PROXY_URL", w.api.url());
     w.sb.env("AGENT_PROXY_KEY", PROXY_KEY);

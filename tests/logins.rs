@@ -18,6 +18,7 @@ const CLAUDE_REFRESH: &str = "sk-ant-ort01-STOREclaudeREFRESH-66666666bbbb";
 const CODEX_REFRESH: &str = "rt_STOREcodexREFRESH_77777777cccc";
 const GEMINI_ACCESS: &str = "ya29.STOREgeminiACCESS-88888888dddd";
 const GEMINI_REFRESH: &str = "1//STOREgeminiREFRESH-99999999eeee";
+const OPENCODE_KEY: &str = "sk-STOREopencodeKEY-44444444ffff";
 /// 2026-09-14T12:00:00Z in milliseconds.
 const EXPIRES_MS: u64 = 1_789_387_200_000;
 
@@ -85,10 +86,12 @@ pub(crate) fn login_tokens() -> Vec<String> {
         codex_access_token(),
         GEMINI_ACCESS.into(),
         GEMINI_REFRESH.into(),
+        OPENCODE_KEY.into(),
     ]
 }
 
-/// A sandbox HOME where Claude Code, Codex and Gemini CLI are logged in by subscription,
+/// A sandbox HOME where Claude Code, Codex and Gemini CLI are logged in by subscription (and
+/// opencode to one provider by key, in its own store),
 /// with no API key and no proxy; every base URL a CLI reads points at the mock, so a leak
 /// would be heard there.
 pub(crate) fn logged_in() -> (Sandbox, MockApi) {
@@ -123,6 +126,11 @@ pub(crate) fn logged_in() -> (Sandbox, MockApi) {
     sb.write_file(
         ".gemini/settings.json",
         r#"{"security": {"auth": {"selectedType": "oauth-personal"}}}"#,
+    );
+    // opencode logged in to one provider with a key in its own store.
+    sb.write_file(
+        ".local/share/opencode/auth.json",
+        &json!({"openai": {"type": "api", "key": OPENCODE_KEY}}).to_string(),
     );
     // A Code Assist licence's Google login, which names its project: Gemini CLI refuses a
     // personal one since 2026-06-18 (tests/gemini_personal.rs).
@@ -352,6 +360,14 @@ fn a_machine_logged_in_everywhere_with_no_proxy_and_no_key_has_no_problem() {
     assert_eq!(doctor.code, Some(0), "{doctor:?}");
     assert!(
         doctor.stdout.contains("no problems found"),
+        "{}",
+        doctor.stdout
+    );
+    // Why the login is not checked, said as a sentence.
+    assert!(
+        doctor.stdout.contains(
+            "Claude Code's own login (max): not checked, as agent never calls with a login's token;"
+        ),
         "{}",
         doctor.stdout
     );
