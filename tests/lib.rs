@@ -35,6 +35,7 @@ mod logins_pool;
 mod mock_selftest;
 mod newcomer;
 mod not_set_up;
+mod nothing_runs;
 mod on_limit;
 mod on_limit_flags;
 mod opencode_checks;

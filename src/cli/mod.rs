@@ -183,8 +183,9 @@ pub struct Cli {
     pub accounts: Option<Vec<String>>,
 
     /// Check the setup — config, state directory, binaries (with --version), credentials
-    /// (present or not, never shown), budget, watchdog — and say how to fix each problem;
-    /// changes nothing. Exit 1 when a problem is found
+    /// (present or not, never shown), budget, watchdog — and whether a launch here could run
+    /// any rung; say how to fix each problem (for a cron job, the PATH to add); changes
+    /// nothing. Exit 1 when a problem is found
     #[arg(long)]
     pub doctor: bool,
 

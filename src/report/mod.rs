@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod budget;
 pub mod check_fallback;
 pub mod doctor;
+pub mod launchable;
 pub mod list;
 pub mod rows;
 pub mod status;
