@@ -5,6 +5,7 @@ continue\t''
 resume\t''
 stop\t''"
 complete -c agent -l outcome -d 'When the launch ends, however it ends, write one JSON object to FILE (0600, replaced atomically) for scripts: agent\'s exit code, each rung started and how its run ended (done, fast_fail, limit, error, signal, usage_error), the hand-off brief, the seconds waited. AGENT_OUTCOME=FILE does the same for every launch' -r -F
+complete -c agent -l unpark -d 'Forget what parks a login or a rung — its usage windows past the mark, a quota cooldown — for when you know better (the window reset early, you bought more), and say what was forgotten. NAME: a rung\'s number, a backend, a login account' -r
 complete -c agent -l config -d 'Configuration file, a regular file no other user can change [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''

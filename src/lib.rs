@@ -121,6 +121,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         cli::Mode::Doctor => {
             report::doctor::run(paths::config_file(cli.config.clone()).as_ref(), cli.json)
         }
+        cli::Mode::Unpark(name) => report::unpark::run(&config()?, name, cli.json),
         cli::Mode::Accounts(args) => report::accounts::run(&config()?, args, cli.json),
         cli::Mode::List => report::list::run(&config()?, cli.json),
         cli::Mode::InstallWatchdog(args) => {

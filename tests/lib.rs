@@ -67,6 +67,7 @@ mod team_relay;
 mod team_state;
 mod terminal_sequences;
 mod trusted_folders;
+mod unpark;
 mod usage;
 mod usage_slip;
 mod wait_reopen;

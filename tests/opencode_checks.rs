@@ -260,3 +260,37 @@ fn a_set_up_opencode_is_checked_in_one_kept_folder_per_home_and_the_second_check
     assert_ne!(three, one, "two homes never share a folder");
     assert!(!warm_three);
 }
+
+#[test]
+fn a_quota_cooldown_is_released_by_hand_and_the_next_launch_runs_the_rung_again() {
+    let w = world();
+    w.sb.write_config("fastfail_seconds = 1\n\n[[rungs]]\nbackend = \"opencode\"\n");
+    opencode_calling(&w.sb, &w.api.url());
+    w.api
+        .on(Rule::path_contains(CHAT).reply(Reply::openai_error(429, "insufficient_quota", QUOTA)));
+    w.sb.run(&["-p", "hi"]);
+    let ran = w.sb.calls("opencode").len();
+    let held = w.sb.run(&["-p", "hi"]);
+    assert_eq!(
+        w.sb.calls("opencode").len(),
+        ran,
+        "held by its cooldown: {held:?}"
+    );
+
+    let unpark = w.sb.run(&["--unpark", "opencode"]);
+    let launch = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(unpark.code, Some(0), "{unpark:?}");
+    assert!(
+        unpark
+            .stdout
+            .starts_with("forgot for rung 1 opencode: quota cooldown: "),
+        "{}",
+        unpark.stdout
+    );
+    assert!(unpark.stdout.contains(QUOTA), "{}", unpark.stdout);
+    assert!(
+        w.sb.calls("opencode").len() > ran,
+        "it ran again: {launch:?}"
+    );
+}

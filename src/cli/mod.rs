@@ -52,6 +52,7 @@ Examples:
   agent --usage --by day         calls, tokens, cost and cache efficiency per day
   agent --dashboard              a local page: health, windows, budget, usage (prints its URL)
   agent --doctor                 check config, binaries, credentials, state; change nothing
+  agent --unpark 1               forget the window that parks rung 1 (you know it reset)
   agent --accounts add work --backend claude --kind api_key < key.txt
   agent --accounts add personal --backend claude --kind login --dir ~/.claude-personal
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
@@ -189,6 +190,12 @@ pub struct Cli {
     #[arg(long)]
     pub doctor: bool,
 
+    /// Forget what parks a login or a rung — its usage windows past the mark, a quota
+    /// cooldown — for when you know better (the window reset early, you bought more), and
+    /// say what was forgotten. NAME: a rung's number, a backend, a login account
+    #[arg(long, value_name = "NAME")]
+    pub unpark: Option<String>,
+
     /// Schedule --check-fallback (launchd, systemd user timer, or cron). The check runs in
     /// DIR (default: the current directory), where each CLI must trust the folder
     #[arg(long, value_name = "OPTIONS", num_args = 0.., allow_hyphen_values = true)]
@@ -306,6 +313,8 @@ impl Cli {
             Mode::UninstallStatusline
         } else if self.doctor {
             Mode::Doctor
+        } else if let Some(name) = self.unpark.take() {
+            Mode::Unpark(name)
         } else if let Some(args) = words(&mut self.accounts) {
             Mode::Accounts(args)
         } else if self.list {
@@ -448,6 +457,7 @@ const OWN_OPTIONS: &[(&str, bool, bool)] = &[
     ("usage", true, true),
     ("accounts", true, true),
     ("doctor", false, true),
+    ("unpark", true, true),
     ("install-watchdog", true, true),
     ("uninstall-watchdog", true, true),
     ("statusline", false, true),
@@ -490,6 +500,7 @@ impl Cli {
             usage: None,
             accounts: None,
             doctor: false,
+            unpark: None,
             install_watchdog: None,
             uninstall_watchdog: None,
             statusline: false,

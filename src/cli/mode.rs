@@ -20,6 +20,8 @@ pub enum Mode {
     InstallStatusline,
     UninstallStatusline,
     Doctor,
+    /// `--unpark NAME`: forget what parks a login or a rung.
+    Unpark(String),
     Accounts(Vec<String>),
     List,
     InstallWatchdog(Vec<String>),
@@ -55,6 +57,7 @@ impl Mode {
             Mode::InstallStatusline
                 | Mode::UninstallStatusline
                 | Mode::Doctor
+                | Mode::Unpark(_)
                 | Mode::Accounts(_)
                 | Mode::List
                 | Mode::Budget(_)

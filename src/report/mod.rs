@@ -10,6 +10,7 @@ pub mod rows;
 pub mod status;
 pub mod statusline;
 pub mod statusline_install;
+pub mod unpark;
 pub mod watchdog;
 
 pub use crate::term::{emit, emit_json};
