@@ -16,7 +16,7 @@ fn seven_rungs() -> String {
     for k in 1..=7 {
         let _ = write!(
             toml,
-            "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"m{k}\"\n\n"
+            "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"m{k}\"\nrun_model = \"m{k}\"\n\n"
         );
     }
     toml
@@ -125,8 +125,16 @@ fn status_ignores_the_cache_and_cooldowns_and_refreshes_health() {
         3,
         "--status always calls"
     );
+    // Both rows launch Claude Code's own default (no model passed, none it named): each
+    // row's text says the model its probe asked about.
     assert!(
-        run.stdout.starts_with("OK       claude / claude-opus-5"),
+        run.stdout.starts_with("OK       claude   ")
+            && run
+                .stdout
+                .lines()
+                .next()
+                .unwrap()
+                .contains("claude-opus-5 answered"),
         "{}",
         run.stdout
     );
@@ -352,8 +360,7 @@ fn a_silently_empty_variable_fails_the_rung_by_name() {
 
     // The mock would answer any credential, even an empty one: only the guard makes this FAIL.
     assert!(
-        run.stdout
-            .starts_with("FAIL     claude-proxy / claude-opus-5"),
+        run.stdout.starts_with("FAIL     claude-proxy   "),
         "{}",
         run.stdout
     );
@@ -436,7 +443,13 @@ fn a_listed_model_whose_calls_fail_is_dead() {
     let run = w.sb.run(&["--status"]);
 
     assert!(
-        run.stdout.starts_with("FAIL     claude / claude-opus-5"),
+        run.stdout.starts_with("FAIL     claude     ")
+            && run
+                .stdout
+                .lines()
+                .next()
+                .unwrap()
+                .contains("claude-opus-5 unavailable"),
         "{}",
         run.stdout
     );

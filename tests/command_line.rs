@@ -124,9 +124,8 @@ fn dry_run_names_the_cli_arguments_and_reason_and_runs_nothing() {
         run.stdout
     );
     assert!(
-        run.stdout.contains(
-            "passed:    rung 1 claude / claude-opus-5: rate_limited: claude-opus-5 unavailable"
-        ),
+        run.stdout
+            .contains("passed:    rung 1 claude: rate_limited: claude-opus-5 unavailable"),
         "{}",
         run.stdout
     );

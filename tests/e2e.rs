@@ -2560,7 +2560,7 @@ backend = "codex"
     let claude_rows: Vec<&str> = status
         .stdout
         .lines()
-        .filter(|line| line.contains("claude /"))
+        .filter(|line| line.split_whitespace().nth(1) == Some("claude"))
         .collect();
     assert_eq!(claude_rows.len(), 2, "{}", status.stdout);
     for row in &claude_rows {
@@ -2723,7 +2723,7 @@ backend = "codex"
     let claude_rows: Vec<&str> = parked
         .stdout
         .lines()
-        .filter(|line| line.contains("claude /"))
+        .filter(|line| line.split_whitespace().nth(1) == Some("claude"))
         .collect();
     assert_eq!(claude_rows.len(), 2, "{}", parked.stdout);
     for row in &claude_rows {
@@ -2738,7 +2738,7 @@ backend = "codex"
         !parked
             .stdout
             .lines()
-            .any(|l| l.starts_with("OK ") && l.contains("claude /"))
+            .any(|l| l.starts_with("OK ") && l.split_whitespace().nth(1) == Some("claude"))
     );
     runs.push(parked);
 
@@ -2849,7 +2849,7 @@ probe_model = "sonnet"
     let rows: Vec<&str> = status
         .stdout
         .lines()
-        .filter(|l| l.contains("claude /"))
+        .filter(|l| l.split_whitespace().nth(1) == Some("claude"))
         .collect();
     assert_eq!(rows.len(), 2, "{status:?}");
     assert!(
@@ -2972,7 +2972,7 @@ fn status_in_a_hostile_repository_runs_none_of_its_hooks_and_sends_the_login_now
     let row = status
         .stdout
         .lines()
-        .find(|line| line.contains("claude /"))
+        .find(|line| line.split_whitespace().nth(1) == Some("claude"))
         .unwrap_or_else(|| panic!("no claude row: {}", status.stdout));
     assert!(
         row.starts_with("OK ") && row.contains("answered the CLI's own check"),

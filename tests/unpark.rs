@@ -51,7 +51,7 @@ fn a_rung_parked_by_a_full_window_is_released_by_its_number_and_runs_again() {
     assert!(
         unpark
             .stdout
-            .starts_with("forgot for rung 1 claude / claude-opus-5: 5-hour limit, resets "),
+            .starts_with("forgot for rung 1 claude: 5-hour limit, resets "),
         "{}",
         unpark.stdout
     );
@@ -61,11 +61,11 @@ fn a_rung_parked_by_a_full_window_is_released_by_its_number_and_runs_again() {
     assert_eq!(again.code, Some(0), "{again:?}");
     assert_eq!(
         again.stdout,
-        "nothing to forget: rung 1 claude / claude-opus-5 — no window parks it, no quota cooldown holds it\n"
+        "nothing to forget: rung 1 claude — no window parks it, no quota cooldown holds it\n"
     );
     let events = unparked_events(&w.sb);
     assert_eq!(events.len(), 1, "{events:?}");
-    assert_eq!(events[0]["from"], "rung 1 claude / claude-opus-5");
+    assert_eq!(events[0]["from"], "rung 1 claude");
 }
 
 #[test]
@@ -91,8 +91,9 @@ fn a_rung_forgets_only_the_window_of_its_own_model() {
         "a weekly Opus limit parks no Sonnet rung: {sonnet:?}"
     );
     assert!(
-        opus.stdout
-            .starts_with("forgot for rung 1 claude / claude-opus-5: weekly Opus limit, resets "),
+        opus.stdout.starts_with(
+            "forgot for rung 1 claude / claude-opus-5 (opus): weekly Opus limit, resets "
+        ),
         "{opus:?}"
     );
     assert!(windows_of(&w.sb, &claude_login(&w.sb)).is_empty());

@@ -166,6 +166,12 @@ pub fn resolve_with<'a>(
         backend,
         probe_model: None,
         run_model: None,
+        // An alias of the backend's naming another id is said beside it.
+        run_alias: (!run_model.is_empty()
+            && backend.models.contains_key(run_model)
+            && resolve_model(backend, run_model).is_ok_and(|id| id != run_model))
+        .then(|| run_model.to_string()),
+        runs_words: std::sync::OnceLock::new(),
         account: context.account.map(|a| a.name.clone()),
         pool: None,
         state: Err(placeholder()),

@@ -491,9 +491,18 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
                     s if s.starts_with("env:") => format!("credential {} present", &s[4..]),
                     s => format!("credential from {s}"),
                 };
+                // The model it asks about, which is not always the one a launch runs.
+                let of = ready
+                    .plan
+                    .model
+                    .as_deref()
+                    .map_or(String::new(), |model| format!(" of {model}"));
                 checks.push(Check::ok(
                     area,
-                    format!("{} probe; {credential}", rung.backend.probe.kind.as_str()),
+                    format!(
+                        "{} probe{of}; {credential}",
+                        rung.backend.probe.kind.as_str()
+                    ),
                 ));
             }
             // Not installed: already said under its binary.

@@ -234,9 +234,11 @@ pub fn known_document(config: &Config) -> serde_json::Value {
 pub fn json_row(rung: &Rung, state: &RungState, now_ms: u64) -> serde_json::Value {
     let mut row = json!({
         "rung": rung.index,
+        "name": rung.short_name(),
         "backend": rung.backend.name,
         "vendor": rung.backend.vendor,
         "model": rung.probe_model,
+        "runs": super::list::runs_json(rung),
         "login": super::list::login_json(rung),
     });
     if let (Some(row), serde_json::Value::Object(state)) = (row.as_object_mut(), state.json(now_ms))
