@@ -224,13 +224,18 @@ fn the_install_says_how_to_turn_the_completions_on_in_the_users_shell() {
     assert!(
         bash.contains(&format!(
             "source \"{}\"",
-            prefix.join("share/bash-completion/completions/agent").display()
+            prefix
+                .join("share/bash-completion/completions/agent")
+                .display()
         )),
         "{bash}"
     );
     // A shell it does not know: all three.
     for shell in ["bash", "zsh", "fish"] {
-        assert!(other.contains(&format!("completions for {shell}:")), "{other}");
+        assert!(
+            other.contains(&format!("completions for {shell}:")),
+            "{other}"
+        );
     }
     assert!(!prefix.exists());
 }
