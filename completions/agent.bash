@@ -23,7 +23,7 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-h -V --use --dry-run --wait --on-limit --outcome --list --status --check-fallback --doctor --unpark --statusline --install-statusline --uninstall-statusline --config --json --color --quiet --generate-man --generate-completions --budget --relay --dashboard --usage --accounts --install-watchdog --uninstall-watchdog --help --version"
+            opts="-h -V --use --dry-run --wait --on-limit --outcome --list --status --check-fallback --doctor --unpark --statusline --install-statusline --uninstall-statusline --config-template --config --json --color --quiet --generate-man --generate-completions --budget --relay --dashboard --usage --accounts --install-watchdog --uninstall-watchdog --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -27,6 +27,7 @@ complete -c agent -l doctor -d 'Check the setup — config, state directory, bin
 complete -c agent -l statusline -d 'Claude Code\'s `statusLine` command: reads its JSON on stdin, records the login\'s usage windows (no network call) and prints one line — model, windows with their resets, the last --check-fallback verdict, the rung agent launched'
 complete -c agent -l install-statusline -d 'Make `agent --statusline` Claude Code\'s statusLine (settings.json backed up first, a link to it kept and written through; an existing statusLine command is kept and shown beside agent\'s)'
 complete -c agent -l uninstall-statusline -d 'Put back the statusLine agent replaced, exactly as it was'
+complete -c agent -l config-template -d 'Print a configuration file with every key agent reads, each at its default and commented out, with what it means: save it as ~/.config/agent/config.toml and change what you need'
 complete -c agent -l json -d 'Machine-readable output for --list, --status, --check-fallback and --dry-run'
 complete -c agent -l quiet -d 'Print no notices (errors are still printed)'
 complete -c agent -s h -l help -d 'Print help'

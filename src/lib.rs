@@ -115,6 +115,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        cli::Mode::ConfigTemplate => {
+            term::emit(&config::template::render())?;
+            Ok(ExitCode::SUCCESS)
+        }
         cli::Mode::InstallStatusline => report::statusline_install::install(cli.dry_run),
         cli::Mode::UninstallStatusline => report::statusline_install::uninstall(cli.dry_run),
         // The doctor reports a broken configuration instead of stopping at it.

@@ -59,6 +59,7 @@ Examples:
   agent --relay init             make the relay token; then `agent --relay serve`
   agent --relay tokens add alice --daily-calls 200   a token of her own, with a cap
   agent --install-statusline     show windows and fallbacks in Claude Code's status line
+  agent --config-template > ~/.config/agent/config.toml   every key, at its default
 
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN; 2 usage or
 configuration error; 69 no rung available; 75 refused by the budget, or every rung that could
@@ -221,6 +222,12 @@ pub struct Cli {
     #[arg(long)]
     pub uninstall_statusline: bool,
 
+    /// Print a configuration file with every key agent reads, each at its default and
+    /// commented out, with what it means: save it as ~/.config/agent/config.toml and change
+    /// what you need
+    #[arg(long)]
+    pub config_template: bool,
+
     /// Configuration file, a regular file no other user can change [default: $AGENT_CONFIG,
     /// else ~/.config/agent/config.toml]
     #[arg(long, value_name = "PATH")]
@@ -307,6 +314,8 @@ impl Cli {
                 man: self.generate_man.clone(),
                 completions: self.generate_completions.clone(),
             }
+        } else if self.config_template {
+            Mode::ConfigTemplate
         } else if self.install_statusline {
             Mode::InstallStatusline
         } else if self.uninstall_statusline {
@@ -463,6 +472,7 @@ const OWN_OPTIONS: &[(&str, bool, bool)] = &[
     ("statusline", false, true),
     ("install-statusline", false, true),
     ("uninstall-statusline", false, true),
+    ("config-template", false, true),
     ("config", true, true),
     ("json", false, true),
     ("color", true, true),
@@ -506,6 +516,7 @@ impl Cli {
             statusline: false,
             install_statusline: false,
             uninstall_statusline: false,
+            config_template: false,
             config: None,
             json: false,
             color: ColorWhen::Auto,

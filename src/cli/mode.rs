@@ -17,6 +17,8 @@ pub enum Mode {
         man: Option<PathBuf>,
         completions: Option<PathBuf>,
     },
+    /// `--config-template`: print a commented configuration with every key's default.
+    ConfigTemplate,
     InstallStatusline,
     UninstallStatusline,
     Doctor,
