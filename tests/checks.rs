@@ -462,3 +462,29 @@ fn a_listed_model_whose_calls_fail_is_dead() {
         .count();
     assert_eq!(listings, 0, "a model list is never liveness");
 }
+
+/// Issue 43, item 2: a check that never ran is no call. A probe whose CLI cannot be started
+/// (an executable file the system will not run) spends nothing: no ledger line, no call
+/// counted against the day's budget.
+#[test]
+fn a_check_whose_cli_cannot_start_counts_no_call() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let w = world();
+    let broken = w.sb.bin_dir().join("broken-cli");
+    std::fs::write(&broken, [0x7f, b'E', b'L', b'F', 0, 0, 0, 0]).unwrap();
+    std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.sb.write_config(&format!(
+        "[backends.broken]\ncommand = \"{}\"\nprobe = {{ kind = \"command\" }}\n\n[[rungs]]\nbackend = \"broken\"\n",
+        broken.display()
+    ));
+
+    let status = w.sb.run(&["--status"]);
+    let budget = w.sb.run(&["--budget", "status", "--json"]);
+
+    assert!(status.stdout.starts_with("FAIL "), "{status:?}");
+    assert!(status.stdout.contains("could not be started"), "{status:?}");
+    let ledger = std::fs::read_to_string(w.sb.state_dir().join("usage.jsonl")).unwrap_or_default();
+    assert!(!ledger.contains("broken"), "{ledger}");
+    let budget: serde_json::Value = serde_json::from_str(&budget.stdout).unwrap();
+    assert_eq!(budget["calls"], 0, "{budget}");
+}

@@ -703,8 +703,16 @@ fn the_config_template_saved_as_the_file_changes_nothing() {
     let w = world();
     let template = w.sb.run(&["--config-template"]);
     assert_eq!(template.code, Some(0), "{template:?}");
-    assert!(template.stdout.contains("\n# fastfail_seconds = 25\n"), "{}", template.stdout);
-    assert!(template.stdout.contains("\n# [backends.claude]\n"), "{}", template.stdout);
+    assert!(
+        template.stdout.contains("\n# fastfail_seconds = 25\n"),
+        "{}",
+        template.stdout
+    );
+    assert!(
+        template.stdout.contains("\n# [backends.claude]\n"),
+        "{}",
+        template.stdout
+    );
     let without = w.sb.run(&["--list", "--json"]);
 
     let live: String = template
