@@ -765,9 +765,4 @@ mod tests {
             }
         }
     }
-
-    #[test]
-    fn the_template_cites_nothing_the_user_does_not_have() {
-        assert!(!render().contains("DESIGN"));
-    }
 }
