@@ -221,3 +221,33 @@ fn a_row_names_the_model_the_launch_runs_with_its_alias_not_the_probes() {
         doctor.stdout
     );
 }
+
+/// The model a CLI's own settings name is theirs to write: it names a row, never drives the
+/// terminal, and is a name, not a paragraph.
+#[test]
+fn a_model_named_by_the_clis_settings_names_a_row_without_its_control_characters() {
+    let w = crate::world::world();
+    let hostile = format!("claude-\u{1b}]0;pwned\u{7}x{}", "y".repeat(500));
+    w.sb.write_file(
+        ".claude/settings.json",
+        &serde_json::json!({"model": hostile}).to_string(),
+    );
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n",
+    );
+    w.api
+        .on(crate::support::Rule::model("claude-opus-5").reply(crate::support::Reply::status(500)));
+
+    let status = w.sb.run(&["--status"]);
+    let dry = w.sb.run(&["--dry-run", "-p", "hi"]);
+
+    for out in [&status.stdout, &dry.stdout] {
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(!out.contains(&"y".repeat(100)), "{out}");
+    }
+    assert!(
+        status.stdout.starts_with("FAIL     claude / claude-xyyy"),
+        "{}",
+        status.stdout
+    );
+}

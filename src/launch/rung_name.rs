@@ -40,8 +40,13 @@ impl Rung<'_> {
                         ),
                         Err(_) => reported_model::of(self.backend),
                     };
-                    // What a CLI's records say is theirs: a name, not a paragraph.
-                    reported.map(|reported| reported.model.chars().take(80).collect())
+                    // What a CLI's records say is theirs: a printable name, not a paragraph.
+                    reported.map(|reported| {
+                        crate::text::printable(&reported.model)
+                            .chars()
+                            .take(80)
+                            .collect()
+                    })
                 }
             })
             .as_deref()
