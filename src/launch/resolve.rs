@@ -35,6 +35,16 @@ pub struct Context<'a> {
     pub state_dir: Option<&'a Path>,
 }
 
+/// Every rung of the table, made concrete, in order.
+pub fn all(config: &Config) -> Vec<Rung<'_>> {
+    config
+        .rungs
+        .iter()
+        .enumerate()
+        .map(|(i, def)| resolve(config, i + 1, def))
+        .collect()
+}
+
 /// Makes rung `def` (1-based `index`) concrete. A row of a pool of logins runs on the
 /// first of them, in rotation order, whose windows leave it open.
 pub fn resolve<'a>(config: &'a Config, index: usize, def: &RungDef) -> Rung<'a> {

@@ -181,12 +181,7 @@ fn handoff_json(event: &serde_json::Value) -> serde_json::Value {
 /// (`launch::ask_windows`, `login_usage = true`; all at once, so a slow one costs one
 /// bound), and the store and meter the survey records through.
 pub fn survey_ready(config: &Config) -> (Vec<Rung<'_>>, Store, crate::state::meter::Meter) {
-    let rungs: Vec<Rung> = config
-        .rungs
-        .iter()
-        .enumerate()
-        .map(|(i, def)| resolve::resolve(config, i + 1, def))
-        .collect();
+    let rungs = resolve::all(config);
     let state_dir = crate::paths::state_dir();
     let now = jiff::Timestamp::now();
     std::thread::scope(|scope| {

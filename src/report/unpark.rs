@@ -39,12 +39,7 @@ pub fn run(config: &Config, name: &str, json: bool) -> anyhow::Result<ExitCode> 
     let parking = Parking::new(&state_dir);
     let store = Store::new(&state_dir);
     let now = Timestamp::now();
-    let rungs: Vec<Rung> = config
-        .rungs
-        .iter()
-        .enumerate()
-        .map(|(i, def)| resolve::resolve(config, i + 1, def))
-        .collect();
+    let rungs = resolve::all(config);
     let asked = named(config, &parking, name, now)?;
     let described = match &asked {
         Named::Rungs(indexes) => indexes
