@@ -31,7 +31,8 @@ Installs:
 The binary is built by scripts/build-release.sh, as releases are: on Linux with
 glibc and a static libc installed, linked statically and not position-independent (a
 faster launch); elsewhere cargo's default. A man page or completion
-that is not in the checkout is generated from the binary itself.
+that is not in the checkout is generated from the binary itself. Last, it says how to
+turn the completions on in your shell (\$SHELL's; all three when it is another).
 EOF
 }
 
@@ -132,15 +133,46 @@ main() {
     install_file "$comp_src/agent.fish" "$prefix/share/fish/vendor_completions.d/agent.fish" 644
 
     if [ "$dry_run" = yes ]; then
+        completion_hint
         say "dry run: nothing was changed"
         return 0
     fi
     say "installed agent into $prefix"
+    completion_hint
     case ":${PATH:-}:" in
         *":$prefix/bin:"*) ;;
         *) say "note: $prefix/bin is not on your PATH; add it, e.g. in ~/.profile:
     export PATH=\"$prefix/bin:\$PATH\"" ;;
     esac
+}
+
+# Says how to turn the completions on in the user's shell ($SHELL; every shell when it is
+# none of these): a file in a completion directory does nothing until the shell reads it.
+completion_hint() {
+    _shell=$(basename "${SHELL:-}")
+    _bash="$prefix/share/bash-completion/completions/agent"
+    _zsh="$prefix/share/zsh/site-functions"
+    _fish="$prefix/share/fish/vendor_completions.d"
+    case "$_shell" in
+        bash|zsh|fish) _shells="$_shell" ;;
+        *) _shells="bash zsh fish" ;;
+    esac
+    # Under ~/.local, bash-completion and fish look there on their own.
+    _own=no
+    [ "$prefix" = "${HOME:-}/.local" ] && _own=yes
+    for _s in $_shells; do
+        case "$_s:$_own" in
+            bash:yes) say "completions for bash: bash-completion loads them on its own (install it if tab does nothing)" ;;
+            bash:no) say "completions for bash: add to ~/.bashrc:
+    source \"$_bash\"" ;;
+            zsh:*) say "completions for zsh: add to ~/.zshrc, before compinit runs:
+    fpath=(\"$_zsh\" \$fpath)
+    autoload -Uz compinit && compinit" ;;
+            fish:yes) say "completions for fish: fish loads them on its own" ;;
+            fish:no) say "completions for fish: add to ~/.config/fish/config.fish:
+    set -p fish_complete_path \"$_fish\"" ;;
+        esac
+    done
 }
 
 build_release() {

@@ -23,7 +23,7 @@ _agent() {
 
     case "${cmd}" in
         agent)
-            opts="-h -V --use --dry-run --wait --on-limit --outcome --list --tasks --status --check-fallback --doctor --statusline --install-statusline --uninstall-statusline --config --json --color --quiet --generate-man --generate-completions --budget --relay --dashboard --usage --accounts --install-watchdog --uninstall-watchdog --help --version"
+            opts="-h -V --use --dry-run --wait --on-limit --outcome --list --tasks --status --check-fallback --doctor --unpark --statusline --install-statusline --uninstall-statusline --config-template --config --json --color --quiet --generate-man --generate-completions --budget --relay --dashboard --usage --accounts --install-watchdog --uninstall-watchdog --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -42,6 +42,10 @@ _agent() {
                     return 0
                     ;;
                 --outcome)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unpark)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

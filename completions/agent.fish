@@ -5,6 +5,7 @@ continue\t''
 resume\t''
 stop\t''"
 complete -c agent -l outcome -d 'When the launch ends, however it ends, write one JSON object to FILE (0600, replaced atomically) for scripts: agent\'s exit code, each rung started and how its run ended (done, fast_fail, limit, error, signal, usage_error), the hand-off brief, the seconds waited. AGENT_OUTCOME=FILE does the same for every launch' -r -F
+complete -c agent -l unpark -d 'Forget what parks a login or a rung — its usage windows past the mark, a quota cooldown — for when you know better (the window reset early, you bought more), and say what was forgotten. NAME: a rung\'s number, a backend, a login account' -r
 complete -c agent -l config -d 'Configuration file, a regular file no other user can change [default: $AGENT_CONFIG, else ~/.config/agent/config.toml]' -r -F
 complete -c agent -l color -d 'When to colour agent\'s own output (NO_COLOR is honoured)' -r -f -a "auto\t''
 always\t''
@@ -23,10 +24,11 @@ complete -c agent -l list -d 'Print the backends, what agent can do with their s
 complete -c agent -l tasks -d 'This folder\'s tasks that crossed CLIs, newest first: each session that carried one (rung, session id, how it ended, the brief it was given) and what `agent -c` here does — continue where the task lives, or take it back up to a rung whose window reset'
 complete -c agent -l status -d 'Check every rung for real, in parallel (ignoring cached health): an API probe, or for a subscription login the CLI\'s own headless check, with the model and home the launch uses, once per login and model (reused for self_check_cache_seconds). One row per rung, its state said once, fitted to COLUMNS or the terminal\'s width'
 complete -c agent -l check-fallback -d 'Check every provider-independent rung as --status does; exit 1 unless every one is proved: one failed, parked or not proved is DEGRADED, none answering is DOWN. For the watchdog'
-complete -c agent -l doctor -d 'Check the setup — config, state directory, binaries (with --version), credentials (present or not, never shown), budget, watchdog — and say how to fix each problem; changes nothing. Exit 1 when a problem is found'
+complete -c agent -l doctor -d 'Check the setup — config, state directory, binaries (with --version), credentials (present or not, never shown), budget, watchdog — and whether a launch here could run any rung; say how to fix each problem (for a cron job, the PATH to add); changes nothing. Exit 1 when a problem is found'
 complete -c agent -l statusline -d 'Claude Code\'s `statusLine` command: reads its JSON on stdin, records the login\'s usage windows (no network call) and prints one line — model, windows with their resets, the last --check-fallback verdict, the rung agent launched'
 complete -c agent -l install-statusline -d 'Make `agent --statusline` Claude Code\'s statusLine (settings.json backed up first, a link to it kept and written through; an existing statusLine command is kept and shown beside agent\'s)'
 complete -c agent -l uninstall-statusline -d 'Put back the statusLine agent replaced, exactly as it was'
+complete -c agent -l config-template -d 'Print a configuration file with every key agent reads, each at its default and commented out, with what it means: save it as ~/.config/agent/config.toml and change what you need'
 complete -c agent -l json -d 'Machine-readable output for --list, --tasks, --status, --check-fallback and --dry-run'
 complete -c agent -l quiet -d 'Print no notices (errors are still printed)'
 complete -c agent -s h -l help -d 'Print help'

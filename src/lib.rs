@@ -30,6 +30,7 @@ pub mod signals;
 pub mod term;
 pub mod text;
 pub mod tokens;
+pub mod when;
 // The command line's definition (clap types only).
 pub mod cli;
 // Schema.
@@ -114,12 +115,17 @@ pub fn run() -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        cli::Mode::ConfigTemplate => {
+            term::emit(&config::template::render())?;
+            Ok(ExitCode::SUCCESS)
+        }
         cli::Mode::InstallStatusline => report::statusline_install::install(cli.dry_run),
         cli::Mode::UninstallStatusline => report::statusline_install::uninstall(cli.dry_run),
         // The doctor reports a broken configuration instead of stopping at it.
         cli::Mode::Doctor => {
             report::doctor::run(paths::config_file(cli.config.clone()).as_ref(), cli.json)
         }
+        cli::Mode::Unpark(name) => report::unpark::run(&config()?, name, cli.json),
         cli::Mode::Accounts(args) => report::accounts::run(&config()?, args, cli.json),
         cli::Mode::List => report::list::run(&config()?, cli.json),
         cli::Mode::Tasks => report::tasks::run(cli.json),

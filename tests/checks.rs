@@ -16,7 +16,7 @@ fn seven_rungs() -> String {
     for k in 1..=7 {
         let _ = write!(
             toml,
-            "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"m{k}\"\n\n"
+            "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"m{k}\"\nrun_model = \"m{k}\"\n\n"
         );
     }
     toml
@@ -125,8 +125,16 @@ fn status_ignores_the_cache_and_cooldowns_and_refreshes_health() {
         3,
         "--status always calls"
     );
+    // Both rows launch Claude Code's own default (no model passed, none it named): each
+    // row's text says the model its probe asked about.
     assert!(
-        run.stdout.starts_with("OK       claude / claude-opus-5"),
+        run.stdout.starts_with("OK       claude   ")
+            && run
+                .stdout
+                .lines()
+                .next()
+                .unwrap()
+                .contains("claude-opus-5 answered"),
         "{}",
         run.stdout
     );
@@ -352,8 +360,7 @@ fn a_silently_empty_variable_fails_the_rung_by_name() {
 
     // The mock would answer any credential, even an empty one: only the guard makes this FAIL.
     assert!(
-        run.stdout
-            .starts_with("FAIL     claude-proxy / claude-opus-5"),
+        run.stdout.starts_with("FAIL     claude-proxy   "),
         "{}",
         run.stdout
     );
@@ -436,7 +443,13 @@ fn a_listed_model_whose_calls_fail_is_dead() {
     let run = w.sb.run(&["--status"]);
 
     assert!(
-        run.stdout.starts_with("FAIL     claude / claude-opus-5"),
+        run.stdout.starts_with("FAIL     claude     ")
+            && run
+                .stdout
+                .lines()
+                .next()
+                .unwrap()
+                .contains("claude-opus-5 unavailable"),
         "{}",
         run.stdout
     );
@@ -448,4 +461,30 @@ fn a_listed_model_whose_calls_fail_is_dead() {
         .filter(|r| r.path.ends_with("/models"))
         .count();
     assert_eq!(listings, 0, "a model list is never liveness");
+}
+
+/// Issue 43, item 2: a check that never ran is no call. A probe whose CLI cannot be started
+/// (an executable file the system will not run) spends nothing: no ledger line, no call
+/// counted against the day's budget.
+#[test]
+fn a_check_whose_cli_cannot_start_counts_no_call() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let w = world();
+    let broken = w.sb.bin_dir().join("broken-cli");
+    std::fs::write(&broken, [0x7f, b'E', b'L', b'F', 0, 0, 0, 0]).unwrap();
+    std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.sb.write_config(&format!(
+        "[backends.broken]\ncommand = \"{}\"\nprobe = {{ kind = \"command\" }}\n\n[[rungs]]\nbackend = \"broken\"\n",
+        broken.display()
+    ));
+
+    let status = w.sb.run(&["--status"]);
+    let budget = w.sb.run(&["--budget", "status", "--json"]);
+
+    assert!(status.stdout.starts_with("FAIL "), "{status:?}");
+    assert!(status.stdout.contains("could not be started"), "{status:?}");
+    let ledger = std::fs::read_to_string(w.sb.state_dir().join("usage.jsonl")).unwrap_or_default();
+    assert!(!ledger.contains("broken"), "{ledger}");
+    let budget: serde_json::Value = serde_json::from_str(&budget.stdout).unwrap();
+    assert_eq!(budget["calls"], 0, "{budget}");
 }

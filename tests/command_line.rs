@@ -124,9 +124,8 @@ fn dry_run_names_the_cli_arguments_and_reason_and_runs_nothing() {
         run.stdout
     );
     assert!(
-        run.stdout.contains(
-            "passed:    rung 1 claude / claude-opus-5: rate_limited: claude-opus-5 unavailable"
-        ),
+        run.stdout
+            .contains("passed:    rung 1 claude: rate_limited: claude-opus-5 unavailable"),
         "{}",
         run.stdout
     );
@@ -686,4 +685,47 @@ fn every_relative_link_in_the_readme_and_docs_names_a_file_and_an_anchor_that_ex
         "only {checked} links found: is the search right?"
     );
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// Issue 43, item 6: `agent --config-template` prints a configuration with every key at its
+/// default; saved as the configuration file, it changes nothing, and with its defaults
+/// uncommented it still changes nothing.
+#[test]
+fn the_config_template_saved_as_the_file_changes_nothing() {
+    let w = world();
+    let template = w.sb.run(&["--config-template"]);
+    assert_eq!(template.code, Some(0), "{template:?}");
+    assert!(
+        template.stdout.contains("\n# fastfail_seconds = 25\n"),
+        "{}",
+        template.stdout
+    );
+    assert!(
+        template.stdout.contains("\n# [backends.claude]\n"),
+        "{}",
+        template.stdout
+    );
+    let without = w.sb.run(&["--list", "--json"]);
+
+    let live: String = template
+        .stdout
+        .lines()
+        .map(|line| line.strip_prefix("# ").unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    w.sb.write_config(&live);
+    let with = w.sb.run(&["--list", "--json"]);
+    let doctor = w.sb.run(&["--doctor"]);
+
+    assert_eq!(with.code, Some(0), "{with:?}");
+    let mut with: serde_json::Value = serde_json::from_str(&with.stdout).unwrap();
+    let mut without: serde_json::Value = serde_json::from_str(&without.stdout).unwrap();
+    with["config"] = serde_json::Value::Null;
+    without["config"] = serde_json::Value::Null;
+    assert_eq!(with, without);
+    assert!(
+        !doctor.stdout.contains("unknown key"),
+        "every key is one agent reads: {}",
+        doctor.stdout
+    );
 }

@@ -1309,3 +1309,29 @@ fn base64url(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Issue 43, item 6: the page said "last check: not yet" of rungs `--status` had checked
+/// minutes earlier. Every rung a check reached says how long ago, whatever state it is in
+/// now (its answer no longer trusted, its login parked by what the check found).
+#[test]
+fn every_rung_a_status_checked_says_when_on_the_page() {
+    let (sb, _api) = crate::logins::logged_in();
+    sb.write_config(
+        "probe_cache_seconds = 0\nself_check_cache_seconds = 0\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"sonnet\"\nrun_model = \"sonnet\"\n\n[[rungs]]\nbackend = \"codex\"\n",
+    );
+    assert_eq!(sb.run(&["--status"]).code, Some(0));
+
+    let dashboard = Dashboard::start(&sb);
+    let session = dashboard.log_in();
+    let rows = get(&dashboard.addr, "/status.json", &session).json();
+    let page = get(&dashboard.addr, "/", &session).body;
+
+    for row in rows.as_array().unwrap() {
+        assert!(
+            row["checked_age_seconds"].is_u64(),
+            "rung {} was checked: {row}",
+            row["rung"]
+        );
+    }
+    assert!(!page.contains(">not yet<"), "{page}");
+}

@@ -38,6 +38,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "term",
             "text",
             "tokens",
+            "when",
         ],
     ),
     // `adapter` is what agent knows of each program it runs (DESIGN §16: its home, login

@@ -41,13 +41,13 @@ fn dir(sb: &Sandbox, name: &str) -> String {
     sb.home().join(name).display().to_string()
 }
 
-fn key(sb: &Sandbox, name: &str) -> String {
+pub(crate) fn key(sb: &Sandbox, name: &str) -> String {
     format!("claude:{}", dir(sb, name))
 }
 
 /// Two logged-in Claude Code directories, accounts `work` (priority 1) and `personal` of
 /// `claude`, with `rotation` (none: the default), over a Claude rung then Codex.
-fn two_logins(rotation: Option<&str>) -> World {
+pub(crate) fn two_logins(rotation: Option<&str>) -> World {
     let w = world();
     w.sb.write_file(
         "claude-work/.credentials.json",

@@ -175,3 +175,67 @@ fn the_on_ramps_install_step_says_what_it_would_put_where_and_changes_nothing() 
     assert!(stderr.contains("dry run: nothing was changed"), "{stderr}");
     assert!(!target.exists(), "a dry run made {}", target.display());
 }
+
+/// `install.sh` in `--dry-run` under `prefix`, its shell `SHELL=shell`: what it says.
+fn install_says(prefix: &std::path::Path, shell: &str) -> String {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new("sh")
+        .arg(format!("{root}/install.sh"))
+        .args(["--dry-run", "--no-build", "--prefix"])
+        .arg(prefix)
+        .env("SHELL", shell)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn the_install_says_how_to_turn_the_completions_on_in_the_users_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("opt");
+
+    let zsh = install_says(&prefix, "/bin/zsh");
+    let fish = install_says(&prefix, "/usr/bin/fish");
+    let bash = install_says(&prefix, "/bin/bash");
+    let other = install_says(&prefix, "/bin/dash");
+
+    let site = prefix.join("share/zsh/site-functions");
+    assert!(
+        zsh.contains(&format!(
+            "completions for zsh: add to ~/.zshrc, before compinit runs:\n    fpath=(\"{}\" $fpath)\n    autoload -Uz compinit && compinit",
+            site.display()
+        )),
+        "{zsh}"
+    );
+    assert!(!zsh.contains("completions for fish"), "{zsh}");
+    assert!(
+        fish.contains(&format!(
+            "set -p fish_complete_path \"{}\"",
+            prefix.join("share/fish/vendor_completions.d").display()
+        )),
+        "{fish}"
+    );
+    assert!(
+        bash.contains(&format!(
+            "source \"{}\"",
+            prefix
+                .join("share/bash-completion/completions/agent")
+                .display()
+        )),
+        "{bash}"
+    );
+    // A shell it does not know: all three.
+    for shell in ["bash", "zsh", "fish"] {
+        assert!(
+            other.contains(&format!("completions for {shell}:")),
+            "{other}"
+        );
+    }
+    assert!(!prefix.exists());
+}

@@ -1378,3 +1378,54 @@ backend = "codex"
         run.stderr
     );
 }
+
+/// Issue 43, item 6: a hand-off the next CLI refused was listed as a plain hand-off. Codex
+/// given the session refuses the folder: `--status`, `--status --json` and the dashboard say
+/// the hand-off was refused, and why.
+#[test]
+fn a_hand_off_the_next_cli_refused_is_shown_as_refused() {
+    let w = out_of_its_window(2 * 3600);
+    w.sb.fake_cli("codex")
+        .script("[ \"$1\" = app-server ] && exit 0\necho 'Not inside a trusted directory and --skip-git-repo-check was not specified.' >&2\nexit 1")
+        .install();
+
+    let (run, _) = launch(&w.sb, &["--on-limit", "continue"]);
+    assert!(
+        run.stderr.contains("— continuing in Codex"),
+        "{}",
+        run.stderr
+    );
+    let status = w.sb.run(&["--status"]);
+    let json = w.sb.run(&["--status", "--json"]);
+    let dashboard = crate::dashboard::Dashboard::start(&w.sb);
+    let session = dashboard.log_in();
+    let page = crate::dashboard::get(&dashboard.addr, "/", &session).body;
+
+    let line = status
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("last hand-off: "))
+        .unwrap_or_else(|| panic!("{status:?}"));
+    assert!(
+        line.contains(" → Codex (its default model): refused — Codex (its default model) refused this folder (exit 1): "),
+        "{line}"
+    );
+    let rows: Value = serde_json::from_str(&json.stdout).unwrap();
+    let said = rows[0]["last_handoff"]["refused"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(said.starts_with("refused this folder (exit 1)"), "{rows}");
+    let handed = page
+        .split("<p data-last-handoff>")
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .unwrap_or_else(|| panic!("{page}"));
+    assert!(
+        handed.contains("<strong class=\"refused\">refused</strong>"),
+        "{handed}"
+    );
+    assert!(
+        page.contains("<td>handoff (refused)</td>"),
+        "the events list it as refused: {page}"
+    );
+}

@@ -136,3 +136,161 @@ fn a_spent_opencode_quota_still_gives_a_json_launch_its_result_document() {
     assert_eq!(result["is_error"], true, "{result}");
     assert_eq!(result["agent_cli"], "opencode", "{result}");
 }
+
+/// What `--status` and `--doctor` say of an opencode installed and never set up.
+const NOT_SET_UP: &str = "not set up: no provider logged in, no provider key and none in its settings — log in (opencode auth login) or set a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, …)";
+
+/// A fake `opencode` that answers `--version` at once and would hang for a minute if it
+/// were run for anything else.
+fn opencode_that_would_hang(sb: &Sandbox) {
+    sb.fake_cli("opencode")
+        .script(r#"case "$1" in --version) echo 1.18.33;; *) sleep 60;; esac"#)
+        .install();
+}
+
+/// The ledger's lines (`usage.jsonl`) for `backend`.
+fn ledger_lines_of(sb: &Sandbox, backend: &str) -> usize {
+    std::fs::read_to_string(sb.state_dir().join("usage.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|call| call["backend"] == backend)
+        .count()
+}
+
+#[test]
+fn an_opencode_never_set_up_is_skipped_with_its_way_in_and_never_started() {
+    let w = world();
+    // No provider logged in, no provider key in the environment, no settings of its own.
+    w.sb.env_remove("GEMINI_API_KEY");
+    w.sb.write_config("[[rungs]]\nbackend = \"codex\"\n\n[[rungs]]\nbackend = \"opencode\"\n");
+    opencode_that_would_hang(&w.sb);
+    std::fs::set_permissions(
+        w.sb.state_dir(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+
+    let status = w.sb.run(&["--status"]);
+    let doctor = w.sb.run(&["--doctor"]);
+
+    let row = status
+        .stdout
+        .lines()
+        .find(|line| line.contains("opencode"))
+        .unwrap_or_else(|| panic!("{status:?}"));
+    assert!(row.starts_with("SKIP "), "{row}");
+    assert!(row.ends_with(NOT_SET_UP), "{row}");
+    assert!(
+        status.stdout.starts_with("OK "),
+        "codex is checked: {status:?}"
+    );
+    let ran: Vec<_> =
+        w.sb.calls("opencode")
+            .into_iter()
+            .filter(|call| call.argv != ["--version"])
+            .collect();
+    assert!(ran.is_empty(), "opencode was started: {ran:?}");
+    assert_eq!(
+        ledger_lines_of(&w.sb, "opencode"),
+        0,
+        "a check never run is no call"
+    );
+    assert!(
+        doctor.stdout.contains("SKIP rung 2 opencode"),
+        "{}",
+        doctor.stdout
+    );
+    assert_eq!(doctor.code, Some(0), "codex can run: {doctor:?}");
+}
+
+/// A fake `opencode` that records where it ran (`cwd`) and whether the folder held what an
+/// earlier run of it left there (`warm`), then answers.
+fn opencode_noting_its_folder(sb: &Sandbox) {
+    sb.fake_cli("opencode")
+        .script(
+            "pwd > \"$calls/$n/cwd\"\n[ -e .opencode-was-here ] && echo yes > \"$calls/$n/warm\"\ntouch .opencode-was-here\necho answered",
+        )
+        .install();
+}
+
+/// The folder run `n` (1-based) of `cli` ran in, and whether it found an earlier run's mark.
+fn folder_of(sb: &Sandbox, cli: &str, n: usize) -> (std::path::PathBuf, bool) {
+    let run = sb.calls_dir().join(cli).join(n.to_string());
+    let cwd = std::fs::read_to_string(run.join("cwd")).unwrap();
+    (cwd.trim().into(), run.join("warm").exists())
+}
+
+#[test]
+fn a_set_up_opencode_is_checked_in_one_kept_folder_per_home_and_the_second_check_is_warm() {
+    let w = world();
+    w.sb.env_remove("GEMINI_API_KEY");
+    // Logged in to one provider, in its own store.
+    let login = r#"{"openai": {"type": "api", "key": "sk-opencode-store"}}"#;
+    w.sb.write_file(".local/share/opencode/auth.json", login);
+    w.sb.write_config("[[rungs]]\nbackend = \"opencode\"\n");
+    opencode_noting_its_folder(&w.sb);
+
+    let first = w.sb.run(&["--status"]);
+    let second = w.sb.run(&["--status"]);
+
+    for run in [&first, &second] {
+        assert!(run.stdout.starts_with("OK "), "{run:?}");
+    }
+    let (one, warm_one) = folder_of(&w.sb, "opencode", 1);
+    let (two, warm_two) = folder_of(&w.sb, "opencode", 2);
+    assert!(
+        one.starts_with(w.sb.state_dir()),
+        "agent's own folder: {one:?}"
+    );
+    assert_eq!(one, two, "one folder for both checks");
+    assert!(
+        !warm_one && warm_two,
+        "the second check found the first one's folder"
+    );
+    assert!(two.is_dir(), "kept after the check: {two:?}");
+
+    // Another home of opencode's (its data directory moved): a folder of its own.
+    let other = w.sb.home().join("other-data");
+    w.sb.write_file("other-data/opencode/auth.json", login);
+    w.sb.env("XDG_DATA_HOME", other.display().to_string());
+    let third = w.sb.run(&["--status"]);
+    assert!(third.stdout.starts_with("OK "), "{third:?}");
+    let (three, warm_three) = folder_of(&w.sb, "opencode", 3);
+    assert_ne!(three, one, "two homes never share a folder");
+    assert!(!warm_three);
+}
+
+#[test]
+fn a_quota_cooldown_is_released_by_hand_and_the_next_launch_runs_the_rung_again() {
+    let w = world();
+    w.sb.write_config("fastfail_seconds = 1\n\n[[rungs]]\nbackend = \"opencode\"\n");
+    opencode_calling(&w.sb, &w.api.url());
+    w.api
+        .on(Rule::path_contains(CHAT).reply(Reply::openai_error(429, "insufficient_quota", QUOTA)));
+    w.sb.run(&["-p", "hi"]);
+    let ran = w.sb.calls("opencode").len();
+    let held = w.sb.run(&["-p", "hi"]);
+    assert_eq!(
+        w.sb.calls("opencode").len(),
+        ran,
+        "held by its cooldown: {held:?}"
+    );
+
+    let unpark = w.sb.run(&["--unpark", "opencode"]);
+    let launch = w.sb.run(&["-p", "hi"]);
+
+    assert_eq!(unpark.code, Some(0), "{unpark:?}");
+    assert!(
+        unpark
+            .stdout
+            .starts_with("forgot for rung 1 opencode: quota cooldown: "),
+        "{}",
+        unpark.stdout
+    );
+    assert!(unpark.stdout.contains(QUOTA), "{}", unpark.stdout);
+    assert!(
+        w.sb.calls("opencode").len() > ran,
+        "it ran again: {launch:?}"
+    );
+}

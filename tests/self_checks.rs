@@ -297,7 +297,7 @@ fn a_full_five_hour_window_makes_both_claude_rows_parked_on_every_face_never_ok(
     let claude: Vec<&str> = status
         .stdout
         .lines()
-        .filter(|l| l.contains("claude /"))
+        .filter(|l| l.split_whitespace().nth(1) == Some("claude"))
         .collect();
     assert_eq!(claude.len(), 2, "{status:?}");
     for line in &claude {
@@ -328,7 +328,7 @@ fn a_full_five_hour_window_makes_both_claude_rows_parked_on_every_face_never_ok(
         .stdout
         .lines()
         .skip_while(|l| !l.starts_with("primary vendor"))
-        .filter(|l| l.contains("claude /"))
+        .filter(|l| l.split_whitespace().nth(1) == Some("claude"))
         .collect();
     assert_eq!(primary.len(), 2, "{check:?}");
     assert!(
@@ -376,7 +376,7 @@ run_model = "sonnet"
     let rows: Vec<&str> = status
         .stdout
         .lines()
-        .filter(|l| l.contains("claude /"))
+        .filter(|l| l.split_whitespace().nth(1) == Some("claude"))
         .collect();
     assert_eq!(rows.len(), 3, "{status:?}");
     for row in &rows {

@@ -69,7 +69,7 @@ fn a_spend_limit_past_its_cap_parks_claude_until_its_reset_and_every_face_says_s
     let row = status
         .stdout
         .lines()
-        .find(|l| l.contains("claude / claude-opus-5"))
+        .find(|l| l.split_whitespace().nth(1) == Some("claude"))
         .unwrap_or_else(|| panic!("{status:?}"));
     assert!(row.contains("PARKED"), "{row}");
     assert!(

@@ -68,7 +68,7 @@ fn status_rows(run: &Run) -> Vec<String> {
     assert_eq!(run.code, Some(0), "{run:?}");
     rows(&run.stdout)
         .into_iter()
-        .filter(|row| row.contains(" / "))
+        .filter(|row| row.starts_with("OK") || row.starts_with("PARKED"))
         .collect()
 }
 
@@ -77,7 +77,10 @@ fn status_rows(run: &Run) -> Vec<String> {
 fn said_once(run: &Run) {
     let rows = status_rows(run);
     assert_eq!(rows.len(), 3, "{}", run.stdout);
-    let claude: Vec<&String> = rows.iter().filter(|r| r.contains("claude / ")).collect();
+    let claude: Vec<&String> = rows
+        .iter()
+        .filter(|r| r.split_whitespace().nth(1) == Some("claude"))
+        .collect();
     assert_eq!(claude.len(), 2, "{}", run.stdout);
     let joined = rows.join("\n");
     for fact in ["token expires", "weekly 40%"] {
@@ -164,4 +167,87 @@ fn check_fallback_rows_fit_columns_and_say_a_shared_login_once() {
     let joined = rows(&run.stdout).join("\n");
     assert_eq!(joined.matches("token expires").count(), 1, "{}", run.stdout);
     assert!(joined.contains("login (max) as above"), "{}", run.stdout);
+}
+
+/// Issue 43, item 4: a row names the model a launch runs — the one it passes, with the
+/// table's alias when that named another id, else the CLI's own default as its settings
+/// say it — never the model a probe asks about (rows said `claude-opus-5` while the launch
+/// and the check ran the CLI's default).
+#[test]
+fn a_row_names_the_model_the_launch_runs_with_its_alias_not_the_probes() {
+    let w = crate::world::world();
+    std::fs::set_permissions(
+        w.sb.state_dir(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    // Claude Code's own settings name its default, which rung 1 runs (it passes no model).
+    w.sb.write_file(".claude/settings.json", r#"{"model": "claude-opus-5-5"}"#);
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"claude\"\nprobe_model = \"sonnet\"\nrun_model = \"sonnet\"\n",
+    );
+
+    let status = w.sb.run(&["--status"]);
+    let json = w.sb.run(&["--status", "--json"]);
+    let doctor = w.sb.run(&["--doctor"]);
+
+    let lines: Vec<&str> = status.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("OK       claude / claude-opus-5-5   "),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        lines[1].starts_with("OK       claude / claude-sonnet-5 (sonnet)   "),
+        "{}",
+        status.stdout
+    );
+    let rows: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(rows[0]["name"], "claude / claude-opus-5-5", "{rows}");
+    assert_eq!(rows[0]["runs"]["cli_default"], true, "{rows}");
+    assert_eq!(
+        rows[0]["runs"]["reported_model"], "claude-opus-5-5",
+        "{rows}"
+    );
+    assert_eq!(rows[1]["runs"]["model"], "claude-sonnet-5", "{rows}");
+    assert_eq!(rows[1]["runs"]["alias"], "sonnet", "{rows}");
+    // The doctor's row says what runs, and what its probe asks about beside it.
+    assert!(
+        doctor.stdout.lines().any(
+            |line| line.starts_with("ok   rung 1 claude / claude-opus-5-5 ")
+                && line.contains("anthropic probe of claude-opus-5;")
+        ),
+        "{}",
+        doctor.stdout
+    );
+}
+
+/// The model a CLI's own settings name is theirs to write: it names a row, never drives the
+/// terminal, and is a name, not a paragraph.
+#[test]
+fn a_model_named_by_the_clis_settings_names_a_row_without_its_control_characters() {
+    let w = crate::world::world();
+    let hostile = format!("claude-\u{1b}]0;pwned\u{7}x{}", "y".repeat(500));
+    w.sb.write_file(
+        ".claude/settings.json",
+        &serde_json::json!({"model": hostile}).to_string(),
+    );
+    w.sb.write_config(
+        "[[rungs]]\nbackend = \"claude\"\nprobe_model = \"opus\"\n\n[[rungs]]\nbackend = \"codex\"\n",
+    );
+    w.api
+        .on(crate::support::Rule::model("claude-opus-5").reply(crate::support::Reply::status(500)));
+
+    let status = w.sb.run(&["--status"]);
+    let dry = w.sb.run(&["--dry-run", "-p", "hi"]);
+
+    for out in [&status.stdout, &dry.stdout] {
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(!out.contains(&"y".repeat(100)), "{out}");
+    }
+    assert!(
+        status.stdout.starts_with("FAIL     claude / claude-xyyy"),
+        "{}",
+        status.stdout
+    );
 }

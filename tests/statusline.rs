@@ -639,7 +639,7 @@ fn a_full_window_fed_under_a_backends_claude_config_dir_parks_that_rung_and_list
     assert!(
         status
             .stdout
-            .starts_with("PARKED   claude / claude-opus-5   parked: 5-hour limit, resets "),
+            .starts_with("PARKED   claude                   parked: 5-hour limit, resets "),
         "{status:?}"
     );
     assert_token_nowhere(

@@ -645,3 +645,39 @@ fn doctor_warns_of_an_installed_watchdog_that_tells_no_one() {
         told.stdout
     );
 }
+
+#[test]
+fn doctor_says_the_watchdogs_last_check_in_local_time_not_as_a_stored_stamp() {
+    let w = world();
+    std::fs::set_permissions(w.sb.state_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    w.sb.run(&["--check-fallback"]);
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(w.sb.state_dir().join("watchdog.json")).unwrap(),
+    )
+    .unwrap();
+    let stamp = stored["last_check"]
+        .as_str()
+        .expect("a check recorded")
+        .to_string();
+    let at: jiff::Timestamp = stamp.parse().unwrap();
+    let clock = at
+        .to_zoned_datetime(jiff::tz::TimeZone::system())
+        .strftime("%H:%M")
+        .to_string();
+
+    let doctor = w.sb.run(&["--doctor"]);
+
+    let row = doctor
+        .stdout
+        .lines()
+        .find(|line| line.contains(" watchdog "))
+        .unwrap_or_else(|| panic!("{doctor:?}"));
+    assert!(!row.contains(&stamp), "{row}");
+    assert!(row.contains("; last check "), "{row}");
+    let said = row.split("; last check ").nth(1).unwrap();
+    let (when, _) = said.split_once(": ").unwrap();
+    assert!(
+        when.ends_with(&clock) && when.len() <= "Dec 13 23:36".len(),
+        "{row}"
+    );
+}

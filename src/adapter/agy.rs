@@ -64,6 +64,8 @@ pub const CLI: Cli = Cli {
     login_known_by_home: false,
     // agent cannot move its home.
     login_command: None,
+    // Its own quota report says whether its login answers.
+    not_set_up: super::cli::nothing,
     records,
     // Unknown.
     usage_words: &[],
@@ -129,6 +131,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     scratch_args: &[],
     scratch_env: &[],
     one_call_args: &[],
+    warm_scratch: false,
 };
 
 /// Its JSON result, plain or in a `{"event": "result", "result": {…}}` event: `status`,

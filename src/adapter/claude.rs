@@ -190,6 +190,8 @@ pub const CLI: Cli = Cli {
     login_identity,
     login_known_by_home: true,
     login_command: Some(login_command),
+    // It may run on what agent cannot see (a Keychain item, an apiKeyHelper): never guessed.
+    not_set_up: super::cli::nothing,
     records,
     usage_words: USAGE_WORDS,
     model_var: MODEL_VAR,
@@ -249,6 +251,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     scratch_args: &["--setting-sources", "user"],
     scratch_env: &[],
     one_call_args: &[],
+    warm_scratch: false,
 };
 
 /// Set, no record of trust counts (Claude Code's own rule).

@@ -44,6 +44,12 @@ pub struct Cli {
     /// already quoted for a shell; none: its default home, as typing the CLI logs it in);
     /// `None` when agent cannot move its home.
     pub login_command: Option<fn(Option<&str>) -> String>,
+    /// What it lacks to run at all in `env`, read from its own files and the environment
+    /// without running it — no login, no key, no provider in its settings — said with its way
+    /// in (`not set up: … — log in: …`); `None` when it has something to run on, or agent
+    /// cannot tell. A CLI not set up is never started to find that out (opencode with
+    /// nothing to run on sleeps out its provider's retries: every check a timeout).
+    pub not_set_up: fn(&Env) -> Option<String>,
     /// Where it writes the records of its runs (transcripts, rollouts, chats).
     pub records: fn(&Env) -> Vec<PathBuf>,
     /// The words on its stderr that mean it refused its command line (a usage error, not

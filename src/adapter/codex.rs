@@ -186,6 +186,8 @@ pub const CLI: Cli = Cli {
     login_identity,
     login_known_by_home: false,
     login_command: Some(login_command),
+    // Without a login or key in its store it is not set up by its endpoint (PlanError::not_set_up).
+    not_set_up: super::cli::nothing,
     records,
     usage_words: USAGE_WORDS,
     model_var: MODEL_VAR,
@@ -251,6 +253,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     scratch_args: &["--skip-git-repo-check"],
     scratch_env: &[],
     one_call_args: &[],
+    warm_scratch: false,
 };
 
 /// `codex exec`'s words that start it outside a git repository.

@@ -59,6 +59,18 @@ impl<'a> Env<'a> {
         self.raw(name).filter(|value| !value.is_empty())
     }
 
+    /// Every variable the CLI will see set and not empty, by name.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.set.iter().map(|(name, _)| name.clone()).collect();
+        if self.inherit {
+            names.extend(std::env::vars_os().filter_map(|(name, _)| name.into_string().ok()));
+        }
+        names.sort();
+        names.dedup();
+        names.retain(|name| self.get(name).is_some());
+        names
+    }
+
     /// `$HOME` as the CLI sees it, else agent's own idea of home.
     pub fn home(&self) -> Option<PathBuf> {
         match self.get("HOME") {

@@ -127,6 +127,8 @@ pub const CLI: Cli = Cli {
     login_identity,
     login_known_by_home: false,
     login_command: Some(login_command),
+    // Without a login or key in its store it is not set up by its endpoint (PlanError::not_set_up).
+    not_set_up: super::cli::nothing,
     records,
     usage_words: USAGE_WORDS,
     model_var: MODEL_VAR,
@@ -187,6 +189,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     scratch_args: &[],
     scratch_env: &[],
     one_call_args: &[],
+    warm_scratch: false,
 };
 
 /// The variable that trusts (`true`) or distrusts (`false`) every folder.

@@ -133,6 +133,12 @@ impl Family {
         (self.cli()?.home)(env)
     }
 
+    /// What the CLI lacks to run at all in `env` (no login, no key, no provider), with its
+    /// way in; `None` when it has something to run on or agent cannot tell.
+    pub fn not_set_up(self, env: &Env) -> Option<String> {
+        (self.cli()?.not_set_up)(env)
+    }
+
     /// Variables that move only where the CLI keeps its login (not its home): removed for a
     /// `login` account, whose login is the one in its home.
     pub fn store_vars(self) -> &'static [&'static str] {
@@ -352,7 +358,7 @@ impl Family {
         Ok(match (check.trust)(env, dir, args) {
             Trust::Trusted => CheckDir::Here,
             Trust::Untrusted => CheckDir::Scratch {
-                dir: crate::scratch::Scratch::new_in(scratch_parent, "check")?,
+                dir: self.scratch_for(check, env, scratch_parent)?,
                 args: check.scratch_args,
                 env: check.scratch_env,
             },
@@ -360,6 +366,27 @@ impl Family {
                 CheckDir::Refused(would_be_refused(&check.refusal_with_fix(&why, dir)))
             }
         })
+    }
+
+    /// The scratch directory a check of the CLI runs in, under `parent`: a new one, or —
+    /// for a CLI whose checks start warm only in a folder it knows — one kept per CLI home
+    /// (`check-opencode-<digest of its home>`), so two homes never share one.
+    fn scratch_for(
+        self,
+        check: &SelfCheck,
+        env: &Env,
+        parent: &Path,
+    ) -> std::io::Result<crate::scratch::Scratch> {
+        match self.home(env).filter(|_| check.warm_scratch) {
+            Some(home) => {
+                let digest = crate::digest::sha256_hex(home.as_os_str().as_encoded_bytes());
+                crate::scratch::Scratch::kept_in(
+                    parent,
+                    &format!("check-{}-{}", self.name(), &digest[..16]),
+                )
+            }
+            None => crate::scratch::Scratch::new_in(parent, "check"),
+        }
     }
 
     /// Why a launch in `dir` with `args` is refused by the CLI's own trust rule, with the

@@ -176,6 +176,86 @@ pub fn logins_in(store: &Value) -> Vec<Login> {
         .collect()
 }
 
+/// Variables other than a provider's `…_API_KEY` that give opencode a provider to run on
+/// (Amazon Bedrock's and Google Vertex AI's own).
+const OTHER_PROVIDER_VARIABLES: &[&str] = &[
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_PROFILE",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+];
+
+/// Its settings files in `env`, in the order it reads them: the global ones in its settings
+/// directory, `OPENCODE_CONFIG_DIR`'s, and `OPENCODE_CONFIG`.
+fn settings_files(env: &super::env::Env) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = xdg_dir(
+        env.get("XDG_CONFIG_HOME").map(PathBuf::from),
+        env.home(),
+        ".config",
+    )
+    .into_iter()
+    .collect();
+    dirs.extend(env.get("OPENCODE_CONFIG_DIR").map(PathBuf::from));
+    let mut files: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|dir| {
+            ["config.json", "opencode.json", "opencode.jsonc"]
+                .into_iter()
+                .map(move |name| dir.join(name))
+        })
+        .collect();
+    files.extend(env.get("OPENCODE_CONFIG").map(PathBuf::from));
+    files
+}
+
+/// Whether one settings document gives it something to run: a provider, or a model. A
+/// document that is not plain JSON (`opencode.jsonc` with comments) is taken as one that
+/// does — agent does not claim "not set up" over what it cannot read.
+fn settings_name_a_provider(text: &str) -> bool {
+    let Ok(settings) = serde_json::from_str::<Value>(text) else {
+        return !text.trim().is_empty();
+    };
+    let has_provider = settings
+        .get("provider")
+        .and_then(Value::as_object)
+        .is_some_and(|providers| !providers.is_empty());
+    let has_model = settings
+        .get("model")
+        .and_then(Value::as_str)
+        .is_some_and(|model| !model.trim().is_empty());
+    has_provider || has_model
+}
+
+/// What opencode lacks to run in `env`, read from its own files and the environment and never
+/// by running it: a provider logged in (`auth.json` in its data directory, or
+/// `OPENCODE_AUTH_CONTENT`), a provider's key in a variable it reads, or a provider or model in
+/// its settings. With none of them it is not set up — started, it sleeps out its default
+/// provider's retries until the check's timeout (10 s a `--status`, issue 43).
+pub fn not_set_up(env: &super::env::Env) -> Option<String> {
+    let logged_in = match env.get("OPENCODE_AUTH_CONTENT") {
+        Some(content) => serde_json::from_str(&content)
+            .ok()
+            .is_none_or(|store: Value| !logins_in(&store).is_empty()),
+        None => home(env)
+            .and_then(|dir| crate::bounded_read::json(&auth_path(&dir), crate::bounded_read::LOGIN))
+            .is_some_and(|store| !logins_in(&store).is_empty()),
+    };
+    let has_key = env.names().iter().any(|name| {
+        name.ends_with("_API_KEY") || OTHER_PROVIDER_VARIABLES.contains(&name.as_str())
+    });
+    let configured = env
+        .get("OPENCODE_CONFIG_CONTENT")
+        .is_some_and(|content| settings_name_a_provider(&content))
+        || settings_files(env).iter().any(|file| {
+            crate::bounded_read::text(file, crate::bounded_read::SETTINGS)
+                .is_some_and(|text| settings_name_a_provider(&text))
+        });
+    (!(logged_in || has_key || configured)).then(|| NOT_SET_UP.to_string())
+}
+
+/// What its rows say when it is not set up, with its way in.
+pub const NOT_SET_UP: &str = "not set up: no provider logged in, no provider key and none in its settings — log in (opencode auth login) or set a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, …)";
+
 /// What agent knows of opencode.
 pub const CLI: Cli = Cli {
     name: COMMAND,
@@ -191,6 +271,7 @@ pub const CLI: Cli = Cli {
     login_identity: |_, _| None,
     login_known_by_home: false,
     login_command: None,
+    not_set_up,
     records: |env| home(env).map(|dir| database(&dir)).into_iter().collect(),
     usage_words: USAGE_WORDS,
     model_var: None,
@@ -253,6 +334,9 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     // A session with no title makes `opencode run` ask its model for one first: two calls
     // for every check (1.18.33 against the mock). Given a title, it makes the one.
     one_call_args: &["--title", ONE_CALL_TITLE],
+    // Each new folder it starts in is a project of its own to open (its instance, its
+    // watcher, a session per folder in its database): one kept folder per home.
+    warm_scratch: true,
 };
 
 /// The title its checks give their session (so it asks its model for none).
@@ -469,6 +553,85 @@ mod tests {
         if std::env::var_os("OPENCODE_AUTH_CONTENT").is_none() {
             assert_eq!(logins(dir.path()).len(), 3);
         }
+    }
+
+    #[test]
+    fn opencode_is_not_set_up_with_no_provider_login_key_or_settings_and_is_with_any() {
+        let home = tempfile::tempdir().unwrap();
+        let at = |rel: &str| home.path().join(rel);
+        let home_var = ("HOME".to_string(), home.path().display().to_string());
+        let judge = |extra: &[(&str, &str)]| {
+            let mut set = vec![home_var.clone()];
+            set.extend(
+                extra
+                    .iter()
+                    .map(|(k, v)| ((*k).to_string(), (*v).to_string())),
+            );
+            not_set_up(&super::super::env::Env::only(&set))
+        };
+        assert_eq!(judge(&[]).as_deref(), Some(NOT_SET_UP));
+        // A key in a variable it reads; an empty one is none.
+        assert_eq!(judge(&[("ANTHROPIC_API_KEY", "sk-x")]), None);
+        assert_eq!(judge(&[("OPENROUTER_API_KEY", "or-x")]), None);
+        assert_eq!(judge(&[("AWS_BEARER_TOKEN_BEDROCK", "t")]), None);
+        assert!(judge(&[("ANTHROPIC_API_KEY", "")]).is_some());
+        assert!(judge(&[("GOOGLE_CLOUD_PROJECT", "p")]).is_some());
+        // Its settings: a provider or a model; nothing else in them is a way to run.
+        assert!(judge(&[("OPENCODE_CONFIG_CONTENT", r#"{"autoupdate": false}"#)]).is_some());
+        assert_eq!(
+            judge(&[("OPENCODE_CONFIG_CONTENT", r#"{"model": "mock/gpt-x"}"#)]),
+            None
+        );
+        std::fs::create_dir_all(at(".config/opencode")).unwrap();
+        std::fs::write(
+            at(".config/opencode/opencode.json"),
+            r#"{"share": "disabled"}"#,
+        )
+        .unwrap();
+        assert!(judge(&[]).is_some());
+        std::fs::write(
+            at(".config/opencode/opencode.json"),
+            r#"{"provider": {"mock": {"options": {"baseURL": "http://127.0.0.1:9/v1"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(judge(&[]), None);
+        // Where XDG_CONFIG_HOME moves them, and only there.
+        let moved = at("elsewhere").display().to_string();
+        assert!(judge(&[("XDG_CONFIG_HOME", &moved)]).is_some());
+        std::fs::remove_file(at(".config/opencode/opencode.json")).unwrap();
+        // A settings file agent cannot read as JSON (comments) is not called empty.
+        std::fs::write(
+            at(".config/opencode/opencode.jsonc"),
+            "// mine\n{\"model\": \"x/y\"}",
+        )
+        .unwrap();
+        assert_eq!(judge(&[]), None);
+        std::fs::remove_file(at(".config/opencode/opencode.jsonc")).unwrap();
+        // A provider logged in, in its store or in the variable that replaces it.
+        std::fs::create_dir_all(at(".local/share/opencode")).unwrap();
+        std::fs::write(
+            at(".local/share/opencode/auth.json"),
+            r#"{"x": {"type": "api"}}"#,
+        )
+        .unwrap();
+        assert!(judge(&[]).is_some(), "an entry with no key is no login");
+        std::fs::write(
+            at(".local/share/opencode/auth.json"),
+            r#"{"anthropic": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1}}"#,
+        )
+        .unwrap();
+        assert_eq!(judge(&[]), None);
+        assert!(
+            judge(&[("OPENCODE_AUTH_CONTENT", "{}")]).is_some(),
+            "the variable wins"
+        );
+        assert_eq!(
+            judge(&[(
+                "OPENCODE_AUTH_CONTENT",
+                r#"{"openai": {"type": "api", "key": "k"}}"#
+            )]),
+            None
+        );
     }
 
     #[test]

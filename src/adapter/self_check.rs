@@ -51,6 +51,10 @@ pub struct SelfCheck {
     /// or a `command` probe — to the one model call it asks for: opencode, given no session
     /// title, first asks its model for one.
     pub one_call_args: &'static [&'static str],
+    /// Whether its checks in agent's scratch directory run in one kept directory per CLI
+    /// home rather than a new one each time: a CLI that sets up each new folder it is
+    /// started in (opencode) otherwise starts cold for every check.
+    pub warm_scratch: bool,
 }
 
 /// What a CLI's own trust record says of a folder (DESIGN §17, §23).

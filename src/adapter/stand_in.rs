@@ -48,6 +48,8 @@ pub const CLI: Cli = Cli {
     },
     login_known_by_home: false,
     login_command: None,
+    // Nothing to tell.
+    not_set_up: super::cli::nothing,
     records: |env| home(env).map(|dir| dir.join("calls")).into_iter().collect(),
     usage_words: &["unknown option"],
     model_var: None,
@@ -91,6 +93,7 @@ pub const SELF_CHECK: SelfCheck = SelfCheck {
     scratch_args: &[],
     scratch_env: &[],
     one_call_args: &[],
+    warm_scratch: false,
 };
 
 /// Its dialect, as its `--help` says it (`tests/fixtures/help/stand-in-1.0.0.txt`): a

@@ -92,6 +92,52 @@ fn newest_nvm_bin(home: &Path) -> Option<PathBuf> {
         .map(|(_, bin)| bin)
 }
 
+/// Where else `command` is installed, when neither `PATH` nor [`extra_dirs`] holds it: the
+/// directories version managers and installers keep per version or per tool — every nvm
+/// node (not only the newest), fnm's, asdf's and mise's node installs, opencode's own
+/// installer (`~/.opencode/bin`), yarn's and pnpm's global bins, `~/bin`, `/snap/bin`. Only
+/// looked in, never run: the doctor names the directory for a job's `PATH`; a launch runs
+/// only what `PATH` and the usual directories hold.
+pub fn elsewhere(command: &str) -> Option<PathBuf> {
+    if command.contains('/') {
+        return None;
+    }
+    let home = paths::home()?;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for versions in [
+        ".nvm/versions/node",
+        ".asdf/installs/nodejs",
+        ".local/share/mise/installs/node",
+    ] {
+        dirs.extend(children(&home.join(versions)).map(|version| version.join("bin")));
+    }
+    for versions in [".local/share/fnm/node-versions", ".fnm/node-versions"] {
+        dirs.extend(children(&home.join(versions)).map(|version| version.join("installation/bin")));
+    }
+    for rel in [".opencode/bin", ".yarn/bin", ".local/share/pnpm", "bin"] {
+        dirs.push(home.join(rel));
+    }
+    dirs.push(PathBuf::from("/snap/bin"));
+    dirs.into_iter()
+        .map(|dir| dir.join(command))
+        .find(|candidate| is_executable(candidate))
+}
+
+/// The entries of `dir` (a version manager's versions), newest name first; none when it
+/// cannot be read. At most a hundred: a directory of versions is small.
+fn children(dir: &Path) -> impl Iterator<Item = PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .take(100)
+        .map(|entry| entry.path())
+        .collect();
+    found.sort();
+    found.reverse();
+    found.into_iter()
+}
+
 /// Directories for the job's `PATH`: where each backend's CLI was found, where agent is,
 /// then the system's.
 pub fn pinned_path(config: &crate::config::Config, agent: &Path) -> String {

@@ -55,12 +55,14 @@ Examples:
   agent --usage --by day         calls, tokens, cost and cache efficiency per day
   agent --dashboard              a local page: health, windows, budget, usage (prints its URL)
   agent --doctor                 check config, binaries, credentials, state; change nothing
+  agent --unpark 1               forget the window that parks rung 1 (you know it reset)
   agent --accounts add work --backend claude --kind api_key < key.txt
   agent --accounts add personal --backend claude --kind login --dir ~/.claude-personal
   agent --install-watchdog --every 2h   schedule --check-fallback (launchd/systemd/cron)
   agent --relay init             make the relay token; then `agent --relay serve`
   agent --relay tokens add alice --daily-calls 200   a token of her own, with a cap
   agent --install-statusline     show windows and fallbacks in Claude Code's status line
+  agent --config-template > ~/.config/agent/config.toml   every key, at its default
 
 Exit codes: the launched CLI's own; 1 --check-fallback DEGRADED or DOWN, --doctor found a
 problem; 2 usage or configuration error; 69 no rung available; 75 refused by the budget, or
@@ -200,10 +202,17 @@ pub struct Cli {
     pub accounts: Option<Vec<String>>,
 
     /// Check the setup — config, state directory, binaries (with --version), credentials
-    /// (present or not, never shown), budget, watchdog — and say how to fix each problem;
-    /// changes nothing. Exit 1 when a problem is found
+    /// (present or not, never shown), budget, watchdog — and whether a launch here could run
+    /// any rung; say how to fix each problem (for a cron job, the PATH to add); changes
+    /// nothing. Exit 1 when a problem is found
     #[arg(long)]
     pub doctor: bool,
+
+    /// Forget what parks a login or a rung — its usage windows past the mark, a quota
+    /// cooldown — for when you know better (the window reset early, you bought more), and
+    /// say what was forgotten. NAME: a rung's number, a backend, a login account
+    #[arg(long, value_name = "NAME")]
+    pub unpark: Option<String>,
 
     /// Schedule --check-fallback (launchd, systemd user timer, or cron). The check runs in
     /// DIR (default: the current directory), where each CLI must trust the folder
@@ -229,6 +238,12 @@ pub struct Cli {
     /// Put back the statusLine agent replaced, exactly as it was
     #[arg(long)]
     pub uninstall_statusline: bool,
+
+    /// Print a configuration file with every key agent reads, each at its default and
+    /// commented out, with what it means: save it as ~/.config/agent/config.toml and change
+    /// what you need
+    #[arg(long)]
+    pub config_template: bool,
 
     /// Configuration file, a regular file no other user can change [default: $AGENT_CONFIG,
     /// else ~/.config/agent/config.toml]
@@ -316,12 +331,16 @@ impl Cli {
                 man: self.generate_man.clone(),
                 completions: self.generate_completions.clone(),
             }
+        } else if self.config_template {
+            Mode::ConfigTemplate
         } else if self.install_statusline {
             Mode::InstallStatusline
         } else if self.uninstall_statusline {
             Mode::UninstallStatusline
         } else if self.doctor {
             Mode::Doctor
+        } else if let Some(name) = self.unpark.take() {
+            Mode::Unpark(name)
         } else if let Some(args) = words(&mut self.accounts) {
             Mode::Accounts(args)
         } else if self.list {
@@ -467,11 +486,13 @@ const OWN_OPTIONS: &[(&str, bool, bool)] = &[
     ("usage", true, true),
     ("accounts", true, true),
     ("doctor", false, true),
+    ("unpark", true, true),
     ("install-watchdog", true, true),
     ("uninstall-watchdog", true, true),
     ("statusline", false, true),
     ("install-statusline", false, true),
     ("uninstall-statusline", false, true),
+    ("config-template", false, true),
     ("config", true, true),
     ("json", false, true),
     ("color", true, true),
@@ -510,11 +531,13 @@ impl Cli {
             usage: None,
             accounts: None,
             doctor: false,
+            unpark: None,
             install_watchdog: None,
             uninstall_watchdog: None,
             statusline: false,
             install_statusline: false,
             uninstall_statusline: false,
+            config_template: false,
             config: None,
             json: false,
             color: ColorWhen::Auto,

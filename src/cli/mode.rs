@@ -17,9 +17,13 @@ pub enum Mode {
         man: Option<PathBuf>,
         completions: Option<PathBuf>,
     },
+    /// `--config-template`: print a commented configuration with every key's default.
+    ConfigTemplate,
     InstallStatusline,
     UninstallStatusline,
     Doctor,
+    /// `--unpark NAME`: forget what parks a login or a rung.
+    Unpark(String),
     Accounts(Vec<String>),
     List,
     /// `--tasks`: this folder's tasks that crossed CLIs.
@@ -57,6 +61,7 @@ impl Mode {
             Mode::InstallStatusline
                 | Mode::UninstallStatusline
                 | Mode::Doctor
+                | Mode::Unpark(_)
                 | Mode::Accounts(_)
                 | Mode::List
                 | Mode::Tasks

@@ -28,7 +28,7 @@ pub struct TelegramConfig {
     pub api_url: String,
 }
 
-fn default_telegram_api() -> String {
+pub(super) fn default_telegram_api() -> String {
     "https://api.telegram.org".to_string()
 }
 
@@ -142,7 +142,7 @@ impl AlertsConfig {
 
 /// How long the alerts of one run may take: a watchdog run must end.
 pub const DEADLINE: crate::bounds::Bounds = crate::bounds::Bounds::positive(crate::bounds::HOUR);
-const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+pub(super) const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
 
 /// What of a URL is its credential: everything after the host (path and query), when there
 /// is enough of it to be one.

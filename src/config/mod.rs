@@ -15,6 +15,7 @@ mod backend;
 pub mod backend_args;
 pub mod builtin;
 mod document;
+pub mod fields;
 pub mod limits;
 pub mod on_limit;
 pub mod pricing;
@@ -23,6 +24,7 @@ mod rung;
 mod secrets;
 mod source;
 pub mod store;
+pub mod template;
 mod words;
 
 pub use backend::{Auth, Backend, OpenAiApi, ProbeDef, ProbeKind};

@@ -23,7 +23,7 @@ pub struct PricingFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ModelPriceFile {
+pub(super) struct ModelPriceFile {
     input: Spanned<f64>,
     output: Spanned<f64>,
     cache_read: Option<Spanned<f64>>,
@@ -33,7 +33,7 @@ struct ModelPriceFile {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PlanFile {
+pub(super) struct PlanFile {
     monthly_usd: Spanned<f64>,
     accounts: Vec<String>,
 }

@@ -161,7 +161,7 @@ pub struct RelayFile {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct UpstreamFile {
+pub(super) struct UpstreamFile {
     kind: Option<Kind>,
     base: Option<Spanned<String>>,
     secret_cmd: Option<String>,

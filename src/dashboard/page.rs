@@ -360,9 +360,16 @@ fn events(
     // The newest hand-off may be older than the events listed: said on its own line.
     if let Some(event) = crate::report::status::last_handoff(state_dir) {
         let [time, _, from, to, reason] = event_cells(&event, now);
-        let said = match crate::report::status::brief_of(event["reason"].as_str().unwrap_or("")) {
-            Some(brief) => format!("<code>{}</code>", escape(brief)),
-            None => reason,
+        let said = match (
+            event["refused"].as_str(),
+            crate::report::status::brief_of(event["reason"].as_str().unwrap_or("")),
+        ) {
+            (Some(why), _) => format!(
+                "<strong class=\"refused\">refused</strong> — {to} {}",
+                escape(why)
+            ),
+            (None, Some(brief)) => format!("<code>{}</code>", escape(brief)),
+            (None, None) => reason,
         };
         let _ = write!(
             html,
@@ -370,11 +377,19 @@ fn events(
         );
     }
     html.push_str("<table><thead><tr><th>time</th><th>event</th><th>from</th><th>to</th><th>why</th></tr></thead><tbody>");
-    for event in recent.iter().rev() {
+    for (at, event) in recent.iter().enumerate().rev() {
         let [time, kind, from, to, reason] = event_cells(event, now);
+        // A hand-off the rung it went to did not take up is listed as such.
+        let shown = if event["event"] == "handoff"
+            && crate::report::status::refusal_after(event, &recent[at + 1..]).is_some()
+        {
+            format!("{kind} (refused)")
+        } else {
+            kind.clone()
+        };
         let _ = write!(
             html,
-            "<tr data-event=\"{kind}\"><td>{time}</td><td>{kind}</td><td>{from}</td><td>{to}</td><td>{reason}</td></tr>",
+            "<tr data-event=\"{kind}\"><td>{time}</td><td>{shown}</td><td>{from}</td><td>{to}</td><td>{reason}</td></tr>",
         );
     }
     html.push_str("</tbody></table>");

@@ -24,8 +24,12 @@ pub fn draw(html: &mut String, rows: &Value, base: &str, form: &str, now: Timest
     );
 }
 
-/// `claude / claude-opus-5`, or the backend alone.
+/// `claude / claude-sonnet-5 (sonnet)`: the row's own name, which says the model a launch
+/// runs; from an older document without one, the backend and the model it names.
 pub fn rung_name(row: &Value) -> String {
+    if let Some(name) = row["name"].as_str() {
+        return name.to_string();
+    }
     let backend = row["backend"].as_str().unwrap_or("");
     match row["model"].as_str() {
         Some(model) => format!("{backend} / {model}"),
@@ -83,4 +87,19 @@ fn rung_row_at(row: &Value, now: Timestamp) -> String {
         escape(&latency)
     );
     html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_is_named_by_what_runs_as_the_report_names_it() {
+        let row = serde_json::json!({"backend": "claude", "model": "claude-opus-5",
+            "name": "claude / claude-opus-5-5"});
+        assert_eq!(rung_name(&row), "claude / claude-opus-5-5");
+        // A document from before rows carried their name.
+        let old = serde_json::json!({"backend": "claude", "model": "claude-opus-5"});
+        assert_eq!(rung_name(&old), "claude / claude-opus-5");
+    }
 }

@@ -45,6 +45,26 @@ pub enum Ending {
 }
 
 impl Ending {
+    /// Why the run did not take up what it was given, in words, when it did not: it
+    /// refused the arguments or the folder, or failed before it really started. `None` for
+    /// a run that went on with it (answered, ran out, acted, was stopped).
+    pub fn refused(&self) -> Option<String> {
+        match self {
+            Ending::UsageError(code, why) => {
+                Some(format!("refused the arguments (exit {code}, {why})"))
+            }
+            Ending::FolderRefused(code, fact) => {
+                Some(format!("refused this folder (exit {code}): {fact}"))
+            }
+            Ending::FastFail(_, reason) => Some(reason.clone()),
+            Ending::Signal(_)
+            | Ending::Done(_)
+            | Ending::Limit(..)
+            | Ending::Quota(..)
+            | Ending::Acted(..) => None,
+        }
+    }
+
     /// The word the outcome record says of it.
     pub fn recorded_as(&self) -> super::outcome::Ended {
         use super::outcome::Ended as Word;

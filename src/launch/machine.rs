@@ -529,6 +529,18 @@ impl<'c, 'o> Launch<'c, 'o> {
         )
         .ended(run.ended);
         let ending = ending::judge(&seen, self.config.fastfail, &record);
+        // A hand-off this run did not take up is said so wherever the hand-off is shown.
+        if run.handoff.is_some()
+            && let Some(why) = ending.refused()
+        {
+            events::record(
+                &self.state_dir,
+                events::Kind::HandoffRefused,
+                &run.rung.label(),
+                "",
+                &why,
+            );
+        }
         if record.read_windows() {
             record.file_windows(self.cascade.parking(), self.cascade.store());
         }

@@ -25,6 +25,7 @@ pub mod reported_model;
 pub mod resolve;
 pub mod run_record;
 pub mod rung;
+mod rung_name;
 pub mod rung_state;
 pub mod same_way;
 pub mod self_check;

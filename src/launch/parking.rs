@@ -285,6 +285,33 @@ impl Parking {
         over
     }
 
+    /// Forgets that `login`'s `windows` parked it (`parked.json`, the memory hysteresis
+    /// keeps), under the lock: with the windows themselves forgotten, nothing holds it.
+    pub fn forget(&self, login: &str, windows: &[Window]) -> anyhow::Result<()> {
+        self.parked.update(|file| {
+            if let Some(parked) = file.logins.get_mut(login) {
+                parked.retain(|p| {
+                    !windows
+                        .iter()
+                        .any(|w| w.scope == p.scope && w.resets_at == p.resets_at)
+                });
+            }
+            file.logins.retain(|_, parked| !parked.is_empty());
+        })
+    }
+
+    /// The windows of `login` that park some rung of it now — full, or past the mark
+    /// (`park_at`, less the hysteresis for one parked before) — whatever the rung's model;
+    /// recorded nowhere.
+    pub fn parking_windows(&self, login: &str, park_at: f64, now: Timestamp) -> Vec<Window> {
+        let all = self.windows.known(login, now);
+        let quiet = Parking {
+            remember: false,
+            ..self.clone()
+        };
+        quiet.over(login, &all, park_at, now)
+    }
+
     /// After `rung` failed fast: read the record that run left (never an older one) and
     /// record the windows it names. Returns those windows (empty when it named none, or
     /// only a short rate limit of the service, which is not a window).

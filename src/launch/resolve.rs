@@ -35,6 +35,16 @@ pub struct Context<'a> {
     pub state_dir: Option<&'a Path>,
 }
 
+/// Every rung of the table, made concrete, in order.
+pub fn all(config: &Config) -> Vec<Rung<'_>> {
+    config
+        .rungs
+        .iter()
+        .enumerate()
+        .map(|(i, def)| resolve(config, i + 1, def))
+        .collect()
+}
+
 /// Makes rung `def` (1-based `index`) concrete. A row of a pool of logins runs on the
 /// first of them, in rotation order, whose windows leave it open.
 pub fn resolve<'a>(config: &'a Config, index: usize, def: &RungDef) -> Rung<'a> {
@@ -203,6 +213,12 @@ pub fn resolve_with<'a>(
         backend,
         probe_model: None,
         run_model: None,
+        // An alias of the backend's naming another id is said beside it.
+        run_alias: (!run_model.is_empty()
+            && backend.models.contains_key(run_model)
+            && resolve_model(backend, run_model).is_ok_and(|id| id != run_model))
+        .then(|| run_model.to_string()),
+        runs_words: std::sync::OnceLock::new(),
         account: context.account.map(|a| a.name.clone()),
         pool: None,
         state: Err(placeholder()),

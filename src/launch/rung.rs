@@ -21,6 +21,12 @@ pub struct Rung<'a> {
     pub probe_model: Option<String>,
     /// `None`: pass no model flag, so the CLI keeps its own default.
     pub run_model: Option<String>,
+    /// The table's word for the run model when it is an alias of the backend's that names
+    /// another id (`sonnet` for `claude-sonnet-5`): rows say both.
+    pub run_alias: Option<String>,
+    /// What the rows call the model it runs, worked out once when first asked (the CLI's
+    /// own default is read from its settings or records).
+    pub runs_words: std::sync::OnceLock<Option<String>>,
     /// The account this row uses, when its backend has a pool.
     pub account: Option<String>,
     /// A row of a pool of logins: how its login was chosen among them.
@@ -140,18 +146,6 @@ impl Rung<'_> {
                 )
             })
             .collect()
-    }
-
-    /// "claude / claude-opus-5", as tables name it.
-    pub fn short_name(&self) -> String {
-        let name = match self.probe_model.as_deref().or(self.run_model.as_deref()) {
-            Some(model) => format!("{} / {model}", self.backend.name),
-            None => self.backend.name.clone(),
-        };
-        match &self.account {
-            Some(account) => format!("{name} [{account}]"),
-            None => name,
-        }
     }
 
     /// The words the launch gives its binary: the user's (Claude Code's command line) in

@@ -218,10 +218,14 @@ pub fn run(
     );
     let latency = started.elapsed();
     let judged = match ran {
-        Err(err) => Judged::failed(
-            ErrorClass::BinaryMissing,
-            format!("{name} could not be started: {err}"),
-        ),
+        Err(err) => {
+            // It never started: no call was made, and none is counted.
+            meter.release(&reservation);
+            return Finding::nothing_run(
+                ErrorClass::BinaryMissing,
+                &format!("{name} could not be started: {err}"),
+            );
+        }
         Ok(ran) => {
             let stdout = String::from_utf8_lossy(&ran.stdout).into_owned();
             let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
@@ -402,17 +406,6 @@ struct Judged {
     reason: String,
     window: Option<Window>,
     said: Said,
-}
-
-impl Judged {
-    fn failed(class: ErrorClass, reason: String) -> Judged {
-        Judged {
-            class,
-            reason,
-            window: None,
-            said: Said::default(),
-        }
-    }
 }
 
 /// Judges a run by its adapter's tables: a full window in its record, then its words (an

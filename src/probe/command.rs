@@ -41,6 +41,11 @@ pub fn run(
         Err(refusal) => return Outcome::refused(&refusal),
     };
     let outcome = run_unmetered(argv, env, env_remove, timeout, &place);
+    if outcome.class == ErrorClass::BinaryMissing {
+        // It never started: no call was made.
+        meter.release(&reservation);
+        return outcome;
+    }
     // What the CLI sent is unknown here: the tokens are an estimate, marked as such.
     let spent = Spent {
         class: Some(outcome.class),

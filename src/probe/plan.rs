@@ -30,6 +30,14 @@ pub fn plan(
     timeout: Duration,
     read_store: &dyn Fn(Family, &Env) -> login::Store,
 ) -> Result<ProbePlan, PlanError> {
+    // A CLI with nothing to run on is not set up here, read from its own files: never
+    // started, never counted, and no option for a launch either.
+    if let Some(reason) = backend.family.not_set_up(child) {
+        return Err(PlanError {
+            class: ErrorClass::NotSetUp,
+            reason,
+        });
+    }
     let def = &backend.probe;
     let need_model = || {
         model.ok_or_else(|| PlanError {

@@ -88,8 +88,36 @@ fn source_of(account: &AccountDef) -> String {
     }
 }
 
+/// The last check of an account: what it found, and when (the stored stamp).
+struct LastCheck {
+    found: String,
+    at: Option<String>,
+}
+
+impl LastCheck {
+    /// `valid at 2026-12-03T23:36:28Z`, as `--json` keeps it for scripts.
+    fn stamped(&self) -> String {
+        match &self.at {
+            Some(at) => format!("{} at {at}", self.found),
+            None => self.found.clone(),
+        }
+    }
+
+    /// `valid at 23:36`: local and short, for a person.
+    fn said(&self) -> String {
+        match &self.at {
+            Some(at) => format!(
+                "{} at {}",
+                self.found,
+                crate::when::short_stamp(at, jiff::Timestamp::now())
+            ),
+            None => self.found.clone(),
+        }
+    }
+}
+
 /// An account's health in words, without a call.
-fn health_of(account: &AccountDef) -> (String, Option<String>) {
+fn health_of(account: &AccountDef) -> (String, Option<LastCheck>) {
     let state_dir = crate::paths::state_dir();
     let health = crate::state::account_health::get(&state_dir, &account.name);
     let state = if account.is_login() {
@@ -113,9 +141,10 @@ fn health_of(account: &AccountDef) -> (String, Option<String>) {
     } else {
         "healthy".to_string()
     };
-    let last = health
-        .last_check
-        .map(|word| format!("{word} at {}", health.last_check_time.unwrap_or_default()));
+    let last = health.last_check.map(|found| LastCheck {
+        found,
+        at: health.last_check_time,
+    });
     (state, last)
 }
 
@@ -128,7 +157,7 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                 let (health, last) = health_of(a);
                 let mut row = json!({
                     "name": a.name, "backend": a.backend, "kind": a.kind.as_str(), "secret_from": source_of(a),
-                    "priority": a.priority, "health": health, "last_check": last,
+                    "priority": a.priority, "health": health, "last_check": last.as_ref().map(LastCheck::stamped),
                     "expires": a.expires, "warning": a.expiry_warning(),
                 });
                 if let Some(login) = login_report(config, a) {
@@ -164,7 +193,7 @@ fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
             account.kind.as_str(),
             source_of(account),
             account.priority,
-            last.map(|l| format!("  last check {l}"))
+            last.map(|l| format!("  last check {}", l.said()))
                 .unwrap_or_default()
         );
         if let Some(login) = login_report(config, account) {

@@ -139,9 +139,12 @@ fn recent(ledger: &Ledger, tail: usize, json: bool) -> anyhow::Result<ExitCode> 
     let mut out = String::from(
         "time                  role   backend       model                     status  class             in       out  secs\n",
     );
+    let now = jiff::Timestamp::now();
     for r in &records {
         let mark = if r.estimated { "~" } else { " " };
-        let time: String = r.time.chars().take(19).collect();
+        let time = crate::when::short_stamp(&r.time, now);
+        // A stamp another program wrote that does not parse still keeps its column.
+        let time: String = time.chars().take(21).collect();
         let _ = writeln!(
             out,
             "{time:21} {:6} {:13} {:25} {:>6}  {:16} {mark}{:>7} {mark}{:>7}  {:.2}",

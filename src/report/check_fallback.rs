@@ -65,9 +65,10 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         .collect();
     let now_ms = crate::state::health::now_ms();
     let (verdict, message) = judge(&named, &first_vendor, now_ms);
+    let health = crate::state::health::Store::new(&crate::paths::state_dir()).load();
     let rows: Vec<_> = findings
         .iter()
-        .map(|(i, state)| json_row(by_rung(*i), state, now_ms))
+        .map(|(i, state)| json_row(by_rung(*i), state, &health, now_ms))
         .collect();
     let rows = serde_json::Value::Array(rows);
     // The first vendor's rungs are not fallbacks and are not called here; what is known of
@@ -80,7 +81,7 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         let primary: Vec<_> = primary
             .iter()
-            .map(|known| json_row(&known.rung, &known.state, now_ms))
+            .map(|known| json_row(&known.rung, &known.state, &health, now_ms))
             .collect();
         crate::report::emit_json(&json!({
             "state": verdict.as_str(),

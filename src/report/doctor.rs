@@ -13,6 +13,7 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error_class::ErrorClass;
+use crate::report::launchable::Why;
 use crate::text::{printable, printable_lines};
 
 const VERSION_TIMEOUT: Duration = Duration::from_secs(5);
@@ -134,12 +135,18 @@ pub fn run(config_file: Option<&(PathBuf, bool)>, json: bool) -> anyhow::Result<
             };
             // Areas, details and fixes quote the configuration (backend names, commands,
             // models, paths) and what CLIs said: none of it may drive the terminal.
+            let detail = printable_lines(&check.detail);
+            let mut detail_lines = detail.lines();
             let _ = writeln!(
                 out,
                 "{mark} {:width$}  {}",
                 printable(&check.area),
-                printable_lines(&check.detail)
+                detail_lines.next().unwrap_or("")
             );
+            // A finding of several lines (one per rung) stays under its first.
+            for line in detail_lines {
+                let _ = writeln!(out, "     {:width$}  {line}", "");
+            }
             if let Some(fix) = check.fix.as_deref().map(printable_lines) {
                 let mut lines = fix.lines();
                 let _ = writeln!(
@@ -417,9 +424,16 @@ fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
                 area,
                 format!("{} — {}", path.display(), version_of(&path)),
             )),
-            None if config.rungs_are_builtin => checks.push(Check::ok(
+            None if config.rungs_are_builtin => checks.push(Check::skipped(
                 area,
-                "not installed (its built-in rungs are skipped; install it to use them)",
+                match crate::backend::discover::elsewhere(&backend.command) {
+                    Some(found) => format!(
+                        "not on this PATH or in the usual install directories, but installed at {} (its built-in rungs are skipped here)",
+                        found.display()
+                    ),
+                    None => "not installed (its built-in rungs are skipped; install it to use them)"
+                        .to_string(),
+                },
             )),
             None => checks.push(Check::problem(
                 area,
@@ -437,8 +451,10 @@ fn check_binaries(config: &Config, checks: &mut Vec<Check>) {
 }
 
 fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
+    let mut outs = Vec::new();
     for (index, def) in config.rungs.iter().enumerate() {
         let rung = crate::launch::resolve::resolve(config, index + 1, def);
+        let out = super::launchable::out(&rung);
         let area = format!("rung {} {}", index + 1, rung.short_name());
         let refused = rung
             .state
@@ -455,6 +471,13 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
             Ok(ready) if ready.plan.login.is_some() => {
                 checks.push(Check::ok(area, ready.plan.unprobed_reason()));
             }
+            // Nothing to sign in with: started, the CLI would ask for a login.
+            Ok(_) if let Some(Why::NoLogin { way_in }) = out.as_ref().map(|out| &out.why) => {
+                checks.push(Check::skipped(
+                    area,
+                    format!("no login and no key agent can see — {way_in}"),
+                ));
+            }
             Ok(ready) => {
                 let source = ready
                     .plan
@@ -468,9 +491,18 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
                     s if s.starts_with("env:") => format!("credential {} present", &s[4..]),
                     s => format!("credential from {s}"),
                 };
+                // The model it asks about, which is not always the one a launch runs.
+                let of = ready
+                    .plan
+                    .model
+                    .as_deref()
+                    .map_or(String::new(), |model| format!(" of {model}"));
                 checks.push(Check::ok(
                     area,
-                    format!("{} probe; {credential}", rung.backend.probe.kind.as_str()),
+                    format!(
+                        "{} probe{of}; {credential}",
+                        rung.backend.probe.kind.as_str()
+                    ),
                 ));
             }
             // Not installed: already said under its binary.
@@ -499,6 +531,15 @@ fn check_rungs(config: &Config, checks: &mut Vec<Check>) {
                 ));
             }
         }
+        outs.extend(out);
+    }
+    // What a launch here would find: nothing that can run is the problem, whatever each
+    // row said of itself (a CLI not installed, or not set up, is no fault alone).
+    if !config.rungs.is_empty() && outs.len() == config.rungs.len() {
+        let path = std::env::var("PATH").unwrap_or_default();
+        let (detail, fix) =
+            super::launchable::nothing_runs(&outs, &path, &crate::backend::discover::elsewhere);
+        checks.push(Check::problem("launch", detail, fix));
     }
 }
 
@@ -574,7 +615,7 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
     if !has_claude_account && !env_credential {
         let detail = match crate::login::claude::read_login().filter(|l| l.token_present) {
             Some(login) => format!(
-                "Claude Code's own login ({}): not checked (agent sends a login no call); its rungs run unprobed, guarded by the fast-fail net",
+                "Claude Code's own login ({}): not checked, as agent never calls with a login's token; its rungs run unprobed, guarded by the fast-fail net",
                 login.plan.as_deref().unwrap_or("plan unknown")
             ),
             None => "Claude Code has no login agent can see: its rungs are probed by reachability or the proxy".to_string(),
@@ -639,7 +680,10 @@ fn check_secrets_in_file(config: &Config, checks: &mut Vec<Check>) {
 fn check_watchdog(config: Option<&Config>, state_dir: &Path, checks: &mut Vec<Check>) {
     let last = crate::watch::alerts::last_state(state_dir);
     let verdict = match (&last.state, &last.last_check) {
-        (Some(state), Some(at)) => format!("; last check {at}: {state}"),
+        (Some(state), Some(at)) => format!(
+            "; last check {}: {state}",
+            crate::when::short_stamp(at, jiff::Timestamp::now())
+        ),
         _ => "; no check recorded yet".to_string(),
     };
     let faults = config.map(|c| c.alerts.faults()).unwrap_or_default();

@@ -32,9 +32,9 @@ pub fn login_json(rung: &rung::Rung) -> serde_json::Value {
 
 /// What the rung's launch runs: the model it passes, else the CLI's own default with the
 /// model the CLI itself reported (its settings, else the model it last ran), when known.
-fn runs_json(rung: &rung::Rung) -> serde_json::Value {
+pub fn runs_json(rung: &rung::Rung) -> serde_json::Value {
     match &rung.run_model {
-        Some(model) => json!({"model": model, "cli_default": false}),
+        Some(model) => json!({"model": model, "alias": rung.run_alias, "cli_default": false}),
         None => {
             let reported = crate::launch::reported_model::of(rung.backend);
             json!({

@@ -4,12 +4,14 @@ pub mod accounts;
 pub mod budget;
 pub mod check_fallback;
 pub mod doctor;
+pub mod launchable;
 pub mod list;
 pub mod rows;
 pub mod status;
 pub mod statusline;
 pub mod statusline_install;
 pub mod tasks;
+pub mod unpark;
 pub mod watchdog;
 
 pub use crate::term::{emit, emit_json};

@@ -116,9 +116,30 @@ pub fn run(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The newest hand-off event (DESIGN §21), if there was one.
+/// How many of the newest events the last hand-off is looked for among.
+const HANDOFF_SCAN: usize = 1000;
+
+/// The newest hand-off event (DESIGN §21), if there was one — with `refused`, the reason,
+/// when the rung it went to did not take it up ([`refusal_after`]).
 pub fn last_handoff(state_dir: &std::path::Path) -> Option<serde_json::Value> {
-    crate::state::events::newest(state_dir, crate::state::events::Kind::Handoff)
+    let recent = crate::state::events::recent(state_dir, HANDOFF_SCAN);
+    let at = recent
+        .iter()
+        .rposition(|event| event["event"] == "handoff")?;
+    let mut handoff = recent[at].clone();
+    if let Some(reason) = refusal_after(&handoff, &recent[at + 1..]) {
+        handoff["refused"] = serde_json::json!(reason);
+    }
+    Some(handoff)
+}
+
+/// Why the rung `handoff` went to refused it, from the events `after` it: the first
+/// `handoff_refused` that rung recorded.
+pub fn refusal_after(handoff: &serde_json::Value, after: &[serde_json::Value]) -> Option<String> {
+    after
+        .iter()
+        .find(|event| event["event"] == "handoff_refused" && event["from"] == handoff["to"])
+        .map(|event| event["reason"].as_str().unwrap_or("").to_string())
 }
 
 /// `last hand-off: Wed 2 Dec 05:30 Claude Code (claude-opus-5) → Codex (gpt-6.2-sol): PATH`,
@@ -130,11 +151,15 @@ pub fn handoff_line(event: &serde_json::Value) -> Option<String> {
         .strftime("%a %-d %b %H:%M");
     let field = |name: &str| crate::text::printable(event[name].as_str().unwrap_or("?"));
     let reason = event["reason"].as_str().unwrap_or("");
+    let said = match event["refused"].as_str() {
+        Some(why) => format!("refused — {} {why}", field("to")),
+        None => brief_of(reason).unwrap_or(reason).to_string(),
+    };
     Some(format!(
         "last hand-off: {when} {} → {}: {}",
         field("from"),
         field("to"),
-        crate::text::printable(brief_of(reason).unwrap_or(reason))
+        crate::text::printable(&said)
     ))
 }
 
@@ -150,25 +175,24 @@ pub fn brief_of(reason: &str) -> Option<&str> {
 /// A hand-off event as `--status --json` shows it on the row of the rung it came from.
 fn handoff_json(event: &serde_json::Value) -> serde_json::Value {
     let reason = event["reason"].as_str().unwrap_or("");
-    json!({
+    let mut said = json!({
         "time": event["time"],
         "from": event["from"],
         "to": event["to"],
         "brief": brief_of(reason),
         "reason": reason,
-    })
+    });
+    if !event["refused"].is_null() {
+        said["refused"] = event["refused"].clone();
+    }
+    said
 }
 
 /// Every rung resolved, the login rungs' windows asked where their vendors answer for them
 /// (`launch::ask_windows`, `login_usage = true`; all at once, so a slow one costs one
 /// bound), and the store and meter the survey records through.
 pub fn survey_ready(config: &Config) -> (Vec<Rung<'_>>, Store, crate::state::meter::Meter) {
-    let rungs: Vec<Rung> = config
-        .rungs
-        .iter()
-        .enumerate()
-        .map(|(i, def)| resolve::resolve(config, i + 1, def))
-        .collect();
+    let rungs = resolve::all(config);
     let state_dir = crate::paths::state_dir();
     let now = jiff::Timestamp::now();
     std::thread::scope(|scope| {
@@ -204,6 +228,7 @@ pub fn probe_document(config: &Config) -> serde_json::Value {
         }
     });
     let now_ms = crate::state::health::now_ms();
+    let health = store.load();
     // The rows stay the rows scripts read (an array, one per rung): the last hand-off is
     // a field of the row of the rung it came from.
     let handoff = last_handoff(&crate::paths::state_dir());
@@ -211,7 +236,7 @@ pub fn probe_document(config: &Config) -> serde_json::Value {
         .iter()
         .zip(&states)
         .filter_map(|(rung, state)| {
-            let mut row = json_row(rung, state.as_ref()?, now_ms);
+            let mut row = json_row(rung, state.as_ref()?, &health, now_ms);
             if let Some(event) = handoff
                 .as_ref()
                 .filter(|event| event["from"].as_str() == Some(rung.label().as_str()))
@@ -229,10 +254,11 @@ pub fn probe_document(config: &Config) -> serde_json::Value {
 /// pick now.
 pub fn known_document(config: &Config) -> serde_json::Value {
     let now_ms = crate::state::health::now_ms();
+    let health = Store::new(&crate::paths::state_dir()).load();
     let rows: Vec<_> = crate::launch::known::rungs(config)
         .iter()
         .map(|known| {
-            let mut row = json_row(&known.rung, &known.state, now_ms);
+            let mut row = json_row(&known.rung, &known.state, &health, now_ms);
             row["would_pick"] = json!(known.would_pick);
             row
         })
@@ -240,19 +266,39 @@ pub fn known_document(config: &Config) -> serde_json::Value {
     serde_json::Value::Array(rows)
 }
 
-/// A row of `--status --json`, `--check-fallback --json` and the dashboard: the rung, and
-/// its state by the one rule.
-pub fn json_row(rung: &Rung, state: &RungState, now_ms: u64) -> serde_json::Value {
+/// A row of `--status --json`, `--check-fallback --json` and the dashboard: the rung, its
+/// state by the one rule, and how long ago a check last reached it (`health`'s record of
+/// its target) — also when the state no longer rests on that check (an answer no longer
+/// trusted, a login parked by what it found), which the page once called "not yet".
+pub fn json_row(
+    rung: &Rung,
+    state: &RungState,
+    health: &crate::state::health::HealthFile,
+    now_ms: u64,
+) -> serde_json::Value {
     let mut row = json!({
         "rung": rung.index,
+        "name": rung.short_name(),
         "backend": rung.backend.name,
         "vendor": rung.backend.vendor,
         "model": rung.probe_model,
+        "runs": super::list::runs_json(rung),
         "login": super::list::login_json(rung),
     });
     if let (Some(row), serde_json::Value::Object(state)) = (row.as_object_mut(), state.json(now_ms))
     {
         row.extend(state);
+    }
+    let checked_ms = rung
+        .state
+        .as_ref()
+        .ok()
+        .and_then(|ready| health.get(&ready.plan.target))
+        .map(|record| record.checked_ms);
+    if row["checked_age_seconds"].is_null()
+        && let Some(at) = checked_ms
+    {
+        row["checked_age_seconds"] = json!(now_ms.saturating_sub(at) / 1000);
     }
     row
 }
@@ -282,5 +328,13 @@ mod tests {
                 .ends_with(": 5-hour limit, resets 10:30")
         );
         assert_eq!(handoff_line(&json!({"event": "handoff"})), None);
+        let mut refused = with.clone();
+        refused["refused"] = json!("refused this folder (exit 1): not a git repository");
+        assert!(
+            handoff_line(&refused).unwrap().ends_with(
+                " → Codex (gpt-6.2-sol): refused — Codex (gpt-6.2-sol) refused this folder (exit 1): not a git repository"
+            )
+        );
+        assert_eq!(handoff_json(&refused)["refused"], refused["refused"]);
     }
 }

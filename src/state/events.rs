@@ -21,6 +21,13 @@ pub enum Kind {
     /// A session that ran out of its window was continued on another rung (DESIGN §21):
     /// `from` and `to` are the two rungs' labels, `reason` the brief's path.
     Handoff,
+    /// The rung a session was handed off to did not take it up (it refused the folder or
+    /// the arguments, or failed before it really started): `from` is that rung's label,
+    /// `reason` why.
+    HandoffRefused,
+    /// The user released a parked login or rung by hand (`agent --unpark`): `from` names
+    /// it, `reason` what was forgotten.
+    Unparked,
 }
 
 /// How many of the newest events [`newest`] looks through.

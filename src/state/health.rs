@@ -278,6 +278,27 @@ impl Store {
         }
     }
 
+    /// Forgets a quota cooldown of `target` still in force at `now_ms` (the user knows
+    /// better: `agent --unpark`): its reason, when there was one. The next use probes it.
+    pub fn forget_quota(&self, target: &str, now_ms: u64) -> anyhow::Result<Option<String>> {
+        let cooling = |entry: &TargetHealth| {
+            entry.class == ErrorClass::Quota
+                && entry.cooldown_until_ms.is_some_and(|until| until > now_ms)
+        };
+        if !self.load().get(target).is_some_and(cooling) {
+            return Ok(None);
+        }
+        self.update(|file| {
+            let key = key(target);
+            match file.targets.get(&*key) {
+                Some(entry) if cooling(entry) => {
+                    file.targets.remove(&*key).map(|entry| entry.reason)
+                }
+                _ => None,
+            }
+        })
+    }
+
     /// The launched CLI failed fast: stop trusting the target so the next launch probes it
     /// again. No cooldown — a wrong argument fails every CLI alike, and must not leave every
     /// rung skipped for minutes.

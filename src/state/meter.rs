@@ -54,6 +54,15 @@ impl Meter {
         self.budget.reserve()
     }
 
+    /// Gives back a reservation whose call was never made (the CLI could not be started):
+    /// nothing ran, so nothing is counted and no ledger line is written.
+    pub fn release(&self, reservation: &Reservation) {
+        if let Err(err) = self.budget.release(&reservation.day, 1) {
+            crate::term::debug(&format!("could not give back a reserved call: {err:#}"));
+        }
+        self.budget.written(reservation);
+    }
+
     /// Writes the ledger line and the tokens. A failure here is reported, never fatal: the
     /// call has already been counted by its reservation.
     pub fn record(&self, reservation: &Reservation, info: &CallInfo, spent: &Spent) {

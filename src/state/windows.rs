@@ -176,6 +176,27 @@ impl Windows {
         })
     }
 
+    /// Forgets `login`'s windows that `forget` names (by scope and reset), under the lock:
+    /// the user knows better than what was reported (`agent --unpark`). Returns the windows
+    /// it forgot; the next report of one records it again. Their readings stay, for the
+    /// forecast.
+    pub fn forget(&self, login: &str, forget: &[Window]) -> anyhow::Result<Vec<Window>> {
+        self.file.update(|file| {
+            let Some(known) = file.logins.get_mut(login) else {
+                return Vec::new();
+            };
+            let (gone, kept): (Vec<Window>, Vec<Window>) = known.drain(..).partition(|w| {
+                forget
+                    .iter()
+                    .any(|f| f.scope == w.scope && f.resets_at == w.resets_at)
+            });
+            *known = kept;
+            file.logins.retain(|_, windows| !windows.is_empty());
+            forget_names_of_nothing(file);
+            gone
+        })
+    }
+
     /// Records that `login` was the account `name`, just removed — when the file holds
     /// anything of that login (nothing to name otherwise).
     pub fn name_removed(&self, login: &str, name: &str) -> anyhow::Result<()> {

@@ -384,6 +384,8 @@ impl Fake {
             backend,
             probe_model: None,
             run_model: model.map(str::to_string),
+            run_alias: None,
+            runs_words: std::sync::OnceLock::new(),
             account: None,
             pool: None,
             state: Ok(Ready {
