@@ -462,7 +462,7 @@ readme_by_hand_installs() {
         die "README's by-hand install failed"
     }
     local agent="$home/.local/bin/agent"
-    agent_answers hand "$home" "$agent" "$started" 'by hand (README's Get it):'
+    agent_answers hand "$home" "$agent" "$started" "by hand (README's Get it):"
     [ -f "$home/.local/share/man/man1/agent.1" ] || die "README's by-hand install put no man page"
     agent_runs hand "$home" "$agent" "$home/.local/bin"
 }
