@@ -141,6 +141,18 @@ fn a_fresh_home_with_no_login_anywhere_is_a_problem_that_says_how_to_log_in() {
         claude_row.ends_with("no login and no key agent can see — log in (claude, then /login) or set ANTHROPIC_API_KEY"),
         "{claude_row}"
     );
+    // The accounts row agrees with the rung rows: nothing probes a CLI with no way in.
+    let accounts_row = doctor
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("ok   accounts"))
+        .unwrap_or_else(|| panic!("{}", doctor.stdout));
+    assert!(
+        accounts_row.ends_with(
+            "Claude Code has no login and no key agent can see: its rungs are skipped until it has one"
+        ),
+        "{accounts_row}"
+    );
     // Nothing was asked of any CLI but its version.
     for cli in ["claude", "codex", "gemini"] {
         assert!(

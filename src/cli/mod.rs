@@ -74,7 +74,8 @@ Ctrl-C during the wait.
 Files: config ~/.config/agent/config.toml ($AGENT_CONFIG, $XDG_CONFIG_HOME);
 state ~/.local/state/agent ($AGENT_STATE_DIR, $XDG_STATE_HOME).
 
-The guide is agent's README.md; the reference is in its docs/, a page per topic:
+The guide is agent's README.md and the reference its docs/, a page per topic, both at
+https://github.com/agent-cli/agent (a release archive holds the README only):
 docs/command-line.md, docs/rungs.md, docs/configuration.md, docs/logins.md (logins and
 windows), docs/sessions.md (hand-offs), docs/accounts.md, docs/watchdog.md, docs/usage.md
 (cost and budget), docs/dashboard.md, docs/relay.md, docs/team-relay.md, docs/security.md,

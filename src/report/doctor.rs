@@ -618,7 +618,7 @@ fn check_accounts(config: &Config, state_dir: &Path, checks: &mut Vec<Check>) {
                 "Claude Code's own login ({}): not checked, as agent never calls with a login's token; its rungs run unprobed, guarded by the fast-fail net",
                 login.plan.as_deref().unwrap_or("plan unknown")
             ),
-            None => "Claude Code has no login agent can see: its rungs are probed by reachability or the proxy".to_string(),
+            None => "Claude Code has no login and no key agent can see: its rungs are skipped until it has one".to_string(),
         };
         checks.push(Check::ok("accounts", detail));
     }

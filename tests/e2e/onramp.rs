@@ -391,7 +391,7 @@ fn onramp_a_newcomers_first_hour_by_the_readme_and_a_night_job_from_home() {
 
     // 7. Both logins in a pool, the default home included.
     walk.says(
-        "`agent --accounts add` (step 6: a second subscription, yours included)",
+        "`agent --accounts add` (the README's step 7: a second subscription, yours included)",
         "",
     );
     let personal = walk.agent(&[
