@@ -1429,3 +1429,55 @@ fn a_hand_off_the_next_cli_refused_is_shown_as_refused() {
         "the events list it as refused: {page}"
     );
 }
+
+/// The hand-off Codex refused goes on to the next rung, which is announced as the session's
+/// hand-off: the last hand-off `--status` shows is where the session went on, and the task's
+/// chain names it, not the rung that refused.
+#[test]
+fn a_hand_off_the_next_cli_refused_goes_on_to_the_rung_below_and_says_so() {
+    let w = out_of_its_window(2 * 3600);
+    w.sb.write_config(&format!("{}\n[[rungs]]\nbackend = \"gemini\"\n", config()));
+    w.sb.fake_cli("codex")
+        .script("[ \"$1\" = app-server ] && exit 0\necho 'Not inside a trusted directory and --skip-git-repo-check was not specified.' >&2\nexit 1")
+        .install();
+
+    let (run, _) = launch(&w.sb, &["--on-limit", "continue"]);
+
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, "gemini answered\n", "{run:?}");
+    let brief = brief_named_in(&run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "— continuing in Gemini CLI (its default model) with a brief of the session: {}",
+            brief.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    let gemini = &w.sb.calls("gemini")[0].argv;
+    assert!(
+        gemini
+            .iter()
+            .any(|word| word.contains(&*brief.to_string_lossy())),
+        "Gemini CLI was not given the brief: {gemini:?}"
+    );
+    let status = w.sb.run(&["--status"]);
+    let line = status
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("last hand-off: "))
+        .unwrap_or_else(|| panic!("{status:?}"));
+    assert!(
+        line.contains(" → Gemini CLI (its default model): "),
+        "{line}"
+    );
+    assert!(!line.contains("refused"), "{line}");
+    let tasks: Value = serde_json::from_str(&w.sb.run(&["--tasks", "--json"]).stdout).unwrap();
+    let clis: Vec<&str> = tasks["tasks"][0]["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|link| link["cli"].as_str().unwrap())
+        .collect();
+    assert_eq!(clis, ["claude", "gemini"], "{tasks}");
+}

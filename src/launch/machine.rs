@@ -69,6 +69,7 @@ enum Next {
 }
 
 /// A hand-off waiting for the rung it goes to: announced once that rung is chosen.
+#[derive(Clone)]
 struct Handoff {
     from: String,
     spent: String,
@@ -92,6 +93,9 @@ struct Launch<'c, 'o> {
     /// A launch waits for a parked rung at most once.
     wait: Option<Duration>,
     handoff: Option<Handoff>,
+    /// The hand-off last announced: waiting again for the next rung when the one it went to
+    /// did not take it up (refused the folder or the words, or failed fast).
+    announced: Option<Handoff>,
     /// The hand-off the session went through, as the final result document names it
     /// (`agent_handoff`: the brief and the rungs handed from); set when it is announced.
     handed_on: Option<serde_json::Value>,
@@ -215,6 +219,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             ran_failed: Vec::new(),
             wait: options.wait,
             handoff: None,
+            announced: None,
             handed_on: None,
             handed_from: Vec::new(),
             resuming: None,
@@ -472,6 +477,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             term::notice(&notice);
         }
         if let Some(handoff) = self.handoff.take() {
+            self.announced = Some(handoff.clone());
             let from: Vec<String> = self
                 .handed_from
                 .iter()
@@ -540,6 +546,9 @@ impl<'c, 'o> Launch<'c, 'o> {
                 "",
                 &why,
             );
+            // The next rung chosen takes it up, and is announced (and recorded) as the
+            // hand-off's, so the last hand-off shown is where the session went on.
+            self.handoff = self.announced.clone();
         }
         if record.read_windows() {
             record.file_windows(self.cascade.parking(), self.cascade.store());
