@@ -162,3 +162,26 @@ fn a_name_agent_does_not_know_is_a_usage_error_with_the_nearest_name() {
         "nothing written"
     );
 }
+
+/// Forgetting a login's window releases every rung on that login, and the report says so —
+/// not only the rung the window was forgotten through.
+#[test]
+fn a_backends_window_released_names_every_rung_it_held() {
+    let w = world();
+    write_windows(
+        &w.sb,
+        &claude_login(&w.sb),
+        &[(five_hour(), 100.0, in_hours(3))],
+    );
+
+    let unpark = w.sb.run(&["--unpark", "claude"]);
+
+    assert_eq!(unpark.code, Some(0), "{unpark:?}");
+    assert!(
+        unpark.stdout.contains(
+            "no longer parked: rung 1 claude, rung 2 claude / claude-sonnet-5 (sonnet)\n"
+        ),
+        "{}",
+        unpark.stdout
+    );
+}

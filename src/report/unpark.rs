@@ -49,6 +49,11 @@ pub fn run(config: &Config, name: &str, json: bool) -> anyhow::Result<ExitCode> 
             .join(", "),
         Named::Login { key, .. } => format!("login {key}"),
     };
+    // Which rungs its windows held before, to say which run again after: forgetting a
+    // login's window releases every rung on that login, not only the one named.
+    let looks = Parking::read_only(&state_dir);
+    let held = |rung: &Rung| matches!(looks.check(config, rung, now), Decision::Park { .. });
+    let held_before: Vec<usize> = (0..rungs.len()).filter(|&i| held(&rungs[i])).collect();
     let forgot = match asked {
         Named::Rungs(indexes) => {
             let mut forgot = Vec::new();
@@ -102,6 +107,19 @@ pub fn run(config: &Config, name: &str, json: bool) -> anyhow::Result<ExitCode> 
         );
     }
     if !forgot.is_empty() {
+        let looks = Parking::read_only(&state_dir);
+        let released: Vec<String> = held_before
+            .iter()
+            .filter(|&&i| !matches!(looks.check(config, &rungs[i], now), Decision::Park { .. }))
+            .map(|&i| format!("rung {} {}", i + 1, rungs[i].short_name()))
+            .collect();
+        if !released.is_empty() {
+            let _ = writeln!(
+                out,
+                "no longer parked: {}",
+                crate::text::printable(&released.join(", "))
+            );
+        }
         out.push_str(
             "a launch may run it now; if its CLI reports the window again, agent parks it again\n",
         );
