@@ -33,16 +33,17 @@ pub struct Task {
     pub id: String,
     /// The directory the task runs in (as agent ran in it, links resolved).
     pub folder: PathBuf,
-    #[serde(with = "rfc3339")]
-    pub started: Timestamp,
     /// A launch in the folder began a new session after this chain's last run: `agent -c`
-    /// continues that one, not this chain.
+    /// continues that one, not this chain. Written right after `folder`, so every launch can
+    /// tell from the file's bytes that a folder has no open chain ([`may_hold_open_chain`]).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         with = "rfc3339::option"
     )]
     pub closed: Option<Timestamp>,
+    #[serde(with = "rfc3339")]
+    pub started: Timestamp,
     pub links: Vec<Link>,
 }
 
@@ -153,6 +154,16 @@ pub fn open_in(state_dir: &Path, folder: &Path) -> Option<Task> {
 /// A new session began in `folder` at `now`: the folder's open chain (if any) is closed, so
 /// `agent -c` there continues the new session. Reads only, unless there is one to close.
 pub fn new_session_in(state_dir: &Path, folder: &Path, now: Timestamp) {
+    // Every launch asks: the file's bytes answer "none here" without parsing it (a full
+    // file parses in most of a millisecond, more than agent's own share of a launch).
+    let path = file(state_dir).path().to_path_buf();
+    let mut bytes = Vec::new();
+    let read = super::file::open_read(&path).and_then(|f| {
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_SCANNED), &mut bytes)
+    });
+    if read.is_err() || !may_hold_open_chain(&bytes, folder) {
+        return;
+    }
     if open_in(state_dir, folder).is_none() {
         return;
     }
@@ -161,6 +172,29 @@ pub fn new_session_in(state_dir: &Path, folder: &Path, now: Timestamp) {
             task.closed.get_or_insert(now);
         }
     });
+}
+
+/// The most of `tasks.json` a launch scans for its folder; a larger file is parsed.
+const MAX_SCANNED: u64 = 16 * 1024 * 1024;
+
+/// Whether `bytes` (`tasks.json` as written) may hold an open chain of `folder`: some chain
+/// of it without `closed` right after its folder. Anything unexpected (a file written
+/// otherwise, one cut at the scan's cap) says "may", and the file is parsed.
+fn may_hold_open_chain(bytes: &[u8], folder: &Path) -> bool {
+    // Only the compact form agent writes is read this way.
+    if bytes.is_empty() {
+        return false;
+    }
+    if bytes.len() as u64 >= MAX_SCANNED || !bytes.starts_with(b"{\"tasks\":[") {
+        return true;
+    }
+    let Ok(value) = serde_json::to_string(folder) else {
+        return true;
+    };
+    let key = format!("\"folder\":{value}");
+    let closed = b",\"closed\":";
+    memchr::memmem::find_iter(bytes, key.as_bytes())
+        .any(|at| !bytes[at + key.len()..].starts_with(closed))
 }
 
 /// Records that the session in `link` carried the task at `place` (its run came from
@@ -335,6 +369,26 @@ mod tests {
             assert!(link.parent.is_some_and(|parent| parent < at), "{link:?}");
         }
         assert_eq!(place.link, KEPT_LINKS - 1);
+    }
+
+    #[test]
+    fn a_launch_tells_a_folder_with_no_open_chain_from_the_bytes_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = Path::new("/work/\"odd\" here");
+        let other = Path::new("/work/other");
+        let bytes = |dir: &Path| std::fs::read(dir.join("tasks.json")).unwrap_or_default();
+        assert!(!may_hold_open_chain(&bytes(dir.path()), here));
+        carried(dir.path(), here, None, link(1, "a", 1)).unwrap();
+        carried(dir.path(), other, None, link(1, "b", 2)).unwrap();
+        assert!(may_hold_open_chain(&bytes(dir.path()), here));
+        new_session_in(dir.path(), here, Timestamp::from_second(3).unwrap());
+        assert!(!may_hold_open_chain(&bytes(dir.path()), here));
+        assert!(may_hold_open_chain(&bytes(dir.path()), other));
+        assert!(!may_hold_open_chain(&bytes(dir.path()), Path::new("/work")));
+        // A file written otherwise (indented) is parsed, never misread as "none".
+        let value: serde_json::Value = serde_json::from_slice(&bytes(dir.path())).unwrap();
+        let pretty = serde_json::to_vec_pretty(&value).unwrap();
+        assert!(may_hold_open_chain(&pretty, other));
     }
 
     #[test]
