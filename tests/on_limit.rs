@@ -1379,15 +1379,20 @@ backend = "codex"
     );
 }
 
+/// A fake Codex that refuses the folder it is started in, as 0.171 does an untrusted one.
+fn codex_refusing_the_folder(sb: &Sandbox) {
+    sb.fake_cli("codex")
+        .script("[ \"$1\" = app-server ] && exit 0\necho 'Not inside a trusted directory and --skip-git-repo-check was not specified.' >&2\nexit 1")
+        .install();
+}
+
 /// Issue 43, item 6: a hand-off the next CLI refused was listed as a plain hand-off. Codex
 /// given the session refuses the folder: `--status`, `--status --json` and the dashboard say
 /// the hand-off was refused, and why.
 #[test]
 fn a_hand_off_the_next_cli_refused_is_shown_as_refused() {
     let w = out_of_its_window(2 * 3600);
-    w.sb.fake_cli("codex")
-        .script("[ \"$1\" = app-server ] && exit 0\necho 'Not inside a trusted directory and --skip-git-repo-check was not specified.' >&2\nexit 1")
-        .install();
+    codex_refusing_the_folder(&w.sb);
 
     let (run, _) = launch(&w.sb, &["--on-limit", "continue"]);
     assert!(
@@ -1437,9 +1442,7 @@ fn a_hand_off_the_next_cli_refused_is_shown_as_refused() {
 fn a_hand_off_the_next_cli_refused_goes_on_to_the_rung_below_and_says_so() {
     let w = out_of_its_window(2 * 3600);
     w.sb.write_config(&format!("{}\n[[rungs]]\nbackend = \"gemini\"\n", config()));
-    w.sb.fake_cli("codex")
-        .script("[ \"$1\" = app-server ] && exit 0\necho 'Not inside a trusted directory and --skip-git-repo-check was not specified.' >&2\nexit 1")
-        .install();
+    codex_refusing_the_folder(&w.sb);
 
     let (run, _) = launch(&w.sb, &["--on-limit", "continue"]);
 

@@ -249,6 +249,7 @@ impl<'c, 'o> Launch<'c, 'o> {
             &self.args,
             self.options.dry_run,
         ) else {
+            // Asking which rung above answers may have pointed the cascade at other words.
             self.cascade.retarget(&self.args, None);
             return;
         };

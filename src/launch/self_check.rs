@@ -245,6 +245,12 @@ pub fn run(
         }
     };
     let (tokens, estimated) = record_the_call(meter, &reservation, rung, &name, &judged, latency);
+    finding(judged, latency, (!estimated).then_some(tokens))
+}
+
+/// What a check that ran found: its judgement as a health outcome (its reason redacted),
+/// the window it hit, the tokens its CLI reported.
+fn finding(judged: Judged, latency: Duration, tokens: Option<Tokens>) -> Finding {
     let clears_at = judged.window.as_ref().map(|w| {
         std::time::SystemTime::UNIX_EPOCH
             + Duration::from_secs(u64::try_from(w.resets_at.as_second()).unwrap_or(0))
@@ -257,7 +263,7 @@ pub fn run(
             clears_at,
         },
         window: judged.window,
-        tokens: (!estimated).then_some(tokens),
+        tokens,
         session: judged.said.session,
     }
 }

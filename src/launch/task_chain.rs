@@ -47,30 +47,97 @@ pub fn continuation(
         return None;
     }
     let task = tasks::open_in(state_dir, cwd)?;
-    let now = Timestamp::now();
     let current_at = task.links.len() - 1;
-    let current = &task.links[current_at];
-    let current_index = index_of(config, current)?;
+    let current_index = index_of(config, &task.links[current_at])?;
     let headless = dialect::runs_headless(args);
-    let handed_from = still_out(config, &task, now);
-    let place = Place {
-        task: task.id.clone(),
-        link: current_at,
+    let chain = Chain {
+        place: Place {
+            task: task.id.clone(),
+            link: current_at,
+        },
+        handed_from: still_out(config, &task, Timestamp::now()),
+        task,
     };
-    if let Some((back, index)) = reopened_above(config, cascade, &task, current_index, headless) {
-        let link = &task.links[back];
-        let id = link.session.clone()?;
-        let lower: Vec<&Link> = task.links[back + 1..]
+    match reopened_above(config, cascade, &chain.task, current_index, headless) {
+        Some((back, index)) => {
+            let briefs = if dry_run {
+                vec![PathBuf::from("(a brief written as it starts)")]
+            } else {
+                let lower = chain.below(back);
+                say_reading(&lower);
+                briefs_of(
+                    config,
+                    state_dir,
+                    cwd,
+                    &lower,
+                    &chain.task.links[back].label,
+                )
+            };
+            chain.back_up(back, index, args, headless, briefs)
+        }
+        None => chain.where_it_lives(config, current_index, args, headless),
+    }
+}
+
+/// The folder's open chain, as `agent -c` found it.
+struct Chain {
+    task: Task,
+    /// Where it stands: its last link.
+    place: Place,
+    /// The rungs (and logins) of its links whose window is still out.
+    handed_from: Vec<(usize, Option<String>)>,
+}
+
+impl Chain {
+    /// The links after link `back` that are not its session: what went on below it.
+    fn below(&self, back: usize) -> Vec<&Link> {
+        let link = &self.task.links[back];
+        self.task.links[back + 1..]
             .iter()
             .filter(|lower| !lower.is_the_same_session(link))
-            .collect();
-        let briefs = if dry_run {
-            vec![PathBuf::from("(a brief written as it starts)")]
-        } else {
-            say_reading(&lower);
-            briefs_of(config, state_dir, cwd, &lower, &link.label)
-        };
-        let did = lower
+            .collect()
+    }
+
+    /// The continuation that resumes `link`'s session on rung `index` with `args`.
+    fn resuming(
+        self,
+        index: usize,
+        link: &Link,
+        id: String,
+        args: Vec<OsString>,
+        brief: Option<PathBuf>,
+    ) -> Continuation {
+        Continuation {
+            place: self.place,
+            resuming: Resuming {
+                index,
+                id,
+                login: link.login.clone(),
+            },
+            args,
+            handed_from: self
+                .handed_from
+                .into_iter()
+                .filter(|(at, _)| *at != index)
+                .collect(),
+            brief,
+        }
+    }
+
+    /// Back up to link `back`, on rung `index`, whose window reset: its CLI resumes its own
+    /// session with `briefs` of what the links below it did.
+    fn back_up(
+        self,
+        back: usize,
+        index: usize,
+        args: &[OsString],
+        headless: bool,
+        briefs: Vec<PathBuf>,
+    ) -> Option<Continuation> {
+        let link = self.task.links[back].clone();
+        let id = link.session.clone()?;
+        let did = self
+            .below(back)
             .iter()
             .map(|lower| lower.label.as_str())
             .collect::<Vec<_>>()
@@ -89,65 +156,54 @@ pub fn continuation(
                 _ => format!(" ({} briefs)", briefs.len()),
             }
         ));
-        return Some(Continuation {
-            place,
-            resuming: Resuming {
-                index,
-                id,
-                login: link.login.clone(),
-            },
-            args: session_words::with_prompt(args, &[], Some(&prompt)),
-            handed_from: handed_from
-                .into_iter()
-                .filter(|(at, _)| *at != index)
-                .collect(),
-            brief: briefs.into_iter().next(),
-        });
+        let words = session_words::with_prompt(args, &[], Some(&prompt));
+        Some(self.resuming(index, &link, id, words, briefs.into_iter().next()))
     }
-    let Some(id) = current.session.clone().filter(|id| {
-        family_at(config, current_index)
-            .is_some_and(|family| family.resume_words(id, headless).is_some())
-    }) else {
-        term::notice(&format!(
-            "this folder's task lives in {}, whose session agent cannot resume by id — its CLI's own -c runs",
-            current.label
-        ));
-        return None;
-    };
-    let above = task.links[..current_at]
-        .iter()
-        .filter(|link| link.still_out(now))
-        .map(|link| {
-            let until = link.resets_at.map_or_else(String::new, |at| {
-                format!(" until {}", crate::state::window::short_local(at, now))
-            });
-            format!("{} is out{until}", link.label)
-        })
-        .collect::<Vec<_>>();
-    term::notice(&format!(
-        "continuing this folder's task in {} session {id}{}",
-        current.label,
-        if above.is_empty() {
+
+    /// Where the task lives: its last link's session, on rung `index`, with the user's
+    /// prompt (headless without one, a word to go on).
+    fn where_it_lives(
+        self,
+        config: &Config,
+        index: usize,
+        args: &[OsString],
+        headless: bool,
+    ) -> Option<Continuation> {
+        let current = self.task.links[self.place.link].clone();
+        let Some(id) = current.session.clone().filter(|id| {
+            family_at(config, index)
+                .is_some_and(|family| family.resume_words(id, headless).is_some())
+        }) else {
+            term::notice(&format!(
+                "this folder's task lives in {}, whose session agent cannot resume by id — its CLI's own -c runs",
+                current.label
+            ));
+            return None;
+        };
+        let now = Timestamp::now();
+        let above: Vec<String> = self.task.links[..self.place.link]
+            .iter()
+            .filter(|link| link.still_out(now))
+            .map(|link| {
+                let until = link.resets_at.map_or_else(String::new, |at| {
+                    format!(" until {}", crate::when::short(at, now))
+                });
+                format!("{} is out{until}", link.label)
+            })
+            .collect();
+        let why = if above.is_empty() {
             String::new()
         } else {
             format!(" ({})", above.join("; "))
-        }
-    ));
-    let prompt = session_words::prompt_of(args).or_else(|| headless.then(|| GO_ON.to_string()));
-    Some(Continuation {
-        place,
-        resuming: Resuming {
-            index: current_index,
-            id,
-            login: current.login.clone(),
-        },
-        args: session_words::with_prompt(args, &[], prompt.as_deref()),
-        handed_from: handed_from
-            .into_iter()
-            .filter(|(at, _)| *at != current_index)
-            .collect(),
-        brief: None,
-    })
+        };
+        term::notice(&format!(
+            "continuing this folder's task in {} session {id}{why}",
+            current.label
+        ));
+        let prompt = session_words::prompt_of(args).or_else(|| headless.then(|| GO_ON.to_string()));
+        let words = session_words::with_prompt(args, &[], prompt.as_deref());
+        Some(self.resuming(index, &current, id, words, None))
+    }
 }
 
 /// The prompt a headless `agent -c -p` without words of its own goes on with.

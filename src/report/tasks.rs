@@ -11,8 +11,8 @@ use jiff::Timestamp;
 use serde_json::json;
 
 use crate::state::tasks::{self, Link, Task};
-use crate::state::window::short_local;
 use crate::text::printable;
+use crate::when::short;
 
 pub fn run(json: bool) -> anyhow::Result<ExitCode> {
     let folder = std::env::current_dir()?;
@@ -43,7 +43,7 @@ fn text(folder: &Path, chains: &[Task], now: Timestamp) -> String {
     for task in chains {
         out.push('\n');
         let about = task_words(task).map_or_else(String::new, |words| format!(" · {words}"));
-        let _ = writeln!(out, "started {}{about}", short_local(task.started, now));
+        let _ = writeln!(out, "started {}{about}", short(task.started, now));
         for (at, link) in task.links.iter().enumerate() {
             let _ = writeln!(out, "  {}. {}", at + 1, link_words(link, now));
         }
@@ -73,8 +73,8 @@ fn link_words(link: &Link, now: Timestamp) -> String {
     let _ = write!(
         words,
         " · {}–{}",
-        short_local(link.at, now),
-        short_local(link.last, now)
+        short(link.at, now),
+        short(link.last, now)
     );
     if let Some(spent) = &link.spent {
         let _ = write!(words, " · ran out ({})", printable(spent));
@@ -90,7 +90,7 @@ pub fn next_words(task: &Task, now: Timestamp) -> String {
     if let Some(closed) = task.closed {
         return format!(
             "closed {}: a new session began here after it, and `agent -c` continues that one",
-            short_local(closed, now)
+            short(closed, now)
         );
     }
     let Some(current) = task.current() else {
@@ -119,7 +119,7 @@ pub fn next_words(task: &Task, now: Timestamp) -> String {
                     Some(format!(
                         "{} is out until {}",
                         printable(&link.label),
-                        short_local(link.resets_at?, now)
+                        short(link.resets_at?, now)
                     ))
                 })
                 .collect();

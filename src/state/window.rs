@@ -413,18 +413,6 @@ pub fn other_day_format(at: Timestamp, now: Timestamp) -> &'static str {
     }
 }
 
-/// `14:20` for an instant on `now`'s day, `Thu 09:00` or `Oct 1 00:00` for another
-/// ([`other_day_format`]), in the local zone: how reports write a time.
-pub fn short_local(at: Timestamp, now: Timestamp) -> String {
-    let zone = jiff::tz::TimeZone::system();
-    let local = zone.to_datetime(at);
-    if local.date() == zone.to_datetime(now).date() {
-        local.strftime("%H:%M").to_string()
-    } else {
-        local.strftime(other_day_format(at, now)).to_string()
-    }
-}
-
 /// An instant from epoch seconds as the CLIs write them (integer or float); `None` for
 /// values no clock could show.
 pub fn from_epoch_seconds(seconds: f64) -> Option<Timestamp> {

@@ -404,27 +404,14 @@ fn newcomer() -> Scene {
 /// a file and runs out of its 5-hour window, which resets `reset_in` seconds later; resumed,
 /// it picks up where it stopped; Codex, below it, finishes the task.
 fn window_out(reset_in: i64) -> Scene {
-    use crate::support::claude_code::{
-        FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row,
-    };
     let (sb, api) = subscriber();
-    sb.write_config("fastfail_seconds = 1\n");
-    let edited = sb.write_file("src/parser.rs", "pub fn parse() {}\n");
-    let rows = [
-        prompt_row("fix the failing tests"),
-        assistant_row(&json!([
-            {"type": "text", "text": "The parser rejects an empty file; fixing that first."},
-            {"type": "tool_use", "id": "t1", "name": "Edit",
-             "input": {"file_path": edited.to_string_lossy(), "old_string": "{}", "new_string": "{ Ok(()) }"}},
-        ])),
-        five_hour_limit_row_332(),
-    ];
-    FakeClaude::new(&sb)
-        .works("1.3")
-        .reset_in(reset_in)
-        .edits(&edited)
-        .rows(&rows)
-        .install();
+    claude_runs_out(
+        &sb,
+        reset_in,
+        "fix the failing tests",
+        ("src/parser.rs", "pub fn parse() {}\n", "{ Ok(()) }"),
+        "The parser rejects an empty file; fixing that first.",
+    );
     cli(
         &sb,
         "codex",
@@ -434,32 +421,47 @@ fn window_out(reset_in: i64) -> Scene {
     Scene::new(sb).keep(api)
 }
 
-/// A subscriber whose Claude Code session ports a parser and runs out of its 5-hour window
-/// (the reset `reset_in` seconds after it ends), and a Codex that carries the task it is
-/// handed. `handed_off`: that has happened already, and Claude Code's window has reset, by
-/// the time the transcript runs.
-fn task_chain(reset_in: i64, handed_off: bool) -> Scene {
+/// A one-second fast-failure threshold, and a Claude Code session that takes `task`, says
+/// `said`, edits `file` (its path, its text, the new text of the edit) and runs out of its
+/// 5-hour window, the reset `reset_in` seconds after it ends.
+fn claude_runs_out(sb: &Sandbox, reset_in: i64, task: &str, file: (&str, &str, &str), said: &str) {
     use crate::support::claude_code::{
-        FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row, resets,
+        FakeClaude, assistant_row, five_hour_limit_row_332, prompt_row,
     };
-    let (sb, api) = subscriber();
+    let (path, text, new_text) = file;
     sb.write_config("fastfail_seconds = 1\n");
-    let edited = sb.write_file("src/lexer.rs", "pub fn lex() {}\n");
+    let edited = sb.write_file(path, text);
     let rows = [
-        prompt_row("port the parser to nom 8"),
+        prompt_row(task),
         assistant_row(&json!([
-            {"type": "text", "text": "Porting the lexer first."},
+            {"type": "text", "text": said},
             {"type": "tool_use", "id": "t1", "name": "Edit",
-             "input": {"file_path": edited.to_string_lossy(), "old_string": "{}", "new_string": "{ todo!() }"}},
+             "input": {"file_path": edited.to_string_lossy(), "old_string": "{}", "new_string": new_text}},
         ])),
         five_hour_limit_row_332(),
     ];
-    FakeClaude::new(&sb)
+    FakeClaude::new(sb)
         .works("1.3")
         .reset_in(reset_in)
         .edits(&edited)
         .rows(&rows)
         .install();
+}
+
+/// A subscriber whose Claude Code session ports a parser and runs out of its 5-hour window
+/// (the reset `reset_in` seconds after it ends), and a Codex that carries the task it is
+/// handed. `handed_off`: that has happened already, and Claude Code's window has reset, by
+/// the time the transcript runs.
+fn task_chain(reset_in: i64, handed_off: bool) -> Scene {
+    use crate::support::claude_code::resets;
+    let (sb, api) = subscriber();
+    claude_runs_out(
+        &sb,
+        reset_in,
+        "port the parser to nom 8",
+        ("src/lexer.rs", "pub fn lex() {}\n", "{ todo!() }"),
+        "Porting the lexer first.",
+    );
     crate::support::codex::carrying_a_task(&sb);
     let scene = Scene::new(sb);
     if handed_off {
